@@ -1,0 +1,70 @@
+package io.rnic.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/** The frames of {@code shared/vectors/*.jsonl}: made by scapy, rxe and a ConnectX-4, not by us. */
+public final class TestVectors
+{
+    public record Vector(String name, String caseName, byte[] frame, Map<String, Object> expected, boolean valid,
+        String dropReason)
+    {
+        public String toString()
+        {
+            return name;
+        }
+    }
+
+    private TestVectors()
+    {
+    }
+
+    public static List<Vector> valid()
+    {
+        final List<Vector> vectors = new ArrayList<>(load("vectors.jsonl"));
+        vectors.addAll(load("hw_captured.jsonl"));
+        return vectors;
+    }
+
+    public static List<Vector> invalid()
+    {
+        return load("invalid.jsonl");
+    }
+
+    @SuppressWarnings("unchecked")
+    public static List<Vector> load(final String fileName)
+    {
+        final Path path = SharedFiles.vectors(fileName);
+        try
+        {
+            final List<Vector> vectors = new ArrayList<>();
+            for (final String line : Files.readAllLines(path))
+            {
+                if (line.isBlank())
+                {
+                    continue;
+                }
+                final Map<String, Object> o = Json.parseObject(line);
+                final String name = (String)o.get("name");
+                vectors.add(new Vector(
+                    name,
+                    (String)o.getOrDefault("case", name),
+                    HexFormat.of().parseHex((String)o.get("frame_hex")),
+                    (Map<String, Object>)o.getOrDefault("expected", Map.of()),
+                    Boolean.TRUE.equals(o.get("valid")),
+                    (String)o.get("drop_reason")));
+            }
+            return vectors;
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read test vectors " + path, ex);
+        }
+    }
+}
