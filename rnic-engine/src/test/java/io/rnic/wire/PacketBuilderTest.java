@@ -1,0 +1,154 @@
+package io.rnic.wire;
+
+import io.rnic.icrc.Icrc;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PacketBuilderTest
+{
+    @Test
+    void shouldWriteEveryFieldOfEveryOpcodeSoThatItDecodesBack()
+    {
+        final FrameFields fields = new FrameFields();
+        for (final int opcode : Frames.allOpcodes())
+        {
+            for (final boolean ipv6 : new boolean[]{ false, true })
+            {
+                final int payloadLength = Frames.payloadLengthFor(opcode, 13);
+                final UnsafeBuffer frame = Frames.build(Frames.spec(opcode, ipv6, true), payloadLength);
+                final Map<String, Object> f = fields.decode(frame, 0, frame.capacity());
+                final String what = Opcode.name(opcode);
+                assertEquals("accept", f.get("verdict"), what);
+                assertEquals(opcode, f.get("opcode"), what);
+                assertEquals(0x1234, f.get("dest_qp"), what);
+                assertEquals(ipv6 ? 6 : 4, f.get("ipver"), what);
+                assertEquals(payloadLength, f.get("payload_len"), what);
+                assertEquals(Map.of("tpid", 0x8100, "pcp", 3, "dei", 0, "vid", 100), f.get("vlan"), what);
+                if (Opcode.hasHeader(opcode, Opcode.RETH))
+                {
+                    assertEquals("0x00007f0012345678", f.get("reth_va"));
+                    assertEquals(0xCAFEBABEL, f.get("reth_rkey"));
+                    assertEquals(4096L, f.get("reth_dmalen"));
+                }
+                if (Opcode.hasHeader(opcode, Opcode.ATOMIC_ETH))
+                {
+                    assertEquals("0x0102030405060708", f.get("atomic_swap_add"));
+                    assertEquals("0x1112131415161718", f.get("atomic_compare"));
+                }
+                if (Opcode.hasHeader(opcode, Opcode.AETH))
+                {
+                    assertEquals(0x1F, f.get("syndrome"));
+                    assertEquals(0x42, f.get("aeth_msn"));
+                }
+                if (Opcode.hasHeader(opcode, Opcode.ATOMIC_ACK_ETH))
+                {
+                    assertEquals("0x2122232425262728", f.get("atomic_orig"));
+                }
+                if (Opcode.hasHeader(opcode, Opcode.DETH))
+                {
+                    assertEquals(0x11111111L, f.get("deth_qkey"));
+                    assertEquals(0x11, f.get("deth_src_qp"));
+                }
+                if (Opcode.hasHeader(opcode, Opcode.IMMDT))
+                {
+                    assertEquals(0xDEADBEEFL, f.get("immdt"));
+                }
+                if (Opcode.hasHeader(opcode, Opcode.IETH))
+                {
+                    assertEquals(0x33334444L, f.get("ieth_rkey"));
+                }
+                if (opcode == Opcode.CNP)
+                {
+                    assertEquals(1, f.get("becn"));
+                    assertEquals("00000000000000000000000000000000", f.get("cnp_reserved_hex"));
+                    assertEquals(2, f.get("ip_ecn"));
+                    assertEquals(48, f.get("ip_dscp"));
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldPadShortFramesToTheEthernetMinimumAfterTheDatagram()
+    {
+        final FrameSpec spec = Frames.spec(Opcode.RC_SEND_ONLY, false, false);
+        final UnsafeBuffer frame = Frames.build(spec, 0);
+        assertEquals(60, frame.capacity());
+        final Ipv4Flyweight ip = new Ipv4Flyweight().wrapAt(frame, EthernetFlyweight.LENGTH);
+        assertEquals(20 + 8 + 12 + 4, ip.totalLength());
+        assertEquals(0, frame.getShort(58));
+    }
+
+    @Test
+    void shouldComputeTheSameIcrcAsACopyUnderJavaUtilZipCrc32()
+    {
+        final UnsafeBuffer frame = Frames.build(Frames.spec(Opcode.RC_RDMA_WRITE_ONLY, true, true), 1000);
+        final int ipOffset = EthernetFlyweight.TAGGED_LENGTH;
+        final int icrcOffset = frame.capacity() - 4;
+        final byte[] masked = new byte[8 + icrcOffset - ipOffset];
+        java.util.Arrays.fill(masked, 0, 8, (byte)0xFF);
+        frame.getBytes(ipOffset, masked, 8, icrcOffset - ipOffset);
+        masked[8] |= 0x0F;
+        masked[9] = masked[10] = masked[11] = (byte)0xFF;
+        masked[8 + 7] = (byte)0xFF;
+        masked[8 + 40 + 6] = masked[8 + 40 + 7] = (byte)0xFF;
+        masked[8 + 48 + 4] = (byte)0xFF;
+        final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(masked);
+        assertEquals((int)crc.getValue(), Icrc.readWire(frame, icrcOffset));
+    }
+
+    @Test
+    void shouldWriteAValidUdpChecksumWhenAsked()
+    {
+        for (final boolean ipv6 : new boolean[]{ false, true })
+        {
+            final UnsafeBuffer frame = Frames.build(Frames.spec(Opcode.RC_SEND_ONLY, ipv6, false).udpChecksum(true), 33);
+            final int ipOffset = EthernetFlyweight.LENGTH;
+            final int udpOffset = ipOffset + (ipv6 ? 40 : 20);
+            final UdpFlyweight udp = new UdpFlyweight().wrapAt(frame, udpOffset);
+            assertTrue(udp.checksum() != 0);
+            assertEquals(udp.checksum(), InternetChecksum.udp(frame, ipOffset, ipv6, udpOffset, udp.length()));
+        }
+    }
+
+    @Test
+    void shouldBuildAroundAPayloadAlreadyInPlace()
+    {
+        final FrameSpec spec = Frames.spec(Opcode.RC_RDMA_WRITE_MIDDLE, false, false);
+        final UnsafeBuffer expected = Frames.build(spec, 1024);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[2048]);
+        final int payloadOffset = PacketBuilder.payloadOffset(0, spec);
+        for (int i = 0; i < 1024; i++)
+        {
+            buffer.putByte(payloadOffset + i, (byte)(i * 7 + 3));
+        }
+        final int length = new PacketBuilder().buildAroundPayload(buffer, 0, spec, 1024);
+        assertEquals(expected.capacity(), length);
+        for (int i = 0; i < length; i++)
+        {
+            assertEquals(expected.getByte(i), buffer.getByte(i), "byte " + i);
+        }
+    }
+
+    @Test
+    void shouldRejectUnknownOpcodesAndTooSmallBuffersWithAClearError()
+    {
+        final PacketBuilder builder = new PacketBuilder();
+        final FrameSpec rd = Frames.spec(0x44, false, false);
+        final IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+            () -> builder.buildAroundPayload(new UnsafeBuffer(new byte[256]), 0, rd, 0));
+        assertTrue(unknown.getMessage().contains("0x44"), unknown.getMessage());
+
+        final FrameSpec write = Frames.spec(Opcode.RC_RDMA_WRITE_ONLY, false, false);
+        final IllegalArgumentException small = assertThrows(IllegalArgumentException.class,
+            () -> builder.buildAroundPayload(new UnsafeBuffer(new byte[100]), 0, write, 64));
+        assertTrue(small.getMessage().contains("does not fit"), small.getMessage());
+    }
+}
