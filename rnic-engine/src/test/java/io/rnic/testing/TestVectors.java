@@ -1,5 +1,7 @@
 package io.rnic.testing;
 
+import io.rnic.wire.DropReason;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,6 +22,20 @@ public final class TestVectors
             return name;
         }
     }
+
+    /** What each invalid case of {@code invalid.jsonl} must be dropped for (its text reason, as our enum). */
+    public static final Map<String, DropReason> INVALID_CASE_REASONS = Map.ofEntries(
+        Map.entry("bad_icrc", DropReason.ICRC_MISMATCH),
+        Map.entry("wrong_udp_dport", DropReason.NOT_ROCEV2_PORT),
+        Map.entry("ipv4_ihl_not_5", DropReason.IPV4_IHL_NOT_5),
+        Map.entry("ipv4_fragment", DropReason.IPV4_FRAGMENT),
+        Map.entry("bth_tver_nonzero", DropReason.TVER_NONZERO),
+        Map.entry("dest_qp_zero", DropReason.DEST_QP_ZERO),
+        Map.entry("truncated_bth", DropReason.BTH_TRUNCATED),
+        Map.entry("wrong_ip_version", DropReason.IP_VERSION_MISMATCH),
+        Map.entry("pad_gt_payload", DropReason.PAD_EXCEEDS_PAYLOAD),
+        Map.entry("udp_len_mismatch", DropReason.UDP_LENGTH),
+        Map.entry("icrc_big_endian", DropReason.ICRC_MISMATCH));
 
     private TestVectors()
     {

@@ -20,20 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TestVectorsTest
 {
-    /** What each invalid case of {@code invalid.jsonl} must be dropped for. */
-    private static final Map<String, DropReason> INVALID_CASE_REASONS = Map.ofEntries(
-        Map.entry("bad_icrc", DropReason.ICRC_MISMATCH),
-        Map.entry("wrong_udp_dport", DropReason.NOT_ROCEV2_PORT),
-        Map.entry("ipv4_ihl_not_5", DropReason.IPV4_IHL_NOT_5),
-        Map.entry("ipv4_fragment", DropReason.IPV4_FRAGMENT),
-        Map.entry("bth_tver_nonzero", DropReason.TVER_NONZERO),
-        Map.entry("dest_qp_zero", DropReason.DEST_QP_ZERO),
-        Map.entry("truncated_bth", DropReason.BTH_TRUNCATED),
-        Map.entry("wrong_ip_version", DropReason.IP_VERSION_MISMATCH),
-        Map.entry("pad_gt_payload", DropReason.PAD_EXCEEDS_PAYLOAD),
-        Map.entry("udp_len_mismatch", DropReason.UDP_LENGTH),
-        Map.entry("icrc_big_endian", DropReason.ICRC_MISMATCH));
-
     static List<Vector> validVectors()
     {
         return TestVectors.valid();
@@ -165,7 +151,7 @@ class TestVectorsTest
     @MethodSource("invalidVectors")
     void shouldDropEveryInvalidVectorForItsReason(final Vector vector)
     {
-        final DropReason expected = INVALID_CASE_REASONS.get(vector.caseName());
+        final DropReason expected = TestVectors.INVALID_CASE_REASONS.get(vector.caseName());
         assertTrue(expected != null, "no expected reason for case " + vector.caseName());
 
         final InboundCounters counters = new InboundCounters();
