@@ -141,6 +141,19 @@ public final class FrameSpec
         return this;
     }
 
+    /**
+     * Sets the IPv6 flow label and the UDP source port of a connected QP as Linux does for RoCEv2: from the
+     * application's flow label when it gives one (non-zero), otherwise from the two QPNs (see {@link UdpSourcePort}).
+     */
+    public FrameSpec ecmpFlow(final int localQpn, final int remoteQpn, final int applicationFlowLabel)
+    {
+        final int label = applicationFlowLabel & UdpSourcePort.FLOW_LABEL_MASK;
+        final int flow = label != 0 ? label : UdpSourcePort.flowLabel(localQpn, remoteQpn);
+        this.flowLabel = flow;
+        this.udpSourcePort = UdpSourcePort.fromFlowLabel(flow);
+        return this;
+    }
+
     public FrameSpec udpSourcePort(final int port)
     {
         this.udpSourcePort = port;

@@ -37,6 +37,23 @@ class UdpSourcePortTest
         assertEquals(UdpSourcePort.fromFlowLabel(0xFFFFF), UdpSourcePort.of(1, 2, 0xFFFFF));
     }
 
+    @Test
+    void shouldSetFlowLabelAndSourcePortTogetherForAConnectedQp()
+    {
+        final FrameSpec spec = new FrameSpec().ethernet(1, 2).ipv6(1, 2, 3, 4).bth(Opcode.RC_SEND_ONLY, 0x12, 0);
+        spec.ecmpFlow(0x11, 0x12, 0);
+        final org.agrona.concurrent.UnsafeBuffer frame = Frames.build(spec, 4);
+        final Ipv6Flyweight ip = new Ipv6Flyweight().wrapAt(frame, EthernetFlyweight.LENGTH);
+        assertEquals(0x132, ip.flowLabel());
+        assertEquals(0xC132, new UdpFlyweight().wrapAt(frame, EthernetFlyweight.LENGTH + 40).sourcePort());
+
+        spec.ecmpFlow(0x11, 0x12, 0xABCDE);
+        final org.agrona.concurrent.UnsafeBuffer labelled = Frames.build(spec, 4);
+        assertEquals(0xABCDE, new Ipv6Flyweight().wrapAt(labelled, EthernetFlyweight.LENGTH).flowLabel());
+        assertEquals(UdpSourcePort.fromFlowLabel(0xABCDE),
+            new UdpFlyweight().wrapAt(labelled, EthernetFlyweight.LENGTH + 40).sourcePort());
+    }
+
     /** Linux's rdma_calc_flow_label + rdma_flow_label_to_udp_sport, transcribed independently with BigInteger-free math. */
     private static int reference(final int lqpn, final int rqpn)
     {
