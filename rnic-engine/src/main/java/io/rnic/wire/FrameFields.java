@@ -99,8 +99,8 @@ public final class FrameFields
             f.put("ip_len", ipv6.payloadLength());
             f.put("ip_flow", ipv6.flowLabel());
             f.put("ip_hlim", ipv6.hopLimit());
-            f.put("ip_src", hex(buffer, ipOffset + Ipv6Flyweight.SOURCE_OFFSET, 16));
-            f.put("ip_dst", hex(buffer, ipOffset + Ipv6Flyweight.DESTINATION_OFFSET, 16));
+            f.put("ip_src", ipv6ToString(buffer, ipOffset + Ipv6Flyweight.SOURCE_OFFSET));
+            f.put("ip_dst", ipv6ToString(buffer, ipOffset + Ipv6Flyweight.DESTINATION_OFFSET));
         }
 
         final int udpOffset = packet.udpOffset();
@@ -236,6 +236,20 @@ public final class FrameFields
         {
             f.put("payload_len", 0);
             f.put("payload_hex", "");
+        }
+    }
+
+    private static String ipv6ToString(final DirectBuffer buffer, final int offset)
+    {
+        final byte[] address = new byte[16];
+        buffer.getBytes(offset, address);
+        try
+        {
+            return java.net.InetAddress.getByAddress(address).getHostAddress();
+        }
+        catch (final java.net.UnknownHostException ex)
+        {
+            return hex(buffer, offset, 16); // cannot happen for 16 bytes
         }
     }
 

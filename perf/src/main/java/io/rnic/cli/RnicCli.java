@@ -1,0 +1,97 @@
+package io.rnic.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The entry point behind {@code bin/rnic}: one launcher, subcommands named for what users already know.
+ * Exit status: 0 success, 1 the command ran and found a problem (a dropped frame, a mismatch), 2 bad usage or
+ * an I/O error (with a message on stderr, never a stack trace).
+ */
+public final class RnicCli
+{
+    /** A subcommand: runs with its own arguments and returns the exit status. */
+    interface Command
+    {
+        int run(String[] args, PrintStream out, PrintStream err) throws IOException;
+    }
+
+    private record Entry(String synopsis, String summary, Command command)
+    {
+    }
+
+    private static final Map<String, Entry> COMMANDS = new LinkedHashMap<>();
+
+    static
+    {
+        COMMANDS.put("inspect", new Entry(
+            "inspect [--json] [--roce-only] FILE.pcap|FILE.pcapng ...",
+            "decode every frame, verify the ICRC, and give the verdict our RNIC would reach (accept, or drop + reason)",
+            InspectCommand::run));
+        COMMANDS.put("demo", new Entry(
+            "demo [--out FILE.pcap]",
+            "wire-format self-check: build every RoCEv2 opcode (IPv4/IPv6, with/without VLAN), write a pcap, read it " +
+            "back through validation, and check the shared test vectors",
+            DemoCommand::run));
+        COMMANDS.put("help", new Entry("help", "this list", (args, out, err) -> help(out)));
+    }
+
+    private RnicCli()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        if (args.length == 0 || "-h".equals(args[0]) || "--help".equals(args[0]))
+        {
+            return help(out);
+        }
+        final Entry entry = COMMANDS.get(args[0]);
+        if (entry == null)
+        {
+            err.println("rnic: unknown command '" + args[0] + "'. Run 'rnic help' for the list.");
+            return 2;
+        }
+        try
+        {
+            return entry.command().run(Arrays.copyOfRange(args, 1, args.length), out, err);
+        }
+        catch (final UsageException ex)
+        {
+            err.println("rnic " + args[0] + ": " + ex.getMessage());
+            err.println("usage: rnic " + entry.synopsis());
+            return 2;
+        }
+        catch (final IOException ex)
+        {
+            err.println("rnic " + args[0] + ": " + ex.getMessage());
+            return 2;
+        }
+    }
+
+    static int help(final PrintStream out)
+    {
+        out.println("rnic: a software RoCEv2 RNIC for the JVM");
+        out.println();
+        out.println("usage: bin/rnic COMMAND [ARGS]");
+        out.println();
+        for (final Entry entry : COMMANDS.values())
+        {
+            out.println("  " + entry.synopsis());
+            out.println("      " + entry.summary());
+        }
+        out.println("  jmh [JMH ARGS]");
+        out.println("      run the JMH benchmarks in the same jar (e.g. 'bin/rnic jmh IcrcBenchmark -prof gc')");
+        out.println();
+        out.println("Exit status: 0 ok, 1 a frame was dropped / a check failed, 2 bad usage or I/O error.");
+        return 0;
+    }
+}
