@@ -1,0 +1,59 @@
+package io.rnic.verbs;
+
+/** Memory-region and QP access rights, with the values of {@code enum ibv_access_flags}. */
+public final class AccessFlags
+{
+    public static final int LOCAL_WRITE = 1;
+    public static final int REMOTE_WRITE = 1 << 1;
+    public static final int REMOTE_READ = 1 << 2;
+    public static final int REMOTE_ATOMIC = 1 << 3;
+    public static final int ALL = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC;
+
+    private AccessFlags()
+    {
+    }
+
+    /**
+     * Whether a set of flags is one ibverbs accepts for a memory region: remote write and remote atomic need
+     * local write too (IBTA 10.6.3.1; {@code ibv_reg_mr} fails with EINVAL otherwise).
+     */
+    public static boolean isValidForMemoryRegion(final int flags)
+    {
+        if ((flags & ~ALL) != 0)
+        {
+            return false;
+        }
+        final boolean needsLocalWrite = (flags & (REMOTE_WRITE | REMOTE_ATOMIC)) != 0;
+        return !needsLocalWrite || (flags & LOCAL_WRITE) != 0;
+    }
+
+    public static String toString(final int flags)
+    {
+        if (flags == 0)
+        {
+            return "none";
+        }
+        final StringBuilder sb = new StringBuilder();
+        append(sb, flags, LOCAL_WRITE, "LOCAL_WRITE");
+        append(sb, flags, REMOTE_WRITE, "REMOTE_WRITE");
+        append(sb, flags, REMOTE_READ, "REMOTE_READ");
+        append(sb, flags, REMOTE_ATOMIC, "REMOTE_ATOMIC");
+        if ((flags & ~ALL) != 0)
+        {
+            append(sb, flags, flags & ~ALL, "0x" + Integer.toHexString(flags & ~ALL));
+        }
+        return sb.toString();
+    }
+
+    private static void append(final StringBuilder sb, final int flags, final int flag, final String name)
+    {
+        if ((flags & flag) != 0)
+        {
+            if (sb.length() > 0)
+            {
+                sb.append('|');
+            }
+            sb.append(name);
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package io.rnic.verbs;
+
+import org.agrona.BitUtil;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A completion queue: a bounded lock-free ring of work completions. The engine thread that owns the QPs is the only
+ * producer; any number of application threads may poll. Each slot carries a sequence number (Vyukov's bounded
+ * queue): the producer publishes a slot with a release store after filling it, a consumer claims it with a CAS on
+ * the head and hands it back to the producer with a release store after copying it out. Nothing is allocated after
+ * construction, and no lock is taken on either side.
+ * <p>
+ * A full queue refuses the completion ({@link #offer} returns false): for ibverbs that is a CQ overrun, a fatal
+ * error the engine reports and that moves the affected QP to the error state.
+ */
+public final class CompletionQueue
+{
+    private static final VarHandle SEQUENCE = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle HEAD;
+
+    static
+    {
+        try
+        {
+            HEAD = MethodHandles.lookup().findVarHandle(CompletionQueue.class, "head", long.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final int handle;
+    private final int capacity;
+    private final int mask;
+    private final long[] sequences;
+    private final long[] wrIds;
+    private final int[] statuses;
+    private final int[] opcodes;
+    private final int[] vendorErrors;
+    private final int[] byteLengths;
+    private final int[] immediates;
+    private final int[] qpNumbers;
+    private final int[] sourceQps;
+    private final int[] flags;
+    private final int[] networkHeaderTypes;
+
+    @SuppressWarnings("unused") // accessed through HEAD
+    private volatile long head;
+    private long tail; // producer (engine thread) only
+    private long overruns;
+
+    CompletionQueue(final int handle, final int requestedEntries)
+    {
+        if (requestedEntries < 1 || requestedEntries > (1 << 22))
+        {
+            throw new VerbsException("CQ size " + requestedEntries + " out of range 1.." + (1 << 22));
+        }
+        this.handle = handle;
+        this.capacity = BitUtil.findNextPositivePowerOfTwo(Math.max(2, requestedEntries));
+        this.mask = capacity - 1;
+        sequences = new long[capacity];
+        for (int i = 0; i < capacity; i++)
+        {
+            sequences[i] = i;
+        }
+        wrIds = new long[capacity];
+        statuses = new int[capacity];
+        opcodes = new int[capacity];
+        vendorErrors = new int[capacity];
+        byteLengths = new int[capacity];
+        immediates = new int[capacity];
+        qpNumbers = new int[capacity];
+        sourceQps = new int[capacity];
+        flags = new int[capacity];
+        networkHeaderTypes = new int[capacity];
+    }
+
+    public int handle()
+    {
+        return handle;
+    }
+
+    /** Number of entries; at least the size asked for (rounded up to a power of two, as providers do). */
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    /** Completions the engine could not deliver because the queue was full. */
+    public long overruns()
+    {
+        return overruns;
+    }
+
+    /**
+     * Adds a completion. Engine thread only.
+     *
+     * @return false when the queue is full (a CQ overrun).
+     */
+    public boolean offer(
+        final long wrId,
+        final WcStatus status,
+        final int opcode,
+        final int byteLength,
+        final int immediate,
+        final int qpNumber,
+        final int sourceQp,
+        final int wcFlags,
+        final int networkHeaderType)
+    {
+        final long position = tail;
+        final int index = (int)position & mask;
+        if ((long)SEQUENCE.getAcquire(sequences, index) != position)
+        {
+            overruns++;
+            return false;
+        }
+        wrIds[index] = wrId;
+        statuses[index] = status.value();
+        opcodes[index] = opcode;
+        vendorErrors[index] = 0;
+        byteLengths[index] = byteLength;
+        immediates[index] = immediate;
+        qpNumbers[index] = qpNumber;
+        sourceQps[index] = sourceQp;
+        flags[index] = wcFlags;
+        networkHeaderTypes[index] = networkHeaderType;
+        SEQUENCE.setRelease(sequences, index, position + 1);
+        tail = position + 1;
+        return true;
+    }
+
+    /** Room for this many more completions (engine thread only; a lower bound while consumers run). */
+    public int remainingCapacity()
+    {
+        return capacity - (int)(tail - (long)HEAD.getVolatile(this));
+    }
+
+    /**
+     * Polls up to {@code max} completions into {@code completions}, oldest first. Any thread.
+     *
+     * @return the number of completions written (0 when the queue is empty).
+     */
+    public int poll(final WorkCompletion[] completions, final int max)
+    {
+        final int limit = Math.min(max, completions.length);
+        int count = 0;
+        while (count < limit)
+        {
+            final long position = (long)HEAD.getVolatile(this);
+            final int index = (int)position & mask;
+            final long sequence = (long)SEQUENCE.getAcquire(sequences, index);
+            if (sequence != position + 1)
+            {
+                if (sequence < position + 1)
+                {
+                    break; // empty
+                }
+                continue; // another consumer took it: reread the head
+            }
+            if (!HEAD.compareAndSet(this, position, position + 1))
+            {
+                continue;
+            }
+            final WorkCompletion wc = completions[count++];
+            wc.wrId = wrIds[index];
+            wc.status = statuses[index];
+            wc.opcode = opcodes[index];
+            wc.vendorError = vendorErrors[index];
+            wc.byteLength = byteLengths[index];
+            wc.immediateOrInvalidatedRKey = immediates[index];
+            wc.qpNumber = qpNumbers[index];
+            wc.sourceQp = sourceQps[index];
+            wc.flags = flags[index];
+            wc.networkHeaderType = networkHeaderTypes[index];
+            wc.pkeyIndex = 0;
+            wc.serviceLevel = 0;
+            SEQUENCE.setRelease(sequences, index, position + capacity);
+        }
+        return count;
+    }
+}

@@ -1,0 +1,103 @@
+package io.rnic.verbs;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A registered memory region: an off-heap {@link MemorySegment} that the RNIC may read and write on behalf of local
+ * work requests (checked against the L_Key) and remote peers (checked against the R_Key), within its bounds and
+ * its access rights only. The virtual address that peers use is the segment's native address, as with ibverbs.
+ * Immutable once registered; the key check is the one place that guards memory from the wire.
+ */
+public final class MemoryRegion
+{
+    private final ProtectionDomain pd;
+    private final MemorySegment segment;
+    private final long address;
+    private final long length;
+    private final int access;
+    private final int lKey;
+    private final int rKey;
+
+    MemoryRegion(final ProtectionDomain pd, final MemorySegment segment, final int access, final int lKey, final int rKey)
+    {
+        this.pd = pd;
+        this.segment = segment;
+        this.address = segment.address();
+        this.length = segment.byteSize();
+        this.access = access;
+        this.lKey = lKey;
+        this.rKey = rKey;
+    }
+
+    public ProtectionDomain pd()
+    {
+        return pd;
+    }
+
+    public MemorySegment segment()
+    {
+        return segment;
+    }
+
+    /** Virtual address of the first byte, as peers name it in a RETH or AtomicETH. */
+    public long address()
+    {
+        return address;
+    }
+
+    public long length()
+    {
+        return length;
+    }
+
+    public int access()
+    {
+        return access;
+    }
+
+    public int lKey()
+    {
+        return lKey;
+    }
+
+    public int rKey()
+    {
+        return rKey;
+    }
+
+    /**
+     * Whether {@code [va, va + byteCount)} lies inside this region. Written so that no overflow of
+     * {@code va + byteCount} can make an out-of-range request look in range.
+     */
+    public boolean contains(final long va, final long byteCount)
+    {
+        if (byteCount < 0)
+        {
+            return false;
+        }
+        if (Long.compareUnsigned(va, address) < 0)
+        {
+            return false;
+        }
+        final long offset = va - address; // unsigned distance, since va >= address
+        return Long.compareUnsigned(offset, length) <= 0 && byteCount <= length - offset;
+    }
+
+    /** Offset of {@code va} from the start of the segment; only meaningful after {@link #contains}. */
+    public long offsetOf(final long va)
+    {
+        return va - address;
+    }
+
+    public boolean allows(final int requiredAccess)
+    {
+        return (access & requiredAccess) == requiredAccess;
+    }
+
+    public String toString()
+    {
+        return "MemoryRegion{address=0x" + Long.toHexString(address) + ", length=" + length + ", access=" +
+            AccessFlags.toString(access) + ", lKey=0x" + Integer.toHexString(lKey) + ", rKey=0x" +
+            Integer.toHexString(rKey) + '}';
+    }
+}

@@ -1,0 +1,125 @@
+package io.rnic.verbs;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CompletionQueueTest
+{
+    private static WorkCompletion[] completions(final int n)
+    {
+        final WorkCompletion[] wcs = new WorkCompletion[n];
+        for (int i = 0; i < n; i++)
+        {
+            wcs[i] = new WorkCompletion();
+        }
+        return wcs;
+    }
+
+    @Test
+    void shouldDeliverCompletionsInOrderWithEveryField()
+    {
+        final CompletionQueue cq = new CompletionQueue(1, 4);
+        assertTrue(cq.offer(7, WcStatus.SUCCESS, WcOpcode.RECV, 100, 0xDEAD, 3, 9,
+            WorkCompletion.WITH_IMM | WorkCompletion.GRH, WorkCompletion.NETWORK_HDR_IPV4));
+        assertTrue(cq.offer(8, WcStatus.REM_ACCESS_ERR, WcOpcode.RDMA_WRITE, 0, 0, 3, 0, 0, 0));
+        final WorkCompletion[] wcs = completions(4);
+        assertEquals(2, cq.poll(wcs, 4));
+        assertEquals(7, wcs[0].wrId());
+        assertEquals(WcStatus.SUCCESS, wcs[0].status());
+        assertEquals(WcOpcode.RECV, wcs[0].opcode());
+        assertEquals(100, wcs[0].byteLength());
+        assertEquals(0xDEAD, wcs[0].immediateData());
+        assertEquals(9, wcs[0].sourceQp());
+        assertTrue(wcs[0].hasFlag(WorkCompletion.WITH_IMM) && wcs[0].hasFlag(WorkCompletion.GRH));
+        assertEquals(WorkCompletion.NETWORK_HDR_IPV4, wcs[0].networkHeaderType());
+        assertEquals(WcStatus.REM_ACCESS_ERR, wcs[1].status());
+        assertEquals(0, cq.poll(wcs, 4));
+    }
+
+    @Test
+    void shouldRefuseACompletionWhenFullAndCountTheOverrun()
+    {
+        final CompletionQueue cq = new CompletionQueue(1, 3);
+        assertEquals(4, cq.capacity());
+        for (int i = 0; i < 4; i++)
+        {
+            assertTrue(cq.offer(i, WcStatus.SUCCESS, WcOpcode.SEND, 0, 0, 1, 0, 0, 0));
+        }
+        assertFalse(cq.offer(4, WcStatus.SUCCESS, WcOpcode.SEND, 0, 0, 1, 0, 0, 0));
+        assertEquals(1, cq.overruns());
+        final WorkCompletion[] wcs = completions(1);
+        assertEquals(1, cq.poll(wcs, 1));
+        assertEquals(0, wcs[0].wrId());
+        assertTrue(cq.offer(4, WcStatus.SUCCESS, WcOpcode.SEND, 0, 0, 1, 0, 0, 0));
+    }
+
+    @Test
+    void shouldRejectSillySizes()
+    {
+        assertThrows(VerbsException.class, () -> new CompletionQueue(1, 0));
+        assertThrows(VerbsException.class, () -> new CompletionQueue(1, 1 << 23));
+    }
+
+    @Test
+    void shouldHandEachCompletionToExactlyOneOfSeveralPollingThreads() throws Exception
+    {
+        final int total = 2_000_000;
+        final CompletionQueue cq = new CompletionQueue(1, 1024);
+        final AtomicLong sum = new AtomicLong();
+        final AtomicLong count = new AtomicLong();
+        final Thread[] consumers = new Thread[2];
+        for (int c = 0; c < consumers.length; c++)
+        {
+            consumers[c] = new Thread(() ->
+            {
+                final WorkCompletion[] wcs = completions(16);
+                long localSum = 0;
+                long localCount = 0;
+                while (count.get() + localCount < total)
+                {
+                    final int n = cq.poll(wcs, 16);
+                    for (int i = 0; i < n; i++)
+                    {
+                        localSum += wcs[i].wrId();
+                        assertEquals((int)wcs[i].wrId(), wcs[i].byteLength()); // fields travel together
+                    }
+                    localCount += n;
+                    if (n == 0)
+                    {
+                        count.addAndGet(localCount);
+                        sum.addAndGet(localSum);
+                        localCount = 0;
+                        localSum = 0;
+                        Thread.yield();
+                    }
+                }
+                count.addAndGet(localCount);
+                sum.addAndGet(localSum);
+            });
+            consumers[c].start();
+        }
+        for (long wrId = 1; wrId <= total; )
+        {
+            if (cq.offer(wrId, WcStatus.SUCCESS, WcOpcode.SEND, (int)wrId, 0, 1, 0, 0, 0))
+            {
+                wrId++;
+            }
+            else
+            {
+                Thread.yield();
+            }
+        }
+        for (final Thread consumer : consumers)
+        {
+            consumer.join(60_000);
+        }
+        assertEquals(total, count.get());
+        assertEquals((long)total * (total + 1) / 2, sum.get());
+    }
+}
