@@ -1,0 +1,55 @@
+package io.rnic.verbs;
+
+/**
+ * A send work request ({@code struct ibv_send_wr}). Mutable and reused by the application: {@code postSend} copies
+ * it into the send queue, so the same object can be filled again at once and posting allocates nothing.
+ */
+public final class SendWorkRequest
+{
+    public long wrId;
+    public int opcode = WrOpcode.SEND;
+    public int sendFlags = SendFlags.SIGNALED;
+    public final ScatterGatherList sgl = new ScatterGatherList();
+    /** Immediate data (SEND/WRITE with immediate) or the R_Key to invalidate (SEND with invalidate). */
+    public int immediateOrInvalidateRKey;
+    public long remoteAddress;
+    public int rKey;
+    public long compareAdd;
+    public long swap;
+    /** UD only: the destination QPN, Q_Key and address. */
+    public int udRemoteQpn;
+    public int udRemoteQkey;
+    public final AddressVector udAddress = new AddressVector();
+
+    public void copyFrom(final SendWorkRequest other)
+    {
+        wrId = other.wrId;
+        opcode = other.opcode;
+        sendFlags = other.sendFlags;
+        sgl.copyFrom(other.sgl);
+        immediateOrInvalidateRKey = other.immediateOrInvalidateRKey;
+        remoteAddress = other.remoteAddress;
+        rKey = other.rKey;
+        compareAdd = other.compareAdd;
+        swap = other.swap;
+        udRemoteQpn = other.udRemoteQpn;
+        udRemoteQkey = other.udRemoteQkey;
+        udAddress.copyFrom(other.udAddress);
+    }
+
+    public SendWorkRequest reset()
+    {
+        wrId = 0;
+        opcode = WrOpcode.SEND;
+        sendFlags = SendFlags.SIGNALED;
+        sgl.clear();
+        immediateOrInvalidateRKey = 0;
+        remoteAddress = 0;
+        rKey = 0;
+        compareAdd = 0;
+        swap = 0;
+        udRemoteQpn = 0;
+        udRemoteQkey = 0;
+        return this;
+    }
+}

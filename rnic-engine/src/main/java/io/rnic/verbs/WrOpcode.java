@@ -1,0 +1,63 @@
+package io.rnic.verbs;
+
+/** Send work request opcodes, with the values of {@code enum ibv_wr_opcode}. */
+public final class WrOpcode
+{
+    public static final int RDMA_WRITE = 0;
+    public static final int RDMA_WRITE_WITH_IMM = 1;
+    public static final int SEND = 2;
+    public static final int SEND_WITH_IMM = 3;
+    public static final int RDMA_READ = 4;
+    public static final int ATOMIC_CMP_AND_SWP = 5;
+    public static final int ATOMIC_FETCH_AND_ADD = 6;
+    public static final int SEND_WITH_INV = 9;
+
+    private WrOpcode()
+    {
+    }
+
+    public static boolean isKnown(final int opcode)
+    {
+        return (opcode >= RDMA_WRITE && opcode <= ATOMIC_FETCH_AND_ADD) || opcode == SEND_WITH_INV;
+    }
+
+    /** Whether a QP of this type can carry the operation (UC: SEND and WRITE; UD: SEND only). */
+    public static boolean isSupportedBy(final QpType type, final int opcode)
+    {
+        return switch (type)
+        {
+            case RC -> isKnown(opcode);
+            case UC -> opcode == RDMA_WRITE || opcode == RDMA_WRITE_WITH_IMM || opcode == SEND || opcode == SEND_WITH_IMM;
+            case UD -> opcode == SEND || opcode == SEND_WITH_IMM;
+        };
+    }
+
+    public static String name(final int opcode)
+    {
+        return switch (opcode)
+        {
+            case RDMA_WRITE -> "RDMA_WRITE";
+            case RDMA_WRITE_WITH_IMM -> "RDMA_WRITE_WITH_IMM";
+            case SEND -> "SEND";
+            case SEND_WITH_IMM -> "SEND_WITH_IMM";
+            case RDMA_READ -> "RDMA_READ";
+            case ATOMIC_CMP_AND_SWP -> "ATOMIC_CMP_AND_SWP";
+            case ATOMIC_FETCH_AND_ADD -> "ATOMIC_FETCH_AND_ADD";
+            case SEND_WITH_INV -> "SEND_WITH_INV";
+            default -> "UNKNOWN_" + opcode;
+        };
+    }
+
+    /** The work-completion opcode a successful send completion of this operation carries. */
+    public static int completionOpcode(final int opcode)
+    {
+        return switch (opcode)
+        {
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> WcOpcode.RDMA_WRITE;
+            case RDMA_READ -> WcOpcode.RDMA_READ;
+            case ATOMIC_CMP_AND_SWP -> WcOpcode.COMP_SWAP;
+            case ATOMIC_FETCH_AND_ADD -> WcOpcode.FETCH_ADD;
+            default -> WcOpcode.SEND;
+        };
+    }
+}
