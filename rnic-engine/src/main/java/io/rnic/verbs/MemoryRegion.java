@@ -1,5 +1,7 @@
 package io.rnic.verbs;
 
+import org.agrona.concurrent.UnsafeBuffer;
+
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -17,6 +19,7 @@ public final class MemoryRegion
     private final int access;
     private final int lKey;
     private final int rKey;
+    private final UnsafeBuffer buffer;
 
     MemoryRegion(final ProtectionDomain pd, final MemorySegment segment, final int access, final int lKey, final int rKey)
     {
@@ -27,6 +30,16 @@ public final class MemoryRegion
         this.access = access;
         this.lKey = lKey;
         this.rKey = rKey;
+        this.buffer = new UnsafeBuffer(address, (int)Math.min(Integer.MAX_VALUE, length));
+    }
+
+    /**
+     * The region as an Agrona buffer (index 0 = {@link #address()}): how the engine copies payloads in and out and
+     * runs atomics, without allocating. Only valid while the segment's arena is open: deregister first.
+     */
+    public UnsafeBuffer buffer()
+    {
+        return buffer;
     }
 
     public ProtectionDomain pd()

@@ -25,6 +25,10 @@ public final class MemoryRegionTable
             throw new VerbsException("invalid access flags " + AccessFlags.toString(access) +
                 ": REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE");
         }
+        if (segment.byteSize() > Integer.MAX_VALUE)
+        {
+            throw new VerbsException("memory region of " + segment.byteSize() + " bytes: regions are limited to 2 GiB - 1");
+        }
         if (!segment.isNative())
         {
             throw new VerbsException("memory regions must be off-heap (native) segments: the RNIC addresses them by " +

@@ -116,6 +116,33 @@ public final class RocePacket
         return opcode;
     }
 
+    /** BTH PSN. */
+    public int psn()
+    {
+        return BthFlyweight.psn(buffer, bthOffset);
+    }
+
+    /** BTH destination QP. */
+    public int destinationQp()
+    {
+        return BthFlyweight.destinationQp(buffer, bthOffset);
+    }
+
+    public boolean ackRequest()
+    {
+        return (buffer.getByte(bthOffset + BthFlyweight.ACK_REQ_OFFSET) & 0x80) != 0;
+    }
+
+    public boolean solicitedEvent()
+    {
+        return (buffer.getByte(bthOffset + BthFlyweight.FLAGS_OFFSET) & 0x80) != 0;
+    }
+
+    public int partitionKey()
+    {
+        return buffer.getShort(bthOffset + BthFlyweight.PKEY_OFFSET, java.nio.ByteOrder.BIG_ENDIAN) & 0xFFFF;
+    }
+
     /** Absolute offset of an extension header of this packet's opcode, or -1 when the opcode has none. */
     public int headerOffset(final int header)
     {

@@ -1,0 +1,354 @@
+package io.rnic.transport;
+
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WrOpcode;
+import io.rnic.wire.AethFlyweight;
+import io.rnic.wire.AtomicAckEthFlyweight;
+import io.rnic.wire.Opcode;
+import io.rnic.wire.RocePacket;
+import org.agrona.DirectBuffer;
+
+/**
+ * The completer (rxe's {@code rxe_comp.c}): matches ACKs, NAKs, READ responses and atomic ACKs to send WQEs and
+ * completes them in order. An ACK acknowledges every packet up to its PSN; a READ response or atomic ACK also
+ * acknowledges everything before it (implied ACK); an ACK that passes an unanswered READ or atomic means its
+ * responses were lost (implied NAK). PSN sequence NAKs and the local ACK timeout (4.096 us x 2^timeout) restart
+ * the requester from the first unacknowledged PSN (go-back-N) within retry_cnt; RNR NAKs wait the RNR timer within
+ * rnr_retry (7 = forever); other NAKs complete the WQE with the matching error and move the QP to ERR.
+ */
+final class Completer
+{
+    private final Requester requester;
+    private final LocalMemory memory;
+    private final Completions completions;
+    private final TransportCounters counters;
+    private final AethFlyweight aeth = new AethFlyweight();
+    private final AtomicAckEthFlyweight atomicAck = new AtomicAckEthFlyweight();
+
+    Completer(
+        final Requester requester, final LocalMemory memory, final Completions completions, final TransportCounters counters)
+    {
+        this.requester = requester;
+        this.memory = memory;
+        this.completions = completions;
+        this.counters = counters;
+    }
+
+    void onResponse(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final long nowNs)
+    {
+        final QpState state = qp.state;
+        if (state != QpState.RTS && state != QpState.SQD)
+        {
+            counters.increment(TransportCounter.DROPPED_QP_STATE);
+            return;
+        }
+        qp.lastNowNs = nowNs;
+        final int psn = packet.psn();
+        final int lastSent = Psn.add(qp.reqPsn, -1);
+        if (!Psn.isBefore(psn, qp.highestSentPsnPlusOne))
+        {
+            counters.increment(TransportCounter.DROPPED_GHOST_RESPONSE);
+            return;
+        }
+        final int opcode = packet.opcode();
+        if (opcode == Opcode.RC_ACKNOWLEDGE)
+        {
+            aeth.wrapAt(buffer, packet.headerOffset(Opcode.AETH));
+            onAcknowledge(qp, psn, aeth.syndrome(), nowNs);
+        }
+        else if (opcode == Opcode.RC_ATOMIC_ACKNOWLEDGE)
+        {
+            aeth.wrapAt(buffer, packet.headerOffset(Opcode.AETH));
+            atomicAck.wrapAt(buffer, packet.headerOffset(Opcode.ATOMIC_ACK_ETH));
+            onAtomicAcknowledge(qp, psn, aeth.syndrome(), atomicAck.originalRemoteData(), nowNs);
+        }
+        else
+        {
+            onReadResponse(qp, packet, buffer, psn, nowNs);
+        }
+        if (lastSent == psn || qp.sqOldest == qp.sqNext && !qp.reqWqeStarted)
+        {
+            disarmIfIdle(qp);
+        }
+    }
+
+    private void onAcknowledge(final QpContext qp, final int psn, final int syndrome, final long nowNs)
+    {
+        switch (AethFlyweight.type(syndrome))
+        {
+            case AethFlyweight.TYPE_ACK ->
+            {
+                counters.increment(TransportCounter.ACKS_RECEIVED);
+                acknowledgeUpTo(qp, psn, nowNs);
+            }
+            case AethFlyweight.TYPE_RNR_NAK ->
+            {
+                counters.increment(TransportCounter.RNR_NAK_RECEIVED);
+                acknowledgeUpTo(qp, Psn.add(psn, -1), nowNs);
+                if (qp.state != QpState.RTS && qp.state != QpState.SQD)
+                {
+                    return;
+                }
+                if (qp.rnrRetry != 7)
+                {
+                    if (qp.rnrRetryLeft == 0)
+                    {
+                        counters.increment(TransportCounter.RNR_RETRY_EXCEEDED);
+                        completions.failOldestSend(qp, WcStatus.RNR_RETRY_EXC_ERR);
+                        return;
+                    }
+                    qp.rnrRetryLeft--;
+                }
+                qp.rnrResumeNs = nowNs + Timeouts.rnrTimerNs(AethFlyweight.value(syndrome));
+                qp.retransmitDeadlineNs = 0;
+                requester.rewind(qp, psn);
+            }
+            case AethFlyweight.TYPE_NAK ->
+            {
+                final int code = AethFlyweight.value(syndrome);
+                if (code == AethFlyweight.NAK_PSN_SEQUENCE_ERROR)
+                {
+                    counters.increment(TransportCounter.SEQ_NAK_RECEIVED);
+                    acknowledgeUpTo(qp, Psn.add(psn, -1), nowNs);
+                    if (qp.state == QpState.RTS || qp.state == QpState.SQD)
+                    {
+                        retry(qp, psn, nowNs);
+                    }
+                    return;
+                }
+                acknowledgeUpTo(qp, Psn.add(psn, -1), nowNs);
+                final WcStatus status;
+                switch (code)
+                {
+                    case AethFlyweight.NAK_INVALID_REQUEST ->
+                    {
+                        counters.increment(TransportCounter.INVALID_REQUEST_NAK_RECEIVED);
+                        status = WcStatus.REM_INV_REQ_ERR;
+                    }
+                    case AethFlyweight.NAK_REMOTE_ACCESS_ERROR ->
+                    {
+                        counters.increment(TransportCounter.REMOTE_ACCESS_NAK_RECEIVED);
+                        status = WcStatus.REM_ACCESS_ERR;
+                    }
+                    default ->
+                    {
+                        counters.increment(TransportCounter.REMOTE_OPERATIONAL_NAK_RECEIVED);
+                        status = WcStatus.REM_OP_ERR;
+                    }
+                }
+                if (qp.state == QpState.RTS || qp.state == QpState.SQD)
+                {
+                    completions.failOldestSend(qp, status);
+                }
+            }
+            default -> counters.increment(TransportCounter.DROPPED_GHOST_RESPONSE); // reserved AETH type
+        }
+    }
+
+    /**
+     * Completes, in order, every WQE whose last PSN is at or before {@code psn}. A READ or atomic in the way means
+     * its responses were lost although later requests got through: go back to it.
+     */
+    private void acknowledgeUpTo(final QpContext qp, final int psn, final long nowNs)
+    {
+        if (Psn.isBefore(psn, Psn.add(qp.compPsn, -1)))
+        {
+            counters.increment(TransportCounter.DUPLICATE_RESPONSE);
+            return;
+        }
+        while (qp.sqOldest < qp.sqNext)
+        {
+            final int slot = qp.slot(qp.sqOldest);
+            if (!qp.wqeFullySent[slot] || Psn.isAfter(qp.wqeLastPsn[slot], psn))
+            {
+                break;
+            }
+            final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
+            if (Requester.isReadOrAtomic(wqe.opcode))
+            {
+                counters.increment(TransportCounter.IMPLIED_NAK);
+                progress(qp, qp.wqeFirstPsn[slot]);
+                retry(qp, qp.compPsn, nowNs);
+                return;
+            }
+            completions.completeOldestSend(qp, WcStatus.SUCCESS, (int)wqe.sgl.totalLength());
+        }
+        progress(qp, Psn.next(psn));
+    }
+
+    private void onReadResponse(
+        final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn, final long nowNs)
+    {
+        // Everything before the READ this response answers is acknowledged by it.
+        completeBefore(qp, psn);
+        final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
+        if (wqe == null || wqe.opcode != WrOpcode.RDMA_READ || qp.sqOldest >= qp.sqNext && !qp.reqWqeStarted)
+        {
+            counters.increment(TransportCounter.DROPPED_GHOST_RESPONSE);
+            return;
+        }
+        final int slot = qp.slot(qp.sqOldest);
+        final int first = qp.wqeFirstPsn[slot];
+        final int distance = Psn.compare(psn, qp.compPsn);
+        if (distance < 0)
+        {
+            counters.increment(TransportCounter.DUPLICATE_RESPONSE);
+            return;
+        }
+        if (distance > 0)
+        {
+            // An earlier response was lost: ask again from the first missing one.
+            if (qp.rewoundAtPsn != qp.compPsn)
+            {
+                counters.increment(TransportCounter.IMPLIED_NAK);
+                retry(qp, qp.compPsn, nowNs);
+            }
+            return;
+        }
+        final long total = wqe.sgl.totalLength();
+        final long offset = (long)Psn.distance(first, psn) * qp.mtuBytes;
+        final int opcode = packet.opcode();
+        final boolean last = opcode == Opcode.RC_RDMA_READ_RESPONSE_LAST || opcode == Opcode.RC_RDMA_READ_RESPONSE_ONLY;
+        final int length = packet.payloadLength();
+        if (offset + length > total || (!last && length != qp.mtuBytes) || (last && offset + length != total) ||
+            (opcode == Opcode.RC_RDMA_READ_RESPONSE_ONLY || opcode == Opcode.RC_RDMA_READ_RESPONSE_FIRST) && psn != first)
+        {
+            completions.failOldestSend(qp, WcStatus.BAD_RESP_ERR);
+            return;
+        }
+        if (!memory.scatter(wqe.sgl, qp.pd, offset, buffer, packet.payloadOffset(), length))
+        {
+            counters.increment(TransportCounter.LOCAL_PROTECTION_ERROR);
+            completions.failOldestSend(qp, WcStatus.LOC_PROT_ERR);
+            return;
+        }
+        progress(qp, Psn.next(psn));
+        if (last)
+        {
+            qp.outstandingReadAtomic--;
+            completions.completeOldestSend(qp, WcStatus.SUCCESS, (int)total);
+        }
+    }
+
+    private void onAtomicAcknowledge(
+        final QpContext qp, final int psn, final int syndrome, final long original, final long nowNs)
+    {
+        completeBefore(qp, psn);
+        final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
+        if (wqe == null || !Requester.isAtomic(wqe.opcode) || qp.sqOldest >= qp.sqNext)
+        {
+            counters.increment(TransportCounter.DROPPED_GHOST_RESPONSE);
+            return;
+        }
+        if (Psn.isBefore(psn, qp.compPsn))
+        {
+            counters.increment(TransportCounter.DUPLICATE_RESPONSE);
+            return;
+        }
+        if (AethFlyweight.type(syndrome) != AethFlyweight.TYPE_ACK)
+        {
+            completions.failOldestSend(qp, WcStatus.BAD_RESP_ERR);
+            return;
+        }
+        if (!memory.scatterLong(wqe.sgl, qp.pd, original))
+        {
+            counters.increment(TransportCounter.LOCAL_PROTECTION_ERROR);
+            completions.failOldestSend(qp, WcStatus.LOC_PROT_ERR);
+            return;
+        }
+        progress(qp, Psn.next(psn));
+        qp.outstandingReadAtomic--;
+        completions.completeOldestSend(qp, WcStatus.SUCCESS, Long.BYTES);
+    }
+
+    /** Completes the SEND/WRITE WQEs entirely before {@code psn} (implied ACK of a READ response / atomic ACK). */
+    private void completeBefore(final QpContext qp, final int psn)
+    {
+        while (qp.sqOldest < qp.sqNext)
+        {
+            final int slot = qp.slot(qp.sqOldest);
+            final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
+            if (Requester.isReadOrAtomic(wqe.opcode) || !qp.wqeFullySent[slot] ||
+                !Psn.isBefore(qp.wqeLastPsn[slot], psn))
+            {
+                break;
+            }
+            completions.completeOldestSend(qp, WcStatus.SUCCESS, (int)wqe.sgl.totalLength());
+            progress(qp, Psn.next(qp.wqeLastPsn[slot]));
+        }
+    }
+
+    /** Forward progress: the PSNs before {@code nextUnacked} are done, so retry budgets are whole again. */
+    private void progress(final QpContext qp, final int nextUnacked)
+    {
+        if (Psn.isAfter(nextUnacked, qp.compPsn))
+        {
+            qp.compPsn = nextUnacked;
+            qp.retryLeft = qp.retryCount;
+            qp.rnrRetryLeft = qp.rnrRetry;
+            qp.rewoundAtPsn = -1;
+            qp.retransmitDeadlineNs = qp.retransmitDeadlineNs == 0 ? 0 : qp.lastNowNs + timeoutNs(qp);
+        }
+    }
+
+    private void retry(final QpContext qp, final int psn, final long nowNs)
+    {
+        if (qp.retryLeft == 0)
+        {
+            counters.increment(TransportCounter.RETRY_EXCEEDED);
+            completions.failOldestSend(qp, WcStatus.RETRY_EXC_ERR);
+            return;
+        }
+        qp.retryLeft--;
+        qp.rewoundAtPsn = psn;
+        requester.rewind(qp, psn);
+        final long timeoutNs = timeoutNs(qp);
+        qp.retransmitDeadlineNs = timeoutNs == 0 ? 0 : nowNs + timeoutNs;
+    }
+
+    /** Timers of one QP: the end of an RNR wait and the local ACK timeout. */
+    int onTimers(final QpContext qp, final long nowNs)
+    {
+        qp.lastNowNs = nowNs;
+        if (qp.rnrResumeNs != 0 && nowNs - qp.rnrResumeNs >= 0)
+        {
+            qp.rnrResumeNs = 0;
+            final long timeoutNs = timeoutNs(qp);
+            qp.retransmitDeadlineNs = timeoutNs == 0 ? 0 : nowNs + timeoutNs;
+            return 1;
+        }
+        if (qp.retransmitDeadlineNs != 0 && nowNs - qp.retransmitDeadlineNs >= 0)
+        {
+            if (!hasOutstanding(qp))
+            {
+                qp.retransmitDeadlineNs = 0;
+                return 0;
+            }
+            counters.increment(TransportCounter.LOCAL_ACK_TIMEOUT);
+            qp.rewoundAtPsn = -1;
+            retry(qp, qp.compPsn, nowNs);
+            return 1;
+        }
+        return 0;
+    }
+
+    private void disarmIfIdle(final QpContext qp)
+    {
+        if (!hasOutstanding(qp))
+        {
+            qp.retransmitDeadlineNs = 0;
+        }
+    }
+
+    private static boolean hasOutstanding(final QpContext qp)
+    {
+        return Psn.isBefore(qp.compPsn, qp.highestSentPsnPlusOne);
+    }
+
+    private static long timeoutNs(final QpContext qp)
+    {
+        return Timeouts.localAckTimeoutNs(qp.timeoutCode);
+    }
+}

@@ -1,0 +1,135 @@
+package io.rnic.transport;
+
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendFlags;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WrOpcode;
+
+/**
+ * Turning work requests into work completions, and the QP error path: an error completion for the WQE at fault,
+ * the QP to ERR, and every other outstanding WQE flushed with {@link WcStatus#WR_FLUSH_ERR}, as ibverbs users
+ * expect from a hardware RNIC.
+ */
+final class Completions
+{
+    private final TransportCounters counters;
+
+    Completions(final TransportCounters counters)
+    {
+        this.counters = counters;
+    }
+
+    /** Completes the oldest send WQE (successfully, or with an error status) and releases its slot. */
+    void completeOldestSend(final QpContext qp, final WcStatus status, final int byteLength)
+    {
+        final long position = qp.sqOldest;
+        final SendWorkRequest wqe = qp.sq.posted(position);
+        final boolean signaled = qp.signalAll || (wqe.sendFlags & SendFlags.SIGNALED) != 0;
+        if (signaled || status != WcStatus.SUCCESS)
+        {
+            offer(qp.sendCq, qp, wqe.wrId, status, WrOpcode.completionOpcode(wqe.opcode), byteLength, 0, 0, 0, 0);
+        }
+        qp.sq.release(position);
+        qp.sqOldest = position + 1;
+    }
+
+    void completeRecv(
+        final QpContext qp,
+        final WcStatus status,
+        final int opcode,
+        final int byteLength,
+        final int immediate,
+        final int sourceQp,
+        final int flags,
+        final int networkHeaderType)
+    {
+        final long position = qp.rqNext;
+        final RecvWorkRequest wqe = qp.rq.posted(position);
+        offer(qp.recvCq, qp, wqe.wrId, status, opcode, byteLength, immediate, sourceQp, flags, networkHeaderType);
+        qp.rq.release(position);
+        qp.rqNext = position + 1;
+        qp.recvOffset = 0;
+        qp.recvInProgress = false;
+    }
+
+    private void offer(
+        final io.rnic.verbs.CompletionQueue cq,
+        final QpContext qp,
+        final long wrId,
+        final WcStatus status,
+        final int opcode,
+        final int byteLength,
+        final int immediate,
+        final int sourceQp,
+        final int flags,
+        final int networkHeaderType)
+    {
+        if (!cq.offer(wrId, status, opcode, byteLength, immediate, qp.qpn, sourceQp, flags, networkHeaderType))
+        {
+            // A CQ overrun is fatal for the QPs it serves (IBV_EVENT_CQ_ERR): nothing more is delivered.
+            counters.increment(TransportCounter.COMPLETION_QUEUE_OVERRUN);
+            qp.state = QpState.ERR;
+        }
+    }
+
+    /** Completes the oldest send WQE with {@code status}, moves the QP to ERR and flushes everything else. */
+    void failOldestSend(final QpContext qp, final WcStatus status)
+    {
+        if (qp.sq.posted(qp.sqOldest) != null)
+        {
+            completeOldestSend(qp, status, 0);
+        }
+        moveToError(qp);
+    }
+
+    /** Completes the receive WQE in progress with {@code status}, moves the QP to ERR and flushes. */
+    void failRecv(final QpContext qp, final WcStatus status, final int opcode)
+    {
+        if (qp.rq != null && qp.rq.posted(qp.rqNext) != null)
+        {
+            completeRecv(qp, status, opcode, 0, 0, 0, 0, 0);
+        }
+        moveToError(qp);
+    }
+
+    void moveToError(final QpContext qp)
+    {
+        qp.state = QpState.ERR;
+        qp.retransmitDeadlineNs = 0;
+        qp.rnrResumeNs = 0;
+        flush(qp);
+    }
+
+    /** Flushes every posted WQE of a QP in ERR. Called each duty cycle, since posting in ERR is allowed. */
+    int flush(final QpContext qp)
+    {
+        int flushed = 0;
+        while (qp.sq.posted(qp.sqOldest) != null)
+        {
+            final boolean atFault = qp.sqOldest == qp.errorPosition;
+            completeOldestSend(qp, atFault ? qp.errorStatus : WcStatus.WR_FLUSH_ERR, 0);
+            flushed += atFault ? 0 : 1;
+        }
+        qp.errorPosition = -1;
+        qp.sqNext = qp.sqOldest;
+        qp.reqWqeStarted = false;
+        qp.reqOffset = 0;
+        qp.outstandingReadAtomic = 0;
+        if (qp.rq != null)
+        {
+            while (qp.rq.posted(qp.rqNext) != null)
+            {
+                completeRecv(qp, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0);
+                flushed++;
+            }
+        }
+        if (flushed > 0)
+        {
+            counters.add(TransportCounter.FLUSHED_WORK_REQUESTS, flushed);
+        }
+        return flushed;
+    }
+}

@@ -1,0 +1,203 @@
+package io.rnic.transport;
+
+import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WorkQueueRing;
+import io.rnic.wire.FrameSpec;
+
+/**
+ * Everything the engine knows about one queue pair: its configuration (applied by control commands on the engine
+ * thread), the requester's, completer's and responder's state (rxe's {@code qp->req}, {@code qp->comp},
+ * {@code qp->resp}), and the rings through which application threads post work. Owned by the engine thread; only
+ * {@link #state()} and the rings are touched from other threads.
+ */
+public final class QpContext
+{
+    /** Outstanding RC packets without an acknowledgement before the requester waits (rxe: 128). */
+    public static final int DEFAULT_WINDOW_PACKETS = 256;
+    /** The requester asks for an ACK at least this often on a long message (rxe: RXE_MAX_PKT_PER_ACK 64). */
+    static final int PACKETS_PER_ACK_REQUEST = 64;
+    static final int REPLAY_ENTRIES = 32;
+
+    final int qpn;
+    final QpType type;
+    final ProtectionDomain pd;
+    final CompletionQueue sendCq;
+    final CompletionQueue recvCq;
+    final WorkQueueRing<SendWorkRequest> sq;
+    final WorkQueueRing<RecvWorkRequest> rq;
+    final boolean signalAll;
+
+    volatile QpState state = QpState.RESET;
+
+    // ---- configuration (modifyQp)
+    PathMtu pathMtu = PathMtu.MTU_1024;
+    int mtuBytes = 1024;
+    int destQpn;
+    int qkey;
+    int accessFlags;
+    int timeoutCode;
+    int retryCount;
+    int rnrRetry;
+    int minRnrTimer;
+    int maxReadAtomic = 1;
+    int maxDestReadAtomic = 1;
+    final AddressVector addressVector = new AddressVector();
+    /** Addressing of every packet of a connected QP, filled when the QP reaches RTR. */
+    final FrameSpec frame = new FrameSpec();
+    int windowPackets = DEFAULT_WINDOW_PACKETS;
+
+    // ---- requester (rxe_req.c)
+    /** Position in the send ring of the WQE being transmitted. */
+    long sqNext;
+    /** Bytes of that WQE already put in packets. */
+    long reqOffset;
+    /** PSN of the next packet to send. */
+    int reqPsn;
+    boolean reqWqeStarted;
+    int packetsSinceAckRequest;
+    int outstandingReadAtomic;
+    /** One past the highest PSN ever sent: packets below it that go out again are retransmissions. */
+    int highestSentPsnPlusOne;
+    /** The send WQE that caused a local error and the status it completes with when the QP is flushed. */
+    long errorPosition = -1;
+    io.rnic.verbs.WcStatus errorStatus;
+    final int[] wqeFirstPsn;
+    final int[] wqeLastPsn;
+    final boolean[] wqeFullySent;
+
+    // ---- completer (rxe_comp.c)
+    /** Position in the send ring of the oldest WQE not yet completed. */
+    long sqOldest;
+    /** Oldest PSN not yet acknowledged. */
+    int compPsn;
+    int retryLeft;
+    int rnrRetryLeft;
+    /** When the local ACK timeout fires (0: disarmed). */
+    long retransmitDeadlineNs;
+    /** When an RNR wait ends (0: not waiting). */
+    long rnrResumeNs;
+    /** The PSN the requester was last sent back to, so that a burst of later responses asks only once. */
+    int rewoundAtPsn = -1;
+    /** The duty cycle's time, for re-arming the ACK timer on progress. */
+    long lastNowNs;
+
+    // ---- responder (rxe_resp.c)
+    int ePsn;
+    int msn;
+    /** Opcode of the last request accepted, to check FIRST/MIDDLE/LAST sequencing; -1 at a message boundary. */
+    int lastRequestOpcode = -1;
+    boolean nakSent;
+    long rqNext;
+    long recvOffset;
+    boolean recvInProgress;
+    MemoryRegion writeRegion;
+    long writeAddress;
+    long writeRemaining;
+    boolean ucDroppingMessage;
+    final ReplayCache replay = new ReplayCache(REPLAY_ENTRIES);
+
+    public QpContext(
+        final int qpn,
+        final QpType type,
+        final ProtectionDomain pd,
+        final CompletionQueue sendCq,
+        final CompletionQueue recvCq,
+        final WorkQueueRing<SendWorkRequest> sq,
+        final WorkQueueRing<RecvWorkRequest> rq,
+        final boolean signalAll)
+    {
+        this.qpn = qpn;
+        this.type = type;
+        this.pd = pd;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.sq = sq;
+        this.rq = rq;
+        this.signalAll = signalAll;
+        wqeFirstPsn = new int[sq.capacity()];
+        wqeLastPsn = new int[sq.capacity()];
+        wqeFullySent = new boolean[sq.capacity()];
+    }
+
+    public int qpn()
+    {
+        return qpn;
+    }
+
+    public QpType type()
+    {
+        return type;
+    }
+
+    public ProtectionDomain pd()
+    {
+        return pd;
+    }
+
+    /** The current state; readable from any thread. */
+    public QpState state()
+    {
+        return state;
+    }
+
+    public int destQpn()
+    {
+        return destQpn;
+    }
+
+    public PathMtu pathMtu()
+    {
+        return pathMtu;
+    }
+
+    /** Next PSN the requester will send (engine thread's view). */
+    public int sendPsn()
+    {
+        return reqPsn;
+    }
+
+    /** Next PSN the responder expects (engine thread's view). */
+    public int expectedPsn()
+    {
+        return ePsn;
+    }
+
+    int slot(final long position)
+    {
+        return (int)position & (wqeFirstPsn.length - 1);
+    }
+
+    /** Resets all transport state, as a transition to RESET does. Engine thread. */
+    void resetTransport()
+    {
+        sqNext = sq.tail();
+        sqOldest = sqNext;
+        reqOffset = 0;
+        reqWqeStarted = false;
+        packetsSinceAckRequest = 0;
+        outstandingReadAtomic = 0;
+        retransmitDeadlineNs = 0;
+        rnrResumeNs = 0;
+        errorPosition = -1;
+        errorStatus = null;
+        rewoundAtPsn = -1;
+        lastRequestOpcode = -1;
+        nakSent = false;
+        rqNext = rq == null ? 0 : rq.tail();
+        recvOffset = 0;
+        recvInProgress = false;
+        writeRegion = null;
+        writeRemaining = 0;
+        ucDroppingMessage = false;
+        msn = 0;
+        replay.clear();
+    }
+}

@@ -1,0 +1,329 @@
+package io.rnic.transport;
+
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.SendFlags;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WrOpcode;
+import io.rnic.wire.FrameSpec;
+import io.rnic.wire.Opcode;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The requester (rxe's {@code rxe_req.c}): turns send work requests into packets. Segments SEND and RDMA WRITE by
+ * path MTU with FIRST/MIDDLE/LAST/ONLY opcodes, assigns PSNs (an RDMA READ request takes one PSN per response
+ * packet), asks for an ACK on the last packet and every {@value QpContext#PACKETS_PER_ACK_REQUEST} packets, keeps
+ * the number of unacknowledged packets within the window and READ/atomic requests within max_rd_atomic, and
+ * restarts from any PSN when the completer asks for a retransmission (go-back-N).
+ */
+final class Requester
+{
+    private final TransmitPath tx;
+    private final LocalMemory memory;
+    private final Completions completions;
+    private final TransportCounters counters;
+    private final LocalPort port;
+    private final FrameSpec udSpec = new FrameSpec();
+
+    Requester(
+        final TransmitPath tx,
+        final LocalMemory memory,
+        final Completions completions,
+        final TransportCounters counters,
+        final LocalPort port)
+    {
+        this.tx = tx;
+        this.memory = memory;
+        this.completions = completions;
+        this.counters = counters;
+        this.port = port;
+    }
+
+    /** Sends up to {@code budget} packets of the QP's posted work; returns how many it sent. */
+    int process(final QpContext qp, final long nowNs, final int budget)
+    {
+        int sent = 0;
+        while (sent < budget)
+        {
+            final QpState state = qp.state;
+            if ((state != QpState.RTS && !(state == QpState.SQD && qp.reqWqeStarted)) || qp.rnrResumeNs != 0)
+            {
+                break;
+            }
+            final SendWorkRequest wqe = qp.sq.posted(qp.sqNext);
+            if (wqe == null)
+            {
+                break;
+            }
+            if (!qp.reqWqeStarted && !start(qp, wqe))
+            {
+                break;
+            }
+            if (qp.type == QpType.RC && Psn.distance(qp.compPsn, qp.reqPsn) >= qp.windowPackets)
+            {
+                break;
+            }
+            if (!sendPacket(qp, wqe, nowNs))
+            {
+                break;
+            }
+            sent++;
+        }
+        return sent;
+    }
+
+    /** Checks a WQE before its first packet; false when it must wait or has failed (QP then in ERR). */
+    private boolean start(final QpContext qp, final SendWorkRequest wqe)
+    {
+        final int opcode = wqe.opcode;
+        if (!WrOpcode.isSupportedBy(qp.type, opcode))
+        {
+            fail(qp, WcStatus.LOC_QP_OP_ERR);
+            return false;
+        }
+        final boolean readOrAtomic = isReadOrAtomic(opcode);
+        if (readOrAtomic && qp.outstandingReadAtomic >= Math.max(1, qp.maxReadAtomic))
+        {
+            return false; // wait for a READ/atomic to complete
+        }
+        if ((wqe.sendFlags & SendFlags.FENCE) != 0 && qp.outstandingReadAtomic > 0)
+        {
+            return false;
+        }
+        final long total = wqe.sgl.totalLength();
+        final boolean atomic = opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
+        if ((atomic && total != Long.BYTES) || (qp.type == QpType.UD && total > qp.mtuBytes) || total > Integer.MAX_VALUE)
+        {
+            counters.increment(TransportCounter.LOCAL_LENGTH_ERROR);
+            fail(qp, WcStatus.LOC_LEN_ERR);
+            return false;
+        }
+        if (!memory.check(wqe.sgl, qp.pd, readOrAtomic))
+        {
+            counters.increment(TransportCounter.LOCAL_PROTECTION_ERROR);
+            fail(qp, WcStatus.LOC_PROT_ERR);
+            return false;
+        }
+        final int slot = qp.slot(qp.sqNext);
+        qp.wqeFirstPsn[slot] = qp.reqPsn;
+        qp.wqeFullySent[slot] = false;
+        qp.reqOffset = 0;
+        qp.reqWqeStarted = true;
+        if (readOrAtomic)
+        {
+            qp.outstandingReadAtomic++;
+        }
+        return true;
+    }
+
+    private boolean sendPacket(final QpContext qp, final SendWorkRequest wqe, final long nowNs)
+    {
+        final FrameSpec spec = specFor(qp, wqe);
+        final int opcode = wqe.opcode;
+        final long total = wqe.sgl.totalLength();
+        final boolean retransmit = Psn.isBefore(qp.reqPsn, qp.highestSentPsnPlusOne);
+        spec.psn(qp.reqPsn).solicitedEvent(false).ackRequest(false);
+
+        final int transport = transport(qp.type);
+        if (opcode == WrOpcode.RDMA_READ)
+        {
+            final long remaining = total - qp.reqOffset;
+            final int packets = (int)Math.max(1, (remaining + qp.mtuBytes - 1) / qp.mtuBytes);
+            spec.opcode(Opcode.RC_RDMA_READ_REQUEST).ackRequest(true)
+                .reth(wqe.remoteAddress + qp.reqOffset, wqe.rKey & 0xFFFF_FFFFL, remaining);
+            tx.send(spec, 0);
+            advance(qp, packets, retransmit, nowNs);
+            qp.reqOffset = total;
+            finish(qp, total);
+            return true;
+        }
+        if (opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD)
+        {
+            final boolean swap = opcode == WrOpcode.ATOMIC_CMP_AND_SWP;
+            spec.opcode(swap ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD).ackRequest(true)
+                .atomicEth(wqe.remoteAddress, wqe.rKey & 0xFFFF_FFFFL, swap ? wqe.swap : wqe.compareAdd,
+                    swap ? wqe.compareAdd : 0);
+            tx.send(spec, 0);
+            advance(qp, 1, retransmit, nowNs);
+            qp.reqOffset = total;
+            finish(qp, total);
+            return true;
+        }
+
+        final long remaining = total - qp.reqOffset;
+        final boolean first = qp.reqOffset == 0;
+        final boolean last = remaining <= qp.mtuBytes;
+        final int payload = (int)Math.min(remaining, qp.mtuBytes);
+        final boolean write = opcode == WrOpcode.RDMA_WRITE || opcode == WrOpcode.RDMA_WRITE_WITH_IMM;
+        final boolean immediate = opcode == WrOpcode.RDMA_WRITE_WITH_IMM || opcode == WrOpcode.SEND_WITH_IMM;
+        final int operation;
+        if (write)
+        {
+            operation = first ? (last ? (immediate ? Opcode.RDMA_WRITE_ONLY_WITH_IMMEDIATE : Opcode.RDMA_WRITE_ONLY) :
+                Opcode.RDMA_WRITE_FIRST) : (last ? (immediate ? Opcode.RDMA_WRITE_LAST_WITH_IMMEDIATE :
+                Opcode.RDMA_WRITE_LAST) : Opcode.RDMA_WRITE_MIDDLE);
+            if (first)
+            {
+                spec.reth(wqe.remoteAddress, wqe.rKey & 0xFFFF_FFFFL, total);
+            }
+        }
+        else if (opcode == WrOpcode.SEND_WITH_INV)
+        {
+            operation = first ? (last ? Opcode.SEND_ONLY_WITH_INVALIDATE : Opcode.SEND_FIRST) :
+                (last ? Opcode.SEND_LAST_WITH_INVALIDATE : Opcode.SEND_MIDDLE);
+            spec.ieth(wqe.immediateOrInvalidateRKey & 0xFFFF_FFFFL);
+        }
+        else
+        {
+            operation = first ? (last ? (immediate ? Opcode.SEND_ONLY_WITH_IMMEDIATE : Opcode.SEND_ONLY) :
+                Opcode.SEND_FIRST) : (last ? (immediate ? Opcode.SEND_LAST_WITH_IMMEDIATE : Opcode.SEND_LAST) :
+                Opcode.SEND_MIDDLE);
+        }
+        if (immediate)
+        {
+            spec.immediate(wqe.immediateOrInvalidateRKey);
+        }
+        spec.opcode(transport | operation);
+        if (last && !write || last && immediate)
+        {
+            spec.solicitedEvent((wqe.sendFlags & SendFlags.SOLICITED) != 0);
+        }
+        if (qp.type == QpType.RC && (last || ++qp.packetsSinceAckRequest >= QpContext.PACKETS_PER_ACK_REQUEST))
+        {
+            spec.ackRequest(true);
+            qp.packetsSinceAckRequest = 0;
+        }
+
+        final UnsafeBuffer buffer = tx.buffer();
+        if (!memory.gather(wqe.sgl, qp.pd, qp.reqOffset, buffer, tx.payloadOffset(spec), payload))
+        {
+            counters.increment(TransportCounter.LOCAL_PROTECTION_ERROR);
+            fail(qp, WcStatus.LOC_PROT_ERR);
+            return false;
+        }
+        tx.send(spec, payload);
+        advance(qp, 1, retransmit, nowNs);
+        qp.reqOffset += payload;
+        if (last)
+        {
+            finish(qp, total);
+        }
+        return true;
+    }
+
+    private void advance(final QpContext qp, final int psns, final boolean retransmit, final long nowNs)
+    {
+        if (retransmit)
+        {
+            counters.increment(TransportCounter.RETRANSMITTED_PACKETS);
+        }
+        qp.reqPsn = Psn.add(qp.reqPsn, psns);
+        if (Psn.isAfter(qp.reqPsn, qp.highestSentPsnPlusOne))
+        {
+            qp.highestSentPsnPlusOne = qp.reqPsn;
+        }
+        if (qp.type == QpType.RC && qp.retransmitDeadlineNs == 0)
+        {
+            final long timeoutNs = Timeouts.localAckTimeoutNs(qp.timeoutCode);
+            if (timeoutNs > 0)
+            {
+                qp.retransmitDeadlineNs = nowNs + timeoutNs;
+            }
+        }
+    }
+
+    private void finish(final QpContext qp, final long total)
+    {
+        final int slot = qp.slot(qp.sqNext);
+        qp.wqeLastPsn[slot] = Psn.add(qp.reqPsn, -1);
+        qp.wqeFullySent[slot] = true;
+        qp.reqWqeStarted = false;
+        qp.reqOffset = 0;
+        qp.sqNext++;
+        if (qp.type != QpType.RC)
+        {
+            // UC and UD are complete once on the wire: no acknowledgement will come.
+            completions.completeOldestSend(qp, WcStatus.SUCCESS, (int)total);
+        }
+    }
+
+    private FrameSpec specFor(final QpContext qp, final SendWorkRequest wqe)
+    {
+        if (qp.type != QpType.UD)
+        {
+            return qp.frame.destinationQp(qp.destQpn);
+        }
+        Addressing.apply(udSpec, wqe.udAddress, port, qp.qpn, wqe.udRemoteQpn, 0);
+        final long qkey = wqe.udRemoteQkey < 0 ? qp.qkey : wqe.udRemoteQkey; // controlled Q_Key: use the QP's
+        return udSpec.deth(qkey & 0xFFFF_FFFFL, qp.qpn).destinationQp(wqe.udRemoteQpn);
+    }
+
+    /**
+     * Go-back-N: the next packet sent is the one with {@code psn}, in whichever WQE holds it, from the right byte
+     * offset (a READ is re-requested for its remaining part, as rxe does).
+     */
+    void rewind(final QpContext qp, final int psn)
+    {
+        long position = qp.sqOldest;
+        int outstandingReadAtomic = 0;
+        while (position < qp.sqNext)
+        {
+            final int slot = qp.slot(position);
+            if (!Psn.isAfter(psn, qp.wqeLastPsn[slot]))
+            {
+                break;
+            }
+            if (isReadOrAtomic(qp.sq.posted(position).opcode))
+            {
+                outstandingReadAtomic++;
+            }
+            position++;
+        }
+        final SendWorkRequest wqe = qp.sq.posted(position);
+        if (wqe == null)
+        {
+            return; // nothing sent from there on: nothing to resend
+        }
+        final int slot = qp.slot(position);
+        final int first = qp.wqeFirstPsn[slot];
+        final long offset = isAtomic(wqe.opcode) ? 0 : (long)Psn.distance(first, psn) * qp.mtuBytes;
+        if (position < qp.sqNext || qp.reqWqeStarted)
+        {
+            qp.sqNext = position;
+            qp.reqWqeStarted = true;
+            qp.reqOffset = Math.min(offset, wqe.sgl.totalLength());
+            qp.reqPsn = isAtomic(wqe.opcode) ? first : psn;
+            qp.wqeFullySent[slot] = false;
+            qp.outstandingReadAtomic = outstandingReadAtomic + (isReadOrAtomic(wqe.opcode) ? 1 : 0);
+            qp.packetsSinceAckRequest = 0;
+        }
+    }
+
+    private void fail(final QpContext qp, final WcStatus status)
+    {
+        qp.errorPosition = qp.sqNext;
+        qp.errorStatus = status;
+        completions.moveToError(qp);
+    }
+
+    static boolean isReadOrAtomic(final int opcode)
+    {
+        return opcode == WrOpcode.RDMA_READ || isAtomic(opcode);
+    }
+
+    static boolean isAtomic(final int opcode)
+    {
+        return opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
+    }
+
+    private static int transport(final QpType type)
+    {
+        return switch (type)
+        {
+            case RC -> Opcode.TRANSPORT_RC;
+            case UC -> Opcode.TRANSPORT_UC;
+            case UD -> Opcode.TRANSPORT_UD;
+        };
+    }
+}

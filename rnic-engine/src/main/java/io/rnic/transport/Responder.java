@@ -1,0 +1,558 @@
+package io.rnic.transport;
+
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.MemoryRegionTable;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.wire.AethFlyweight;
+import io.rnic.wire.AtomicEthFlyweight;
+import io.rnic.wire.DethFlyweight;
+import io.rnic.wire.FrameSpec;
+import io.rnic.wire.IethFlyweight;
+import io.rnic.wire.ImmDtFlyweight;
+import io.rnic.wire.Ipv4Flyweight;
+import io.rnic.wire.Ipv6Flyweight;
+import io.rnic.wire.Opcode;
+import io.rnic.wire.RethFlyweight;
+import io.rnic.wire.RocePacket;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The responder (rxe's {@code rxe_resp.c}): executes incoming requests. For RC: the PSN check (expected: execute;
+ * duplicate: re-acknowledge, re-read, or answer an atomic from the replay cache; out of sequence: one NAK until the
+ * expected PSN arrives), the FIRST/MIDDLE/LAST sequence, a receive WQE for SEND (RNR NAK when there is none), the
+ * R_Key, protection domain, bounds and access check of RDMA WRITE, READ and atomics before any byte is touched
+ * (remote access error NAK otherwise), and the ACK when the requester asks for one. UC does the same without
+ * acknowledgements and drops the rest of a message after a gap; UD checks the Q_Key and fills the 40-byte GRH area.
+ */
+final class Responder
+{
+    private final TransmitPath tx;
+    private final LocalMemory memory;
+    private final MemoryRegionTable regions;
+    private final Completions completions;
+    private final TransportCounters counters;
+    private final RethFlyweight reth = new RethFlyweight();
+    private final AtomicEthFlyweight atomicEth = new AtomicEthFlyweight();
+    private final ImmDtFlyweight immDt = new ImmDtFlyweight();
+    private final IethFlyweight ieth = new IethFlyweight();
+    private final DethFlyweight deth = new DethFlyweight();
+
+    Responder(
+        final TransmitPath tx, final LocalMemory memory, final Completions completions, final TransportCounters counters)
+    {
+        this.tx = tx;
+        this.memory = memory;
+        this.regions = memory.regions();
+        this.completions = completions;
+        this.counters = counters;
+    }
+
+    void onRequest(final QpContext qp, final RocePacket packet, final DirectBuffer buffer)
+    {
+        final QpState state = qp.state;
+        if (state == QpState.RESET || state == QpState.INIT || state == QpState.ERR)
+        {
+            counters.increment(TransportCounter.DROPPED_QP_STATE);
+            return;
+        }
+        switch (qp.type)
+        {
+            case RC -> reliable(qp, packet, buffer);
+            case UC -> unreliable(qp, packet, buffer);
+            case UD -> datagram(qp, packet, buffer);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ RC
+
+    private void reliable(final QpContext qp, final RocePacket packet, final DirectBuffer buffer)
+    {
+        final int psn = packet.psn();
+        final int distance = Psn.compare(psn, qp.ePsn);
+        if (distance > 0)
+        {
+            counters.increment(TransportCounter.OUT_OF_SEQUENCE);
+            if (!qp.nakSent)
+            {
+                qp.nakSent = true;
+                counters.increment(TransportCounter.SEQ_NAK_SENT);
+                sendAcknowledge(qp, qp.ePsn, AethFlyweight.nakSyndrome(AethFlyweight.NAK_PSN_SEQUENCE_ERROR));
+            }
+            return;
+        }
+        if (distance < 0)
+        {
+            counters.increment(TransportCounter.DUPLICATE_REQUEST);
+            duplicate(qp, packet, buffer, psn);
+            return;
+        }
+        final int opcode = packet.opcode();
+        if (!sequenceAllowed(qp.lastRequestOpcode, opcode))
+        {
+            remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
+            return;
+        }
+        qp.nakSent = false;
+        final boolean done;
+        if (Opcode.has(opcode, Opcode.FLAG_SEND))
+        {
+            done = send(qp, packet, buffer, psn, true);
+        }
+        else if (Opcode.has(opcode, Opcode.FLAG_WRITE))
+        {
+            done = write(qp, packet, buffer, psn, true);
+        }
+        else if (Opcode.has(opcode, Opcode.FLAG_READ))
+        {
+            read(qp, packet, buffer, psn);
+            return;
+        }
+        else
+        {
+            atomic(qp, packet, buffer, psn);
+            return;
+        }
+        if (done)
+        {
+            qp.lastRequestOpcode = Opcode.has(opcode, Opcode.FLAG_FIRST | Opcode.FLAG_MIDDLE) ? opcode : -1;
+            qp.ePsn = Psn.next(psn);
+            if (packet.ackRequest())
+            {
+                counters.increment(TransportCounter.ACKS_SENT);
+                sendAcknowledge(qp, psn, AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID));
+            }
+        }
+    }
+
+    /** FIRST/MIDDLE of a message must be followed by MIDDLE/LAST of the same kind; anything else starts one. */
+    private static boolean sequenceAllowed(final int lastOpcode, final int opcode)
+    {
+        if (lastOpcode >= 0)
+        {
+            final int kind = Opcode.FLAG_SEND | Opcode.FLAG_WRITE;
+            return Opcode.has(opcode, Opcode.FLAG_MIDDLE | Opcode.FLAG_LAST) &&
+                (Opcode.mask(opcode) & kind) == (Opcode.mask(lastOpcode) & kind);
+        }
+        return Opcode.has(opcode, Opcode.FLAG_FIRST | Opcode.FLAG_ONLY);
+    }
+
+    private void duplicate(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn)
+    {
+        final int opcode = packet.opcode();
+        if (opcode == Opcode.RC_RDMA_READ_REQUEST)
+        {
+            final int entry = qp.replay.find(psn);
+            if (entry < 0 || qp.replay.kind(entry) != ReplayCache.KIND_READ)
+            {
+                return; // not a READ we executed, or too old to remember
+            }
+            reth.wrapAt(buffer, packet.headerOffset(Opcode.RETH));
+            final long address = reth.virtualAddress();
+            final int rKey = (int)reth.rKey();
+            final long length = reth.dmaLength();
+            final MemoryRegion region = length == 0 ? null :
+                regions.checkRemote(rKey, qp.pd, address, length, AccessFlags.REMOTE_READ);
+            if (length != 0 && region == null)
+            {
+                return;
+            }
+            sendReadResponses(qp, psn, region, address, length, qp.replay.msn(entry));
+            return;
+        }
+        if (Opcode.has(opcode, Opcode.FLAG_ATOMIC))
+        {
+            final int entry = qp.replay.find(psn);
+            if (entry >= 0 && qp.replay.kind(entry) == ReplayCache.KIND_ATOMIC && qp.replay.firstPsn(entry) == psn)
+            {
+                sendAtomicAcknowledge(qp, psn, qp.replay.atomicOriginal(entry), qp.replay.msn(entry));
+            }
+            return;
+        }
+        if (packet.ackRequest())
+        {
+            counters.increment(TransportCounter.ACKS_SENT);
+            sendAcknowledge(qp, Psn.add(qp.ePsn, -1), AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID));
+        }
+    }
+
+    private void read(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn)
+    {
+        reth.wrapAt(buffer, packet.headerOffset(Opcode.RETH));
+        final long address = reth.virtualAddress();
+        final int rKey = (int)reth.rKey();
+        final long length = reth.dmaLength();
+        MemoryRegion region = null;
+        if ((qp.accessFlags & AccessFlags.REMOTE_READ) == 0 || length > Integer.MAX_VALUE ||
+            length != 0 && (region = regions.checkRemote(rKey, qp.pd, address, length, AccessFlags.REMOTE_READ)) == null)
+        {
+            remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
+            return;
+        }
+        final int packets = (int)Math.max(1, (length + qp.mtuBytes - 1) / qp.mtuBytes);
+        qp.msn = Psn.next(qp.msn);
+        qp.replay.recordRead(psn, packets, address, rKey, length, qp.msn);
+        qp.lastRequestOpcode = -1;
+        qp.ePsn = Psn.add(psn, packets);
+        sendReadResponses(qp, psn, region, address, length, qp.msn);
+    }
+
+    private void sendReadResponses(
+        final QpContext qp, final int firstPsn, final MemoryRegion region, final long address, final long length,
+        final int msn)
+    {
+        final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);
+        final int mtu = qp.mtuBytes;
+        final int packets = (int)Math.max(1, (length + mtu - 1) / mtu);
+        final UnsafeBuffer out = tx.buffer();
+        long offset = 0;
+        for (int i = 0; i < packets; i++)
+        {
+            final int operation = packets == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : i == 0 ?
+                Opcode.RC_RDMA_READ_RESPONSE_FIRST : i == packets - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST :
+                Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+            final int payload = (int)Math.min(mtu, length - offset);
+            spec.opcode(operation).psn(Psn.add(firstPsn, i))
+                .aeth(AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID), msn);
+            if (payload > 0)
+            {
+                out.putBytes(tx.payloadOffset(spec), region.buffer(), (int)(region.offsetOf(address) + offset), payload);
+            }
+            tx.send(spec, payload);
+            offset += payload;
+        }
+    }
+
+    private void atomic(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn)
+    {
+        atomicEth.wrapAt(buffer, packet.headerOffset(Opcode.ATOMIC_ETH));
+        final long address = atomicEth.virtualAddress();
+        if ((address & (Long.BYTES - 1)) != 0)
+        {
+            remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
+            return;
+        }
+        final MemoryRegion region;
+        if ((qp.accessFlags & AccessFlags.REMOTE_ATOMIC) == 0 || (region = regions.checkRemote(
+            (int)atomicEth.rKey(), qp.pd, address, Long.BYTES, AccessFlags.REMOTE_ATOMIC)) == null)
+        {
+            remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
+            return;
+        }
+        final UnsafeBuffer memory = region.buffer();
+        final int index = (int)region.offsetOf(address);
+        final long original;
+        if (packet.opcode() == Opcode.RC_COMPARE_SWAP)
+        {
+            final long compare = atomicEth.compare();
+            final long swap = atomicEth.swapOrAdd();
+            long current;
+            do
+            {
+                current = memory.getLongVolatile(index);
+            }
+            while (current == compare && !memory.compareAndSetLong(index, current, swap));
+            original = current;
+        }
+        else
+        {
+            original = memory.getAndAddLong(index, atomicEth.swapOrAdd());
+        }
+        qp.msn = Psn.next(qp.msn);
+        qp.replay.recordAtomic(psn, original, qp.msn);
+        qp.lastRequestOpcode = -1;
+        qp.ePsn = Psn.next(psn);
+        sendAtomicAcknowledge(qp, psn, original, qp.msn);
+    }
+
+    // ------------------------------------------------------------------------------------------------ SEND / WRITE
+
+    /**
+     * Places a SEND packet into the receive WQE. Returns false when the packet was not consumed (RNR, or an error
+     * that was already answered and, for RC, moved the QP to ERR).
+     */
+    private boolean send(
+        final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn, final boolean reliable)
+    {
+        final int opcode = packet.opcode();
+        if (!qp.recvInProgress)
+        {
+            if (qp.rq.posted(qp.rqNext) == null)
+            {
+                if (reliable)
+                {
+                    counters.increment(TransportCounter.RNR_NAK_SENT);
+                    sendAcknowledge(qp, psn, AethFlyweight.rnrNakSyndrome(qp.minRnrTimer));
+                }
+                else
+                {
+                    dropUcMessage(qp, opcode);
+                }
+                return false;
+            }
+            qp.recvInProgress = true;
+            qp.recvOffset = 0;
+        }
+        final RecvWorkRequest wqe = qp.rq.posted(qp.rqNext);
+        final int length = packet.payloadLength();
+        if (qp.recvOffset + length > wqe.sgl.totalLength())
+        {
+            counters.increment(TransportCounter.LOCAL_LENGTH_ERROR);
+            completions.failRecv(qp, WcStatus.LOC_LEN_ERR, WcOpcode.RECV);
+            if (reliable)
+            {
+                counters.increment(TransportCounter.INVALID_REQUEST_NAK_SENT);
+                sendAcknowledge(qp, psn, AethFlyweight.nakSyndrome(AethFlyweight.NAK_INVALID_REQUEST));
+            }
+            return false;
+        }
+        if (!memory.scatter(wqe.sgl, qp.pd, qp.recvOffset, buffer, packet.payloadOffset(), length))
+        {
+            counters.increment(TransportCounter.LOCAL_PROTECTION_ERROR);
+            completions.failRecv(qp, WcStatus.LOC_PROT_ERR, WcOpcode.RECV);
+            if (reliable)
+            {
+                counters.increment(TransportCounter.REMOTE_OPERATIONAL_NAK_SENT);
+                sendAcknowledge(qp, psn, AethFlyweight.nakSyndrome(AethFlyweight.NAK_REMOTE_OPERATIONAL_ERROR));
+            }
+            return false;
+        }
+        qp.recvOffset += length;
+        if (Opcode.has(opcode, Opcode.FLAG_LAST | Opcode.FLAG_ONLY))
+        {
+            int flags = 0;
+            int immediate = 0;
+            if (Opcode.hasHeader(opcode, Opcode.IMMDT))
+            {
+                immediate = immDt.wrapAt(buffer, packet.headerOffset(Opcode.IMMDT)).immediate();
+                flags |= WorkCompletion.WITH_IMM;
+            }
+            else if (Opcode.hasHeader(opcode, Opcode.IETH))
+            {
+                immediate = (int)ieth.wrapAt(buffer, packet.headerOffset(Opcode.IETH)).rKey();
+                flags |= WorkCompletion.WITH_INV;
+            }
+            completions.completeRecv(qp, WcStatus.SUCCESS, WcOpcode.RECV, (int)qp.recvOffset, immediate, 0, flags, 0);
+            qp.msn = Psn.next(qp.msn);
+        }
+        return true;
+    }
+
+    private boolean write(
+        final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn, final boolean reliable)
+    {
+        final int opcode = packet.opcode();
+        if (Opcode.hasHeader(opcode, Opcode.RETH))
+        {
+            reth.wrapAt(buffer, packet.headerOffset(Opcode.RETH));
+            final long address = reth.virtualAddress();
+            final long length = reth.dmaLength();
+            MemoryRegion region = null;
+            if ((qp.accessFlags & AccessFlags.REMOTE_WRITE) == 0 || length != 0 && (region = regions.checkRemote(
+                (int)reth.rKey(), qp.pd, address, length, AccessFlags.REMOTE_WRITE)) == null)
+            {
+                if (reliable)
+                {
+                    remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
+                }
+                else
+                {
+                    dropUcMessage(qp, opcode);
+                }
+                return false;
+            }
+            qp.writeRegion = region;
+            qp.writeAddress = address;
+            qp.writeRemaining = length;
+        }
+        final int length = packet.payloadLength();
+        final boolean last = Opcode.has(opcode, Opcode.FLAG_LAST | Opcode.FLAG_ONLY);
+        if (length > qp.writeRemaining || last && length != qp.writeRemaining)
+        {
+            if (reliable)
+            {
+                remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
+            }
+            else
+            {
+                dropUcMessage(qp, opcode);
+            }
+            return false;
+        }
+        final boolean immediate = Opcode.hasHeader(opcode, Opcode.IMMDT);
+        if (immediate && qp.rq.posted(qp.rqNext) == null)
+        {
+            if (reliable)
+            {
+                counters.increment(TransportCounter.RNR_NAK_SENT);
+                sendAcknowledge(qp, psn, AethFlyweight.rnrNakSyndrome(qp.minRnrTimer));
+            }
+            else
+            {
+                dropUcMessage(qp, opcode);
+            }
+            return false;
+        }
+        if (length > 0)
+        {
+            final MemoryRegion region = qp.writeRegion;
+            region.buffer().putBytes((int)region.offsetOf(qp.writeAddress), buffer, packet.payloadOffset(), length);
+            qp.writeAddress += length;
+            qp.writeRemaining -= length;
+        }
+        if (last)
+        {
+            if (immediate)
+            {
+                final int value = immDt.wrapAt(buffer, packet.headerOffset(Opcode.IMMDT)).immediate();
+                completions.completeRecv(qp, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, 0, value, 0,
+                    WorkCompletion.WITH_IMM, 0);
+            }
+            qp.writeRegion = null;
+            qp.msn = Psn.next(qp.msn);
+        }
+        return true;
+    }
+
+    /** NAK with a class of error that ends the connection: the requester completes with it, we move to ERR. */
+    private void remoteError(final QpContext qp, final int psn, final int nakCode)
+    {
+        switch (nakCode)
+        {
+            case AethFlyweight.NAK_REMOTE_ACCESS_ERROR -> counters.increment(TransportCounter.REMOTE_ACCESS_NAK_SENT);
+            case AethFlyweight.NAK_INVALID_REQUEST -> counters.increment(TransportCounter.INVALID_REQUEST_NAK_SENT);
+            default -> counters.increment(TransportCounter.REMOTE_OPERATIONAL_NAK_SENT);
+        }
+        sendAcknowledge(qp, psn, AethFlyweight.nakSyndrome(nakCode));
+        completions.moveToError(qp);
+    }
+
+    private void sendAcknowledge(final QpContext qp, final int psn, final int syndrome)
+    {
+        final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);
+        spec.opcode(Opcode.RC_ACKNOWLEDGE).psn(psn).aeth(syndrome, qp.msn);
+        tx.send(spec, 0);
+    }
+
+    private void sendAtomicAcknowledge(final QpContext qp, final int psn, final long original, final int msn)
+    {
+        final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);
+        spec.opcode(Opcode.RC_ATOMIC_ACKNOWLEDGE).psn(psn)
+            .aeth(AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID), msn)
+            .atomicAckEth(original);
+        tx.send(spec, 0);
+    }
+
+    // ------------------------------------------------------------------------------------------------ UC
+
+    private void unreliable(final QpContext qp, final RocePacket packet, final DirectBuffer buffer)
+    {
+        final int psn = packet.psn();
+        final int opcode = packet.opcode();
+        final boolean starts = Opcode.has(opcode, Opcode.FLAG_FIRST | Opcode.FLAG_ONLY);
+        if (psn != qp.ePsn)
+        {
+            counters.increment(TransportCounter.OUT_OF_SEQUENCE);
+            abandonMessage(qp);
+            if (!starts)
+            {
+                // A gap inside a message: the rest of it is dropped (IBTA 9.7.5.1.4 / C9-149).
+                qp.ucDroppingMessage = true;
+                counters.increment(TransportCounter.DROPPED_UC_MESSAGE);
+                qp.ePsn = Psn.next(psn);
+                return;
+            }
+        }
+        qp.ePsn = Psn.next(psn);
+        if (qp.ucDroppingMessage)
+        {
+            if (!starts)
+            {
+                return;
+            }
+            qp.ucDroppingMessage = false;
+        }
+        if (!sequenceAllowed(qp.lastRequestOpcode, opcode))
+        {
+            abandonMessage(qp);
+            dropUcMessage(qp, opcode);
+            return;
+        }
+        final boolean done = Opcode.has(opcode, Opcode.FLAG_SEND) ?
+            send(qp, packet, buffer, psn, false) : write(qp, packet, buffer, psn, false);
+        qp.lastRequestOpcode = done && Opcode.has(opcode, Opcode.FLAG_FIRST | Opcode.FLAG_MIDDLE) ? opcode : -1;
+    }
+
+    private void abandonMessage(final QpContext qp)
+    {
+        // A partly received SEND leaves its receive WQE for the next message, as ibverbs UC semantics say.
+        qp.recvInProgress = false;
+        qp.recvOffset = 0;
+        qp.writeRegion = null;
+        qp.writeRemaining = 0;
+        qp.lastRequestOpcode = -1;
+    }
+
+    private void dropUcMessage(final QpContext qp, final int opcode)
+    {
+        counters.increment(TransportCounter.DROPPED_UC_MESSAGE);
+        qp.ucDroppingMessage = !Opcode.has(opcode, Opcode.FLAG_LAST | Opcode.FLAG_ONLY);
+        qp.lastRequestOpcode = -1;
+        qp.recvInProgress = false;
+        qp.recvOffset = 0;
+    }
+
+    // ------------------------------------------------------------------------------------------------ UD
+
+    private void datagram(final QpContext qp, final RocePacket packet, final DirectBuffer buffer)
+    {
+        deth.wrapAt(buffer, packet.headerOffset(Opcode.DETH));
+        if (deth.qKey() != (qp.qkey & 0xFFFF_FFFFL))
+        {
+            counters.increment(TransportCounter.DROPPED_QKEY);
+            return;
+        }
+        final RecvWorkRequest wqe = qp.rq == null ? null : qp.rq.posted(qp.rqNext);
+        if (wqe == null)
+        {
+            counters.increment(TransportCounter.DROPPED_NO_RECEIVE_WQE_UD);
+            return;
+        }
+        final int length = packet.payloadLength();
+        final boolean ipv6 = packet.isIpv6();
+        int flags = WorkCompletion.GRH;
+        if (GRH_BYTES + length > wqe.sgl.totalLength())
+        {
+            counters.increment(TransportCounter.LOCAL_LENGTH_ERROR);
+            completions.completeRecv(qp, WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, deth.sourceQp(), 0, 0);
+            return;
+        }
+        // Annex A17.4.5.2: the IP header goes in the 40-byte GRH area; an IPv4 header in its second half.
+        final boolean placed = ipv6 ?
+            memory.scatter(wqe.sgl, qp.pd, 0, buffer, packet.ipOffset(), Ipv6Flyweight.LENGTH) :
+            memory.scatter(wqe.sgl, qp.pd, GRH_BYTES - Ipv4Flyweight.LENGTH, buffer, packet.ipOffset(),
+                Ipv4Flyweight.LENGTH);
+        if (!placed || !memory.scatter(wqe.sgl, qp.pd, GRH_BYTES, buffer, packet.payloadOffset(), length))
+        {
+            counters.increment(TransportCounter.LOCAL_PROTECTION_ERROR);
+            completions.completeRecv(qp, WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, deth.sourceQp(), 0, 0);
+            return;
+        }
+        int immediate = 0;
+        if (Opcode.hasHeader(packet.opcode(), Opcode.IMMDT))
+        {
+            immediate = immDt.wrapAt(buffer, packet.headerOffset(Opcode.IMMDT)).immediate();
+            flags |= WorkCompletion.WITH_IMM;
+        }
+        completions.completeRecv(qp, WcStatus.SUCCESS, WcOpcode.RECV, GRH_BYTES + length, immediate,
+            deth.sourceQp(), flags, ipv6 ? WorkCompletion.NETWORK_HDR_IPV6 : WorkCompletion.NETWORK_HDR_IPV4);
+    }
+
+    static final int GRH_BYTES = 40;
+}

@@ -1,0 +1,374 @@
+package io.rnic.transport;
+
+import io.rnic.verbs.MemoryRegionTable;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpStateTable;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.VerbsException;
+import io.rnic.wire.DropReason;
+import io.rnic.wire.InboundValidator;
+import io.rnic.wire.Ipv4Flyweight;
+import io.rnic.wire.Ipv6Flyweight;
+import io.rnic.wire.Opcode;
+import io.rnic.wire.RocePacket;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.agrona.concurrent.NanoClock;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
+
+/**
+ * The RNIC's transport engine: one instance per engine thread, owning its QPs. Frames come in through
+ * {@link #onFrame} (validated, routed to the responder or the completer); {@link #doWork} runs the duty cycle:
+ * read the clock once, apply control commands, run each QP's timers and requester, flush QPs in error.
+ * Control operations ({@link #modifyQp}) run on the engine thread: inline when called from it or when no thread
+ * drives the engine (tests, simulation), otherwise as a command the caller waits for.
+ */
+public final class RnicEngine
+{
+    /** Packets one QP may send per duty cycle, so that one busy QP does not starve the others. */
+    public static final int SEND_BUDGET_PER_QP = 64;
+
+    private final LocalPort port;
+    private final MemoryRegionTable regions;
+    private final NanoClock clock;
+    private final TransportCounters counters = new TransportCounters();
+    private final InboundValidator validator = new InboundValidator();
+    private final RocePacket packet = new RocePacket();
+    private final Ipv4Flyweight ipv4 = new Ipv4Flyweight();
+    private final Ipv6Flyweight ipv6 = new Ipv6Flyweight();
+    private final QpTable qps = new QpTable();
+    private final TransmitPath tx;
+    private final Completions completions;
+    private final Requester requester;
+    private final Completer completer;
+    private final Responder responder;
+    private final ManyToOneConcurrentLinkedQueue<Runnable> commands = new ManyToOneConcurrentLinkedQueue<>();
+    private volatile Thread engineThread;
+    private long nowNs;
+
+    public RnicEngine(final LocalPort port, final MemoryRegionTable regions, final PacketSink sink, final NanoClock clock)
+    {
+        this.port = port;
+        this.regions = regions;
+        this.clock = clock;
+        this.tx = new TransmitPath(sink, counters);
+        final LocalMemory memory = new LocalMemory(regions);
+        this.completions = new Completions(counters);
+        this.requester = new Requester(tx, memory, completions, counters, port);
+        this.completer = new Completer(requester, memory, completions, counters);
+        this.responder = new Responder(tx, memory, completions, counters);
+        this.nowNs = clock.nanoTime();
+    }
+
+    public LocalPort port()
+    {
+        return port;
+    }
+
+    public TransportCounters counters()
+    {
+        return counters;
+    }
+
+    public InboundValidator validator()
+    {
+        return validator;
+    }
+
+    public QpTable qps()
+    {
+        return qps;
+    }
+
+    public MemoryRegionTable regions()
+    {
+        return regions;
+    }
+
+    public void sink(final PacketSink sink)
+    {
+        tx.sink(sink);
+    }
+
+    /** Declares the thread that runs {@link #doWork}; control calls from other threads then queue commands. */
+    public void engineThread(final Thread thread)
+    {
+        this.engineThread = thread;
+    }
+
+    /** One duty cycle: clock, commands, timers and requesters of every QP. Returns the work done. */
+    public int doWork()
+    {
+        nowNs = clock.nanoTime();
+        int work = 0;
+        Runnable command;
+        while ((command = commands.poll()) != null)
+        {
+            command.run();
+            work++;
+        }
+        final QpContext[] all = qps.all();
+        for (final QpContext qp : all)
+        {
+            final QpState state = qp.state;
+            if (state == QpState.ERR)
+            {
+                work += completions.flush(qp);
+            }
+            else if (state == QpState.RTS || state == QpState.SQD)
+            {
+                if (qp.type == QpType.RC)
+                {
+                    work += completer.onTimers(qp, nowNs);
+                }
+                work += requester.process(qp, nowNs, SEND_BUDGET_PER_QP);
+            }
+        }
+        return work;
+    }
+
+    /** One received frame (the buffer is only read during the call). */
+    public void onFrame(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (validator.validate(buffer, offset, length, packet) != DropReason.NONE)
+        {
+            counters.increment(TransportCounter.DROPPED_INVALID_FRAME);
+            return;
+        }
+        counters.increment(TransportCounter.PACKETS_RECEIVED);
+        counters.add(TransportCounter.BYTES_RECEIVED, length);
+        if (!isForUs(buffer))
+        {
+            counters.increment(TransportCounter.DROPPED_NOT_OUR_ADDRESS);
+            return;
+        }
+        final int opcode = packet.opcode();
+        if (opcode == Opcode.CNP)
+        {
+            counters.increment(TransportCounter.CNP_RECEIVED);
+            return;
+        }
+        final QpContext qp = qps.get(packet.destinationQp());
+        if (qp == null)
+        {
+            counters.increment(TransportCounter.DROPPED_UNKNOWN_QP);
+            return;
+        }
+        if (Opcode.transport(opcode) != transportOf(qp.type))
+        {
+            counters.increment(TransportCounter.DROPPED_WRONG_TRANSPORT);
+            return;
+        }
+        if ((packet.partitionKey() & 0x7FFF) != 0x7FFF)
+        {
+            counters.increment(TransportCounter.DROPPED_PKEY);
+            return;
+        }
+        if (Opcode.has(opcode, Opcode.FLAG_REQUEST))
+        {
+            responder.onRequest(qp, packet, buffer);
+        }
+        else
+        {
+            completer.onResponse(qp, packet, buffer, nowNs);
+        }
+    }
+
+    private boolean isForUs(final DirectBuffer buffer)
+    {
+        if (packet.isIpv6())
+        {
+            ipv6.wrapAt(buffer, packet.ipOffset());
+            return port.ownsIpv6(ipv6.destinationHigh(), ipv6.destinationLow());
+        }
+        ipv4.wrapAt(buffer, packet.ipOffset());
+        return port.ownsIpv4(ipv4.destination());
+    }
+
+    private static int transportOf(final QpType type)
+    {
+        return switch (type)
+        {
+            case RC -> Opcode.TRANSPORT_RC;
+            case UC -> Opcode.TRANSPORT_UC;
+            case UD -> Opcode.TRANSPORT_UD;
+        };
+    }
+
+    // ------------------------------------------------------------------------------------------------ control
+
+    /** Runs {@code command} on the engine thread and returns its result (control path). */
+    public <T> T execute(final Supplier<T> command)
+    {
+        final Thread owner = engineThread;
+        if (owner == null || owner == Thread.currentThread())
+        {
+            return command.get();
+        }
+        final CompletableFuture<T> result = new CompletableFuture<>();
+        commands.offer(() ->
+        {
+            try
+            {
+                result.complete(command.get());
+            }
+            catch (final RuntimeException ex)
+            {
+                result.completeExceptionally(ex);
+            }
+        });
+        try
+        {
+            return result.get();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new VerbsException("interrupted while waiting for the engine");
+        }
+        catch (final ExecutionException ex)
+        {
+            if (ex.getCause() instanceof RuntimeException runtime)
+            {
+                throw runtime;
+            }
+            throw new VerbsException(String.valueOf(ex.getCause()));
+        }
+    }
+
+    public void addQp(final QpContext qp)
+    {
+        qps.add(qp);
+    }
+
+    public void removeQp(final QpContext qp)
+    {
+        execute(() ->
+        {
+            qps.remove(qp);
+            return null;
+        });
+    }
+
+    /**
+     * ibverbs {@code modify_qp}: checks the transition and attributes, then applies them on the engine thread.
+     *
+     * @throws VerbsException naming what is wrong; the QP is unchanged then.
+     */
+    public void modifyQp(final QpContext qp, final QpAttributes attributes, final int mask)
+    {
+        final String error = execute(() -> applyModify(qp, attributes, mask));
+        if (error != null)
+        {
+            throw new VerbsException("modify QP " + qp.qpn + ": " + error);
+        }
+    }
+
+    private String applyModify(final QpContext qp, final QpAttributes attr, final int mask)
+    {
+        final QpState from = qp.state;
+        final QpState to = (mask & QpAttrMask.STATE) != 0 ? attr.state : from;
+        if ((mask & QpAttrMask.CUR_STATE) != 0 && attr.currentState != from)
+        {
+            return "current state is " + from + ", not " + attr.currentState;
+        }
+        String problem = QpStateTable.check(qp.type, from, to, mask);
+        if (problem == null)
+        {
+            problem = attr.validate(mask);
+        }
+        if (problem == null && (mask & QpAttrMask.AV) != 0)
+        {
+            problem = Addressing.check(attr.addressVector, port);
+        }
+        if (problem != null)
+        {
+            return problem;
+        }
+
+        if ((mask & QpAttrMask.QKEY) != 0)
+        {
+            qp.qkey = attr.qkey;
+        }
+        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0)
+        {
+            qp.accessFlags = attr.accessFlags;
+        }
+        if ((mask & QpAttrMask.PATH_MTU) != 0)
+        {
+            qp.pathMtu = attr.pathMtu;
+            qp.mtuBytes = attr.pathMtu.bytes();
+        }
+        if ((mask & QpAttrMask.DEST_QPN) != 0)
+        {
+            qp.destQpn = attr.destQpNumber;
+        }
+        if ((mask & QpAttrMask.AV) != 0)
+        {
+            qp.addressVector.copyFrom(attr.addressVector);
+        }
+        if ((mask & QpAttrMask.TIMEOUT) != 0)
+        {
+            qp.timeoutCode = attr.timeout;
+        }
+        if ((mask & QpAttrMask.RETRY_CNT) != 0)
+        {
+            qp.retryCount = attr.retryCount;
+            qp.retryLeft = attr.retryCount;
+        }
+        if ((mask & QpAttrMask.RNR_RETRY) != 0)
+        {
+            qp.rnrRetry = attr.rnrRetry;
+            qp.rnrRetryLeft = attr.rnrRetry;
+        }
+        if ((mask & QpAttrMask.MIN_RNR_TIMER) != 0)
+        {
+            qp.minRnrTimer = attr.minRnrTimer;
+        }
+        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0)
+        {
+            qp.maxReadAtomic = attr.maxReadAtomic;
+        }
+        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0)
+        {
+            qp.maxDestReadAtomic = attr.maxDestReadAtomic;
+        }
+        if ((mask & QpAttrMask.RQ_PSN) != 0)
+        {
+            qp.ePsn = attr.rqPsn;
+        }
+        if ((mask & QpAttrMask.SQ_PSN) != 0)
+        {
+            qp.reqPsn = attr.sqPsn;
+            qp.compPsn = attr.sqPsn;
+            qp.highestSentPsnPlusOne = attr.sqPsn;
+        }
+        if (qp.type != QpType.UD && (mask & (QpAttrMask.AV | QpAttrMask.DEST_QPN)) != 0)
+        {
+            Addressing.apply(qp.frame, qp.addressVector, port, qp.qpn, qp.destQpn, 0);
+        }
+
+        switch (to)
+        {
+            case RESET -> qp.resetTransport();
+            case ERR ->
+            {
+                if (from != QpState.ERR)
+                {
+                    qp.state = QpState.ERR;
+                    completions.moveToError(qp);
+                }
+            }
+            default ->
+            {
+            }
+        }
+        qp.state = to;
+        return null;
+    }
+}

@@ -1,0 +1,73 @@
+package io.rnic.transport;
+
+/**
+ * Transport counters of an engine, named after rdma-core's / rxe's hardware counters where one exists
+ * ({@code rdma statistic show}): what a user looks at to see loss, retransmission and errors.
+ */
+public enum TransportCounter
+{
+    PACKETS_SENT("sent_pkts"),
+    PACKETS_RECEIVED("rcvd_pkts"),
+    BYTES_SENT("sent_bytes"),
+    BYTES_RECEIVED("rcvd_bytes"),
+    DROPPED_INVALID_FRAME("invalid_frames"),
+    DROPPED_NOT_OUR_ADDRESS("not_our_address"),
+    DROPPED_UNKNOWN_QP("unknown_qp"),
+    DROPPED_QP_STATE("qp_state_drops"),
+    DROPPED_WRONG_TRANSPORT("transport_mismatch"),
+    DROPPED_PKEY("pkey_mismatch"),
+    DROPPED_QKEY("qkey_mismatch"),
+    DROPPED_NO_RECEIVE_WQE_UD("ud_no_recv_wqe"),
+    DROPPED_UC_MESSAGE("uc_message_drops"),
+    DROPPED_GHOST_RESPONSE("ghost_responses"),
+    OUT_OF_SEQUENCE("out_of_sequence"),
+    DUPLICATE_REQUEST("duplicate_request"),
+    DUPLICATE_RESPONSE("duplicate_response"),
+    RETRANSMITTED_PACKETS("retransmitted_pkts"),
+    LOCAL_ACK_TIMEOUT("local_ack_timeout_err"),
+    SEQ_NAK_SENT("seq_naks_sent"),
+    SEQ_NAK_RECEIVED("seq_naks_rcvd"),
+    RNR_NAK_SENT("rnr_nak_sent"),
+    RNR_NAK_RECEIVED("rnr_nak_rcvd"),
+    RETRY_EXCEEDED("retry_exceeded_err"),
+    RNR_RETRY_EXCEEDED("rnr_retry_exceeded_err"),
+    INVALID_REQUEST_NAK_SENT("invalid_request_naks_sent"),
+    INVALID_REQUEST_NAK_RECEIVED("invalid_request_naks_rcvd"),
+    REMOTE_ACCESS_NAK_SENT("remote_access_errors"),
+    REMOTE_ACCESS_NAK_RECEIVED("remote_access_naks_rcvd"),
+    REMOTE_OPERATIONAL_NAK_SENT("remote_op_naks_sent"),
+    REMOTE_OPERATIONAL_NAK_RECEIVED("remote_op_naks_rcvd"),
+    ACKS_SENT("acks_sent"),
+    ACKS_RECEIVED("acks_rcvd"),
+    IMPLIED_NAK("implied_nak_seq_err"),
+    COMPLETION_QUEUE_OVERRUN("cq_overrun"),
+    LOCAL_PROTECTION_ERROR("local_protection_err"),
+    LOCAL_LENGTH_ERROR("local_length_err"),
+    FLUSHED_WORK_REQUESTS("flushed_wrs"),
+    CNP_RECEIVED("np_cnp_rcvd");
+
+    private static final TransportCounter[] VALUES = values();
+
+    private final String label;
+
+    TransportCounter(final String label)
+    {
+        this.label = label;
+    }
+
+    /** The name rdma-core/rxe use for the same counter, or ours in that style. */
+    public String label()
+    {
+        return label;
+    }
+
+    public static int count()
+    {
+        return VALUES.length;
+    }
+
+    public static TransportCounter get(final int ordinal)
+    {
+        return VALUES[ordinal];
+    }
+}

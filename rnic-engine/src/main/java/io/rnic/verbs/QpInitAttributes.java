@@ -1,0 +1,46 @@
+package io.rnic.verbs;
+
+/** What {@code createQp} needs ({@code struct ibv_qp_init_attr}). */
+public final class QpInitAttributes
+{
+    public QpType type = QpType.RC;
+    public ProtectionDomain pd;
+    public CompletionQueue sendCq;
+    public CompletionQueue recvCq;
+    public int maxSendWr = 128;
+    public int maxRecvWr = 128;
+    /** {@code sq_sig_all}: every send WR completes with a work completion, signaled or not. */
+    public boolean signalAll;
+
+    public QpInitAttributes type(final QpType type)
+    {
+        this.type = type;
+        return this;
+    }
+
+    public QpInitAttributes pd(final ProtectionDomain pd)
+    {
+        this.pd = pd;
+        return this;
+    }
+
+    public QpInitAttributes cqs(final CompletionQueue sendCq, final CompletionQueue recvCq)
+    {
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        return this;
+    }
+
+    public QpInitAttributes capacity(final int maxSendWr, final int maxRecvWr)
+    {
+        this.maxSendWr = maxSendWr;
+        this.maxRecvWr = maxRecvWr;
+        return this;
+    }
+
+    public QpInitAttributes signalAll(final boolean signalAll)
+    {
+        this.signalAll = signalAll;
+        return this;
+    }
+}

@@ -1,0 +1,96 @@
+package io.rnic.verbs;
+
+import io.rnic.transport.QpContext;
+import io.rnic.transport.RnicEngine;
+
+/**
+ * A queue pair as the application sees it ({@code struct ibv_qp}): post send and receive work requests from any
+ * thread without allocating, modify its state and attributes, read its state. The transport state behind it is the
+ * engine's ({@link QpContext}).
+ */
+public final class QueuePair
+{
+    /** Returned by the post calls, as ibverbs returns errno values. */
+    public static final int POST_OK = 0;
+    /** The work queue is full (ibverbs: ENOMEM). */
+    public static final int POST_QUEUE_FULL = 12;
+    /** The QP's state does not allow posting, or the request is malformed (ibverbs: EINVAL). */
+    public static final int POST_INVALID = 22;
+
+    private final RnicEngine engine;
+    private final QpContext context;
+    private final WorkQueueRing<SendWorkRequest> sendQueue;
+    private final WorkQueueRing<RecvWorkRequest> recvQueue;
+
+    QueuePair(
+        final RnicEngine engine,
+        final QpContext context,
+        final WorkQueueRing<SendWorkRequest> sendQueue,
+        final WorkQueueRing<RecvWorkRequest> recvQueue)
+    {
+        this.engine = engine;
+        this.context = context;
+        this.sendQueue = sendQueue;
+        this.recvQueue = recvQueue;
+    }
+
+    public int qpn()
+    {
+        return context.qpn();
+    }
+
+    public QpType type()
+    {
+        return context.type();
+    }
+
+    public QpState state()
+    {
+        return context.state();
+    }
+
+    public QpContext context()
+    {
+        return context;
+    }
+
+    /**
+     * Posts a send work request (copied: {@code wr} can be reused at once). Any thread; allocates nothing.
+     *
+     * @return {@link #POST_OK}, {@link #POST_QUEUE_FULL} or {@link #POST_INVALID} (a QP in RESET, INIT or RTR
+     * cannot send; an opcode the transport does not have; too many scatter/gather entries).
+     */
+    public int postSend(final SendWorkRequest wr)
+    {
+        final QpState state = context.state();
+        if (state == QpState.RESET || state == QpState.INIT || state == QpState.RTR ||
+            !WrOpcode.isKnown(wr.opcode) || wr.sgl.count() > ScatterGatherList.MAX_SGE)
+        {
+            return POST_INVALID;
+        }
+        return sendQueue.offer(wr) ? POST_OK : POST_QUEUE_FULL;
+    }
+
+    /**
+     * Posts a receive work request (copied). Any thread; allocates nothing. Allowed from INIT on, as in ibverbs.
+     */
+    public int postRecv(final RecvWorkRequest wr)
+    {
+        if (context.state() == QpState.RESET)
+        {
+            return POST_INVALID;
+        }
+        return recvQueue.offer(wr) ? POST_OK : POST_QUEUE_FULL;
+    }
+
+    /** ibverbs {@code modify_qp}; throws {@link VerbsException} naming what is wrong. */
+    public void modify(final QpAttributes attributes, final int mask)
+    {
+        engine.modifyQp(context, attributes, mask);
+    }
+
+    public String toString()
+    {
+        return "QueuePair{qpn=" + qpn() + ", type=" + type() + ", state=" + state() + '}';
+    }
+}

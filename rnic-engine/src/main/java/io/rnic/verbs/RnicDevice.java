@@ -1,0 +1,86 @@
+package io.rnic.verbs;
+
+import io.rnic.transport.LocalPort;
+import io.rnic.transport.PacketSink;
+import io.rnic.transport.QpContext;
+import io.rnic.transport.RnicEngine;
+import org.agrona.concurrent.NanoClock;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The device and its context ({@code ibv_context}): where protection domains, memory regions, completion queues
+ * and queue pairs come from. One engine serves it; control calls are made from any thread.
+ */
+public final class RnicDevice
+{
+    private final MemoryRegionTable regions = new MemoryRegionTable();
+    private final RnicEngine engine;
+    private final AtomicInteger nextHandle = new AtomicInteger(1);
+
+    public RnicDevice(final LocalPort port, final PacketSink sink, final NanoClock clock)
+    {
+        this.engine = new RnicEngine(port, regions, sink, clock);
+    }
+
+    public RnicEngine engine()
+    {
+        return engine;
+    }
+
+    public ProtectionDomain allocPd()
+    {
+        return new ProtectionDomain(nextHandle.getAndIncrement());
+    }
+
+    /** Registers off-heap memory with the given {@link AccessFlags}. */
+    public MemoryRegion registerMemoryRegion(final ProtectionDomain pd, final MemorySegment segment, final int access)
+    {
+        if (pd == null)
+        {
+            throw new VerbsException("no protection domain given");
+        }
+        return regions.register(pd, segment, access);
+    }
+
+    public void deregisterMemoryRegion(final MemoryRegion region)
+    {
+        regions.deregister(region);
+    }
+
+    public CompletionQueue createCq(final int entries)
+    {
+        return new CompletionQueue(nextHandle.getAndIncrement(), entries);
+    }
+
+    public QueuePair createQp(final QpInitAttributes init)
+    {
+        if (init.pd == null || init.sendCq == null || init.recvCq == null)
+        {
+            throw new VerbsException("a QP needs a protection domain, a send CQ and a receive CQ");
+        }
+        if (init.maxSendWr < 1 || init.maxSendWr > (1 << 16) || init.maxRecvWr < 1 || init.maxRecvWr > (1 << 16))
+        {
+            throw new VerbsException("QP work queue sizes " + init.maxSendWr + "/" + init.maxRecvWr +
+                " out of range 1.." + (1 << 16));
+        }
+        final WorkQueueRing<SendWorkRequest> sq =
+            new WorkQueueRing<>(init.maxSendWr, SendWorkRequest::new, (from, to) -> to.copyFrom(from));
+        final WorkQueueRing<RecvWorkRequest> rq =
+            new WorkQueueRing<>(init.maxRecvWr, RecvWorkRequest::new, (from, to) -> to.copyFrom(from));
+        return engine.execute(() ->
+        {
+            final int qpn = engine.qps().allocateQpn();
+            final QpContext context = new QpContext(qpn, init.type, init.pd, init.sendCq, init.recvCq, sq, rq,
+                init.signalAll);
+            engine.addQp(context);
+            return new QueuePair(engine, context, sq, rq);
+        });
+    }
+
+    public void destroyQp(final QueuePair qp)
+    {
+        engine.removeQp(qp.context());
+    }
+}
