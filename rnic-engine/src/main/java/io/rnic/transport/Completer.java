@@ -68,7 +68,7 @@ final class Completer
         {
             onReadResponse(qp, packet, buffer, psn, nowNs);
         }
-        if (lastSent == psn || qp.sqOldest == qp.sqNext && !qp.reqWqeStarted)
+        if (lastSent == psn || qp.sqOldest == qp.sqSentEnd && !qp.reqWqeStarted)
         {
             disarmIfIdle(qp);
         }
@@ -76,6 +76,12 @@ final class Completer
 
     private void onAcknowledge(final QpContext qp, final int psn, final int syndrome, final long nowNs)
     {
+        if (AethFlyweight.type(syndrome) != AethFlyweight.TYPE_ACK && Psn.isBefore(psn, qp.compPsn))
+        {
+            // A NAK for a PSN already acknowledged: a late or duplicated frame. Acting on it would resend old PSNs.
+            counters.increment(TransportCounter.DUPLICATE_RESPONSE);
+            return;
+        }
         switch (AethFlyweight.type(syndrome))
         {
             case AethFlyweight.TYPE_ACK ->
@@ -114,7 +120,7 @@ final class Completer
                     acknowledgeUpTo(qp, Psn.add(psn, -1), nowNs);
                     if (qp.state == QpState.RTS || qp.state == QpState.SQD)
                     {
-                        retry(qp, psn, nowNs);
+                        retry(qp, psn, nowNs, false);
                     }
                     return;
                 }
@@ -158,10 +164,10 @@ final class Completer
             counters.increment(TransportCounter.DUPLICATE_RESPONSE);
             return;
         }
-        while (qp.sqOldest < qp.sqNext)
+        while (qp.sqOldest < qp.sqSentEnd)
         {
             final int slot = qp.slot(qp.sqOldest);
-            if (!qp.wqeFullySent[slot] || Psn.isAfter(qp.wqeLastPsn[slot], psn))
+            if (Psn.isAfter(qp.wqeLastPsn[slot], psn))
             {
                 break;
             }
@@ -170,7 +176,7 @@ final class Completer
             {
                 counters.increment(TransportCounter.IMPLIED_NAK);
                 progress(qp, qp.wqeFirstPsn[slot]);
-                retry(qp, qp.compPsn, nowNs);
+                retry(qp, qp.compPsn, nowNs, false);
                 return;
             }
             completions.completeOldestSend(qp, WcStatus.SUCCESS, (int)wqe.sgl.totalLength());
@@ -184,7 +190,7 @@ final class Completer
         // Everything before the READ this response answers is acknowledged by it.
         completeBefore(qp, psn);
         final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
-        if (wqe == null || wqe.opcode != WrOpcode.RDMA_READ || qp.sqOldest >= qp.sqNext && !qp.reqWqeStarted)
+        if (wqe == null || wqe.opcode != WrOpcode.RDMA_READ || qp.sqOldest >= qp.sqSentEnd)
         {
             counters.increment(TransportCounter.DROPPED_GHOST_RESPONSE);
             return;
@@ -199,11 +205,11 @@ final class Completer
         }
         if (distance > 0)
         {
-            // An earlier response was lost: ask again from the first missing one.
+            // An earlier response was lost (or is late): ask again from the first missing one.
             if (qp.rewoundAtPsn != qp.compPsn)
             {
                 counters.increment(TransportCounter.IMPLIED_NAK);
-                retry(qp, qp.compPsn, nowNs);
+                retry(qp, qp.compPsn, nowNs, false);
             }
             return;
         }
@@ -212,8 +218,8 @@ final class Completer
         final int opcode = packet.opcode();
         final boolean last = opcode == Opcode.RC_RDMA_READ_RESPONSE_LAST || opcode == Opcode.RC_RDMA_READ_RESPONSE_ONLY;
         final int length = packet.payloadLength();
-        if (offset + length > total || (!last && length != qp.mtuBytes) || (last && offset + length != total) ||
-            (opcode == Opcode.RC_RDMA_READ_RESPONSE_ONLY || opcode == Opcode.RC_RDMA_READ_RESPONSE_FIRST) && psn != first)
+        // A READ re-requested from the middle is answered FIRST/ONLY from there: the PSN alone gives the offset.
+        if (offset + length > total || (!last && length != qp.mtuBytes) || (last && offset + length != total))
         {
             completions.failOldestSend(qp, WcStatus.BAD_RESP_ERR);
             return;
@@ -227,7 +233,6 @@ final class Completer
         progress(qp, Psn.next(psn));
         if (last)
         {
-            qp.outstandingReadAtomic--;
             completions.completeOldestSend(qp, WcStatus.SUCCESS, (int)total);
         }
     }
@@ -237,14 +242,22 @@ final class Completer
     {
         completeBefore(qp, psn);
         final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
-        if (wqe == null || !Requester.isAtomic(wqe.opcode) || qp.sqOldest >= qp.sqNext)
+        if (wqe == null || !Requester.isAtomic(wqe.opcode) || qp.sqOldest >= qp.sqSentEnd)
         {
             counters.increment(TransportCounter.DROPPED_GHOST_RESPONSE);
             return;
         }
-        if (Psn.isBefore(psn, qp.compPsn))
+        final int first = qp.wqeFirstPsn[qp.slot(qp.sqOldest)];
+        if (Psn.isBefore(psn, first))
         {
             counters.increment(TransportCounter.DUPLICATE_RESPONSE);
+            return;
+        }
+        if (Psn.isAfter(psn, first))
+        {
+            // The ACK of a later atomic: ours was lost. Its original value must come from a replay, never from this.
+            counters.increment(TransportCounter.IMPLIED_NAK);
+            retry(qp, qp.compPsn, nowNs, false);
             return;
         }
         if (AethFlyweight.type(syndrome) != AethFlyweight.TYPE_ACK)
@@ -259,18 +272,17 @@ final class Completer
             return;
         }
         progress(qp, Psn.next(psn));
-        qp.outstandingReadAtomic--;
         completions.completeOldestSend(qp, WcStatus.SUCCESS, Long.BYTES);
     }
 
     /** Completes the SEND/WRITE WQEs entirely before {@code psn} (implied ACK of a READ response / atomic ACK). */
     private void completeBefore(final QpContext qp, final int psn)
     {
-        while (qp.sqOldest < qp.sqNext)
+        while (qp.sqOldest < qp.sqSentEnd)
         {
             final int slot = qp.slot(qp.sqOldest);
             final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
-            if (Requester.isReadOrAtomic(wqe.opcode) || !qp.wqeFullySent[slot] ||
+            if (Requester.isReadOrAtomic(wqe.opcode) ||
                 !Psn.isBefore(qp.wqeLastPsn[slot], psn))
             {
                 break;
@@ -293,8 +305,17 @@ final class Completer
         }
     }
 
-    private void retry(final QpContext qp, final int psn, final long nowNs)
+    /**
+     * Starts a retransmission from {@code psn}. One retry sequence at a time, as rxe's {@code started_retry}: while
+     * the requester is already resending from the current first unacknowledged PSN, the ACKs and NAKs still in
+     * flight from before that point start no further retry (and use up no retry budget); only the timer does.
+     */
+    private void retry(final QpContext qp, final int psn, final long nowNs, final boolean timeout)
     {
+        if (!timeout && qp.rewoundAtPsn == qp.compPsn)
+        {
+            return;
+        }
         if (qp.retryLeft == 0)
         {
             counters.increment(TransportCounter.RETRY_EXCEEDED);
@@ -302,7 +323,7 @@ final class Completer
             return;
         }
         qp.retryLeft--;
-        qp.rewoundAtPsn = psn;
+        qp.rewoundAtPsn = qp.compPsn;
         requester.rewind(qp, psn);
         final long timeoutNs = timeoutNs(qp);
         qp.retransmitDeadlineNs = timeoutNs == 0 ? 0 : nowNs + timeoutNs;
@@ -327,8 +348,7 @@ final class Completer
                 return 0;
             }
             counters.increment(TransportCounter.LOCAL_ACK_TIMEOUT);
-            qp.rewoundAtPsn = -1;
-            retry(qp, qp.compPsn, nowNs);
+            retry(qp, qp.compPsn, nowNs, true);
             return 1;
         }
         return 0;

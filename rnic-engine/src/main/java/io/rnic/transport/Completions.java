@@ -32,8 +32,29 @@ final class Completions
         {
             offer(qp.sendCq, qp, wqe.wrId, status, WrOpcode.completionOpcode(wqe.opcode), byteLength, 0, 0, 0, 0);
         }
+        final boolean requesterPassedIt = position < qp.sqNext || position == qp.sqNext && qp.reqWqeStarted;
+        if (requesterPassedIt && Requester.isReadOrAtomic(wqe.opcode) && qp.outstandingReadAtomic > 0)
+        {
+            qp.outstandingReadAtomic--;
+        }
+        if (position >= qp.sqNext)
+        {
+            // A late ACK completed the WQE that go-back-N was about to resend: the requester skips past it.
+            final int slot = qp.slot(position);
+            qp.sqNext = position + 1;
+            qp.reqWqeStarted = false;
+            qp.reqOffset = 0;
+            if (qp.wqeFullySent[slot] && Psn.isBefore(qp.reqPsn, Psn.next(qp.wqeLastPsn[slot])))
+            {
+                qp.reqPsn = Psn.next(qp.wqeLastPsn[slot]);
+            }
+        }
         qp.sq.release(position);
         qp.sqOldest = position + 1;
+        if (qp.sqSentEnd < qp.sqOldest)
+        {
+            qp.sqSentEnd = qp.sqOldest;
+        }
     }
 
     void completeRecv(
@@ -115,6 +136,7 @@ final class Completions
         }
         qp.errorPosition = -1;
         qp.sqNext = qp.sqOldest;
+        qp.sqSentEnd = qp.sqOldest;
         qp.reqWqeStarted = false;
         qp.reqOffset = 0;
         qp.outstandingReadAtomic = 0;

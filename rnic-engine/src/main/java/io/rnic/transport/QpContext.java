@@ -57,6 +57,11 @@ public final class QpContext
     // ---- requester (rxe_req.c)
     /** Position in the send ring of the WQE being transmitted. */
     long sqNext;
+    /**
+     * One past the last WQE whose every packet has been sent at least once: their last PSNs are known, even when
+     * go-back-N has moved {@link #sqNext} back to resend them.
+     */
+    long sqSentEnd;
     /** Bytes of that WQE already put in packets. */
     long reqOffset;
     /** PSN of the next packet to send. */
@@ -71,6 +76,7 @@ public final class QpContext
     io.rnic.verbs.WcStatus errorStatus;
     final int[] wqeFirstPsn;
     final int[] wqeLastPsn;
+    /** Whether {@link #wqeLastPsn} is known for the WQE in a slot (it was sent completely at least once). */
     final boolean[] wqeFullySent;
 
     // ---- completer (rxe_comp.c)
@@ -170,6 +176,18 @@ public final class QpContext
         return ePsn;
     }
 
+    /** The transport state in one line, for diagnostics. Control path (allocates). */
+    public String describe()
+    {
+        return "QP " + qpn + " " + type + " " + state + ": sq oldest=" + sqOldest + " next=" + sqNext + " sentEnd=" +
+            sqSentEnd + " tail=" + sq.tail() + " started=" + reqWqeStarted + " offset=" + reqOffset +
+            String.format(" reqPsn=%06x compPsn=%06x highest=%06x rewoundAt=%06x", reqPsn, compPsn,
+            highestSentPsnPlusOne, rewoundAtPsn & 0xFF_FFFF) +
+            " rdAtomic=" + outstandingReadAtomic + " retryLeft=" + retryLeft + " ackTimer=" + retransmitDeadlineNs +
+            " rnrResume=" + rnrResumeNs + String.format(" ePsn=%06x", ePsn) + " rqNext=" + rqNext +
+            " recvInProgress=" + recvInProgress + " lastReq=" + lastRequestOpcode + " nakSent=" + nakSent;
+    }
+
     int slot(final long position)
     {
         return (int)position & (wqeFirstPsn.length - 1);
@@ -180,6 +198,7 @@ public final class QpContext
     {
         sqNext = sq.tail();
         sqOldest = sqNext;
+        sqSentEnd = sqNext;
         reqOffset = 0;
         reqWqeStarted = false;
         packetsSinceAckRequest = 0;

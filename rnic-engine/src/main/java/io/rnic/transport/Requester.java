@@ -107,7 +107,10 @@ final class Requester
         }
         final int slot = qp.slot(qp.sqNext);
         qp.wqeFirstPsn[slot] = qp.reqPsn;
-        qp.wqeFullySent[slot] = false;
+        if (qp.sqNext >= qp.sqSentEnd)
+        {
+            qp.wqeFullySent[slot] = false;
+        }
         qp.reqOffset = 0;
         qp.reqWqeStarted = true;
         if (readOrAtomic)
@@ -241,6 +244,10 @@ final class Requester
         qp.reqWqeStarted = false;
         qp.reqOffset = 0;
         qp.sqNext++;
+        if (qp.sqNext > qp.sqSentEnd)
+        {
+            qp.sqSentEnd = qp.sqNext;
+        }
         if (qp.type != QpType.RC)
         {
             // UC and UD are complete once on the wire: no acknowledgement will come.
@@ -263,11 +270,13 @@ final class Requester
      * Go-back-N: the next packet sent is the one with {@code psn}, in whichever WQE holds it, from the right byte
      * offset (a READ is re-requested for its remaining part, as rxe does).
      */
-    void rewind(final QpContext qp, final int psn)
+    void rewind(final QpContext qp, final int requestedPsn)
     {
+        // Never before the first unacknowledged PSN: what is acknowledged is done.
+        final int psn = Psn.isBefore(requestedPsn, qp.compPsn) ? qp.compPsn : requestedPsn;
         long position = qp.sqOldest;
         int outstandingReadAtomic = 0;
-        while (position < qp.sqNext)
+        while (position < qp.sqSentEnd)
         {
             final int slot = qp.slot(position);
             if (!Psn.isAfter(psn, qp.wqeLastPsn[slot]))
@@ -288,13 +297,12 @@ final class Requester
         final int slot = qp.slot(position);
         final int first = qp.wqeFirstPsn[slot];
         final long offset = isAtomic(wqe.opcode) ? 0 : (long)Psn.distance(first, psn) * qp.mtuBytes;
-        if (position < qp.sqNext || qp.reqWqeStarted)
+        if (position < qp.sqSentEnd || position == qp.sqNext && qp.reqWqeStarted)
         {
             qp.sqNext = position;
             qp.reqWqeStarted = true;
             qp.reqOffset = Math.min(offset, wqe.sgl.totalLength());
             qp.reqPsn = isAtomic(wqe.opcode) ? first : psn;
-            qp.wqeFullySent[slot] = false;
             qp.outstandingReadAtomic = outstandingReadAtomic + (isReadOrAtomic(wqe.opcode) ? 1 : 0);
             qp.packetsSinceAckRequest = 0;
         }
