@@ -31,6 +31,11 @@ public final class RnicCli
             "inspect [--json] [--roce-only] FILE.pcap|FILE.pcapng ...",
             "decode every frame, verify the ICRC, and give the verdict our RNIC would reach (accept, or drop + reason)",
             InspectCommand::run));
+        COMMANDS.put("simulate", new Entry(SimulateCommand.SYNOPSIS,
+            "run a verified RC workload (write/read/send/atomic) between two engines over a simulated link that " +
+            "loses, reorders, duplicates and corrupts frames; prints retransmissions, NAKs and time; exit 1 on any " +
+            "mismatch",
+            SimulateCommand::run));
         COMMANDS.put("demo", new Entry(
             "demo [--out FILE.pcap]",
             "wire-format self-check: build every RoCEv2 opcode (IPv4/IPv6, with/without VLAN), write a pcap, read it " +

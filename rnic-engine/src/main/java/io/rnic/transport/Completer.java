@@ -187,12 +187,22 @@ final class Completer
     private void onReadResponse(
         final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn, final long nowNs)
     {
+        if (Psn.isBefore(psn, qp.compPsn))
+        {
+            counters.increment(TransportCounter.DUPLICATE_RESPONSE); // a late copy of something already taken
+            return;
+        }
         // Everything before the READ this response answers is acknowledged by it.
         completeBefore(qp, psn);
         final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
-        if (wqe == null || wqe.opcode != WrOpcode.RDMA_READ || qp.sqOldest >= qp.sqSentEnd)
+        if (wqe == null || qp.sqOldest >= qp.sqSentEnd)
         {
             counters.increment(TransportCounter.DROPPED_GHOST_RESPONSE);
+            return;
+        }
+        if (wqe.opcode != WrOpcode.RDMA_READ)
+        {
+            impliedNak(qp, nowNs); // an earlier atomic's ACK was lost
             return;
         }
         final int slot = qp.slot(qp.sqOldest);
@@ -206,11 +216,7 @@ final class Completer
         if (distance > 0)
         {
             // An earlier response was lost (or is late): ask again from the first missing one.
-            if (qp.rewoundAtPsn != qp.compPsn)
-            {
-                counters.increment(TransportCounter.IMPLIED_NAK);
-                retry(qp, qp.compPsn, nowNs, false);
-            }
+            impliedNak(qp, nowNs);
             return;
         }
         final long total = wqe.sgl.totalLength();
@@ -240,11 +246,21 @@ final class Completer
     private void onAtomicAcknowledge(
         final QpContext qp, final int psn, final int syndrome, final long original, final long nowNs)
     {
+        if (Psn.isBefore(psn, qp.compPsn))
+        {
+            counters.increment(TransportCounter.DUPLICATE_RESPONSE);
+            return;
+        }
         completeBefore(qp, psn);
         final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
-        if (wqe == null || !Requester.isAtomic(wqe.opcode) || qp.sqOldest >= qp.sqSentEnd)
+        if (wqe == null || qp.sqOldest >= qp.sqSentEnd)
         {
             counters.increment(TransportCounter.DROPPED_GHOST_RESPONSE);
+            return;
+        }
+        if (!Requester.isAtomic(wqe.opcode))
+        {
+            impliedNak(qp, nowNs); // an earlier READ's responses were lost
             return;
         }
         final int first = qp.wqeFirstPsn[qp.slot(qp.sqOldest)];
@@ -256,8 +272,7 @@ final class Completer
         if (Psn.isAfter(psn, first))
         {
             // The ACK of a later atomic: ours was lost. Its original value must come from a replay, never from this.
-            counters.increment(TransportCounter.IMPLIED_NAK);
-            retry(qp, qp.compPsn, nowNs, false);
+            impliedNak(qp, nowNs);
             return;
         }
         if (AethFlyweight.type(syndrome) != AethFlyweight.TYPE_ACK)
@@ -273,6 +288,16 @@ final class Completer
         }
         progress(qp, Psn.next(psn));
         completions.completeOldestSend(qp, WcStatus.SUCCESS, Long.BYTES);
+    }
+
+    /** A response that could only come after one we have not seen: resend from the first unacknowledged PSN. */
+    private void impliedNak(final QpContext qp, final long nowNs)
+    {
+        if (qp.rewoundAtPsn != qp.compPsn)
+        {
+            counters.increment(TransportCounter.IMPLIED_NAK);
+            retry(qp, qp.compPsn, nowNs, false);
+        }
     }
 
     /** Completes the SEND/WRITE WQEs entirely before {@code psn} (implied ACK of a READ response / atomic ACK). */

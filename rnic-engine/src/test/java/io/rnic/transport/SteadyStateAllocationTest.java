@@ -1,0 +1,100 @@
+package io.rnic.transport;
+
+import io.rnic.sim.LinkConditions;
+import io.rnic.sim.TwoNodeFabric;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QueuePair;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WrOpcode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.lang.foreign.Arena;
+import java.lang.management.ManagementFactory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The engine's steady state allocates nothing: posting, transmitting, receiving, placing, acknowledging, completing
+ * and polling, for each operation, measured with the thread's allocated-bytes counter (both engines, the
+ * simulated wire and the application run on this thread).
+ */
+class SteadyStateAllocationTest
+{
+    private final Arena arena = Arena.ofShared();
+
+    @AfterEach
+    void close()
+    {
+        arena.close();
+    }
+
+    @ParameterizedTest(name = "{0} {1} B")
+    @CsvSource({ "RDMA_WRITE, 64", "RDMA_WRITE, 4096", "RDMA_WRITE, 65536", "SEND, 64", "SEND, 10000",
+        "RDMA_READ, 64", "RDMA_READ, 65536", "ATOMIC_FETCH_AND_ADD, 8" })
+    void shouldNotAllocatePerOperation(final String operation, final int size)
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 3);
+        final Connection[] pair = Connection.rcPair(fabric, arena, 1 << 20, PathMtu.MTU_4096);
+        final SendWorkRequest wr = new SendWorkRequest();
+        wr.opcode = switch (operation)
+        {
+            case "RDMA_WRITE" -> WrOpcode.RDMA_WRITE;
+            case "SEND" -> WrOpcode.SEND;
+            case "RDMA_READ" -> WrOpcode.RDMA_READ;
+            default -> WrOpcode.ATOMIC_FETCH_AND_ADD;
+        };
+        wr.sgl.add(pair[0].mr.address(), size, pair[0].mr.lKey());
+        wr.remoteAddress = pair[1].mr.address();
+        wr.rKey = pair[1].mr.rKey();
+        wr.compareAdd = 1;
+        final RecvWorkRequest recv = new RecvWorkRequest();
+        recv.sgl.add(pair[1].mr.address(), size, pair[1].mr.lKey());
+        final boolean send = wr.opcode == WrOpcode.SEND;
+
+        final long[] failures = new long[1];
+        final Runnable operations = () ->
+        {
+            for (int i = 0; i < 2_000; i++)
+            {
+                if (send && pair[1].qp.postRecv(recv) != QueuePair.POST_OK)
+                {
+                    failures[0]++;
+                }
+                if (pair[0].qp.postSend(wr) != QueuePair.POST_OK)
+                {
+                    failures[0]++;
+                }
+                int polled = 0;
+                int steps = 0;
+                while (polled == 0 && steps++ < 100_000)
+                {
+                    fabric.step();
+                    polled = pair[0].sendCq.poll(pair[0].completions, 1);
+                }
+                if (polled != 1 || pair[0].completions[0].status() != WcStatus.SUCCESS)
+                {
+                    failures[0]++;
+                }
+                if (send && pair[1].recvCq.poll(pair[1].completions, 1) != 1)
+                {
+                    failures[0]++;
+                }
+            }
+        };
+        operations.run(); // warm up: let the JIT compile the path
+        operations.run();
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final long before = threads.getThreadAllocatedBytes(Thread.currentThread().threadId());
+        operations.run();
+        final long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().threadId()) - before;
+        assertEquals(0, failures[0], "operations that failed");
+        System.out.println(operation + " " + size + " B: " + allocated + " bytes allocated over 2000 operations");
+        assertTrue(allocated < 4096, "2000 " + operation + " of " + size + " B allocated " + allocated + " bytes");
+    }
+}
