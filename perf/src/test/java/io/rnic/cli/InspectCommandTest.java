@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -54,7 +53,7 @@ class InspectCommandTest
                 assertEquals((long)(i + 1), frame.get("frame"));
                 for (final Map.Entry<String, Object> expected : vector.expected().entrySet())
                 {
-                    assertEquals(normalise(expected.getValue()), normalise(frame.get(expected.getKey())),
+                    assertEquals(Json.normalise(expected.getValue()), Json.normalise(frame.get(expected.getKey())),
                         vector.name() + ": " + expected.getKey());
                 }
             }
@@ -145,28 +144,5 @@ class InspectCommandTest
         final Result help = rnic("help");
         assertEquals(0, help.status());
         assertTrue(String.join("\n", help.lines()).contains("inspect [--json]"));
-    }
-
-    private static Object normalise(final Object value)
-    {
-        if (value instanceof Number n)
-        {
-            return n.longValue();
-        }
-        if (value instanceof String s)
-        {
-            return s.toLowerCase();
-        }
-        if (value instanceof Map<?, ?> map)
-        {
-            final TreeMap<String, Object> result = new TreeMap<>();
-            map.forEach((k, v) -> result.put((String)k, normalise(v)));
-            return result;
-        }
-        if (value instanceof List<?> list)
-        {
-            return list.stream().map(InspectCommandTest::normalise).toList();
-        }
-        return value;
     }
 }

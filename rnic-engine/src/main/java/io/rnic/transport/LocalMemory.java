@@ -63,27 +63,7 @@ final class LocalMemory
         final int dstOffset,
         final int length)
     {
-        long skip = offset;
-        int copied = 0;
-        for (int i = 0; i < sgl.count() && copied < length; i++)
-        {
-            final int entryLength = sgl.length(i);
-            if (skip >= entryLength)
-            {
-                skip -= entryLength;
-                continue;
-            }
-            final MemoryRegion mr = region(sgl, i, pd, false);
-            if (mr == null)
-            {
-                return false;
-            }
-            final int n = (int)Math.min(entryLength - skip, length - copied);
-            dst.putBytes(dstOffset + copied, mr.buffer(), (int)(mr.offsetOf(sgl.address(i)) + skip), n);
-            copied += n;
-            skip = 0;
-        }
-        return copied == length;
+        return copy(sgl, pd, offset, dst, dstOffset, length, false);
     }
 
     /**
@@ -99,6 +79,19 @@ final class LocalMemory
         final int srcOffset,
         final int length)
     {
+        return copy(sgl, pd, offset, src, srcOffset, length, true);
+    }
+
+    /** Walks the list from {@code offset}, copying into the regions ({@code intoRegions}) or out of them. */
+    private boolean copy(
+        final ScatterGatherList sgl,
+        final ProtectionDomain pd,
+        final long offset,
+        final DirectBuffer buffer,
+        final int bufferOffset,
+        final int length,
+        final boolean intoRegions)
+    {
         long skip = offset;
         int copied = 0;
         for (int i = 0; i < sgl.count() && copied < length; i++)
@@ -109,13 +102,21 @@ final class LocalMemory
                 skip -= entryLength;
                 continue;
             }
-            final MemoryRegion mr = region(sgl, i, pd, true);
+            final MemoryRegion mr = region(sgl, i, pd, intoRegions);
             if (mr == null)
             {
                 return false;
             }
             final int n = (int)Math.min(entryLength - skip, length - copied);
-            mr.buffer().putBytes((int)(mr.offsetOf(sgl.address(i)) + skip), src, srcOffset + copied, n);
+            final int regionIndex = (int)(mr.offsetOf(sgl.address(i)) + skip);
+            if (intoRegions)
+            {
+                mr.buffer().putBytes(regionIndex, buffer, bufferOffset + copied, n);
+            }
+            else
+            {
+                ((MutableDirectBuffer)buffer).putBytes(bufferOffset + copied, mr.buffer(), regionIndex, n);
+            }
             copied += n;
             skip = 0;
         }

@@ -39,6 +39,33 @@ public final class Json
         return (Map<String, Object>)parse(text);
     }
 
+    /**
+     * A value in a form that compares equal however it was produced: numbers as Long, strings in lower case, maps
+     * sorted by key, recursively. For comparing decoded fields with the vectors' expected ones.
+     */
+    public static Object normalise(final Object value)
+    {
+        if (value instanceof Number n)
+        {
+            return n.longValue();
+        }
+        if (value instanceof String s)
+        {
+            return s.toLowerCase();
+        }
+        if (value instanceof Map<?, ?> map)
+        {
+            final java.util.TreeMap<String, Object> result = new java.util.TreeMap<>();
+            map.forEach((k, v) -> result.put((String)k, normalise(v)));
+            return result;
+        }
+        if (value instanceof List<?> list)
+        {
+            return list.stream().map(Json::normalise).toList();
+        }
+        return value;
+    }
+
     private Object value()
     {
         if (position >= text.length())

@@ -1,5 +1,6 @@
 package io.rnic.wire;
 
+import io.rnic.testing.Json;
 import io.rnic.testing.TestVectors;
 import io.rnic.testing.TestVectors.Vector;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -50,7 +51,7 @@ class TestVectorsTest
         for (final Map.Entry<String, Object> expected : vector.expected().entrySet())
         {
             assertTrue(decoded.containsKey(expected.getKey()), vector.name() + ": no field " + expected.getKey());
-            assertEquals(normalise(expected.getValue()), normalise(decoded.get(expected.getKey())),
+            assertEquals(Json.normalise(expected.getValue()), Json.normalise(decoded.get(expected.getKey())),
                 vector.name() + ": field " + expected.getKey());
         }
         assertEquals(true, decoded.get("icrc_ok"));
@@ -172,28 +173,5 @@ class TestVectorsTest
         }
         final String s = (String)value;
         return s.startsWith("0x") ? Long.parseUnsignedLong(s.substring(2), 16) : Long.parseLong(s);
-    }
-
-    private static Object normalise(final Object value)
-    {
-        if (value instanceof Number n)
-        {
-            return n.longValue();
-        }
-        if (value instanceof String s)
-        {
-            return s.toLowerCase();
-        }
-        if (value instanceof Map<?, ?> map)
-        {
-            final java.util.TreeMap<String, Object> result = new java.util.TreeMap<>();
-            map.forEach((k, v) -> result.put((String)k, normalise(v)));
-            return result;
-        }
-        if (value instanceof List<?> list)
-        {
-            return list.stream().map(TestVectorsTest::normalise).toList();
-        }
-        return value;
     }
 }
