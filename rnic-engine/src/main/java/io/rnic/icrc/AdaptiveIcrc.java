@@ -1,0 +1,55 @@
+package io.rnic.icrc;
+
+import org.agrona.DirectBuffer;
+
+/**
+ * The engine's default ({@link Icrc#defaultCalculator()}): the fastest exact implementation per size class, from
+ * the measurements in {@code BENCHMARKS-icrc.md}.
+ * <ul>
+ *   <li>Regions (IP header to ICRC) up to {@link #SMALL_LIMIT} bytes: {@link VectorIcrc} masked copy. The whole
+ *       packet, behind the 0xFF prefix, fits in one or two 64-byte vectors; one vector OR applies the masks and
+ *       one short intrinsic call over the scratch does the rest.</li>
+ *   <li>Larger: {@link SeededIcrc}, one in-place intrinsic pass from a starting register that folds the masks
+ *       in (and hands the intrinsic whole 256-byte blocks when that pays).</li>
+ * </ul>
+ * For bursts, {@link #computeBurst} uses {@link IcrcBurst}, which moves the seeding off the critical path.
+ * <p>
+ * Allocates nothing per packet. Single-threaded.
+ */
+public final class AdaptiveIcrc implements IcrcCalculator
+{
+    /**
+     * Largest region (IP header to ICRC, so 8 more bytes of ICRC input) handled by the vector masked copy. Chosen
+     * from the 2025-11-22 runs in BENCHMARKS-icrc.md: at 56 region bytes the copy is ~5 ns faster than the seeded
+     * pass (16.9 vs 21.9 ns), at 88 and 120 they are level within noise (23.7 vs 24.0, 27.2 vs 29.8 ns); beyond 120
+     * a whole copy needs a third vector and a longer copy for the CRC to read back, so the seeded pass takes over
+     * (it is 29 ns at 152). 0 when the CPU has no native 64-byte vectors.
+     */
+    public static final int SMALL_LIMIT = VectorIcrc.isAccelerated() ? 120 : 0;
+
+    private final VectorIcrc small = new VectorIcrc(VectorIcrc.Strategy.MASKED_COPY, SMALL_LIMIT);
+    private final SeededIcrc large = new SeededIcrc();
+    private final IcrcBurst burst = new IcrcBurst();
+
+    @Override
+    public int compute(final DirectBuffer buffer, final int ipOffset, final boolean ipv6, final int icrcOffset)
+    {
+        return icrcOffset - ipOffset <= SMALL_LIMIT ?
+            small.compute(buffer, ipOffset, ipv6, icrcOffset) :
+            large.compute(buffer, ipOffset, ipv6, icrcOffset);
+    }
+
+    /** The ICRCs of a burst: see {@link IcrcBurst#compute(DirectBuffer[], int[], boolean[], int[], int, int[])}. */
+    public void computeBurst(final DirectBuffer[] buffers, final int[] ipOffsets, final boolean[] ipv6,
+        final int[] icrcOffsets, final int count, final int[] results)
+    {
+        burst.compute(buffers, ipOffsets, ipv6, icrcOffsets, count, results);
+    }
+
+    /** The ICRCs of a burst in one buffer: see {@link IcrcBurst#compute(DirectBuffer, int[], boolean[], int[], int, int[])}. */
+    public void computeBurst(final DirectBuffer buffer, final int[] ipOffsets, final boolean[] ipv6,
+        final int[] icrcOffsets, final int count, final int[] results)
+    {
+        burst.compute(buffer, ipOffsets, ipv6, icrcOffsets, count, results);
+    }
+}
