@@ -4,7 +4,7 @@ import org.agrona.DirectBuffer;
 
 /**
  * The engine's default ({@link Icrc#defaultCalculator()}): the fastest exact implementation per size class, from
- * the measurements in {@code BENCHMARKS-icrc.md}.
+ * the measurements in {@code BENCHMARKS.md}.
  * <ul>
  *   <li>Regions (IP header to ICRC) up to {@link #SMALL_LIMIT} bytes: {@link VectorIcrc} masked copy. The whole
  *       packet, behind the 0xFF prefix, fits in one or two 64-byte vectors; one vector OR applies the masks and
@@ -20,7 +20,7 @@ public final class AdaptiveIcrc implements IcrcCalculator
 {
     /**
      * Largest region (IP header to ICRC, so 8 more bytes of ICRC input) handled by the vector masked copy. Chosen
-     * from the 2025-11-22 runs in BENCHMARKS-icrc.md: at 56 region bytes the copy is ~5 ns faster than the seeded
+     * from the 2026-11-22 runs in BENCHMARKS.md: at 56 region bytes the copy is ~5 ns faster than the seeded
      * pass (16.9 vs 21.9 ns), at 88 and 120 they are level within noise (23.7 vs 24.0, 27.2 vs 29.8 ns); beyond 120
      * a whole copy needs a third vector and a longer copy for the CRC to read back, so the seeded pass takes over
      * (it is 29 ns at 152). 0 when the CPU has no native 64-byte vectors.

@@ -28,7 +28,7 @@ import java.util.zip.CRC32;
  *       rest is continued in place). Stores are whole 64-byte vectors so that the intrinsic's 16- and 64-byte
  *       loads forward from one store each; a copy written with narrower stores costs a ~9 ns forwarding stall.</li>
  * </ul>
- * Measured (BENCHMARKS-icrc.md): the masked copy is the fastest way to a small packet's ICRC; for larger ones the
+ * Measured (BENCHMARKS.md): the masked copy is the fastest way to a small packet's ICRC; for larger ones the
  * gather seed works but loses to the scalar seed of {@link SeededIcrc} by about 10 ns (a 16-lane gather is slow on
  * the benchmark's Zen 4 and sits on the critical path), so {@link AdaptiveIcrc} uses this class for small packets
  * only. The copy also needs {@code ByteVector.SPECIES_512} to be accelerated (AVX-512); elsewhere it is exact but
