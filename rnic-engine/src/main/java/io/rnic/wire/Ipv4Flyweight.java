@@ -197,17 +197,17 @@ public final class Ipv4Flyweight extends HeaderFlyweight
     /** One's-complement sum over the header with the checksum field taken as zero (RFC 791/1071). */
     public int computeChecksum()
     {
-        int sum = 0;
-        for (int i = 0; i < LENGTH; i += 2)
-        {
-            if (i != CHECKSUM_OFFSET)
-            {
-                sum += u16(i);
-            }
-        }
+        // Five 32-bit words, the checksum's half of the third taken as zero; folding a sum of 32-bit words gives
+        // the same one's-complement sum as adding the 16-bit words (RFC 1071), in a third of the reads.
+        long sum = (getInt(0, NETWORK) & 0xFFFF_FFFFL) +
+            (getInt(4, NETWORK) & 0xFFFF_FFFFL) +
+            (getInt(8, NETWORK) & 0xFFFF_0000L) +
+            (getInt(12, NETWORK) & 0xFFFF_FFFFL) +
+            (getInt(16, NETWORK) & 0xFFFF_FFFFL);
         sum = (sum & 0xFFFF) + (sum >>> 16);
         sum = (sum & 0xFFFF) + (sum >>> 16);
-        return ~sum & 0xFFFF;
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        return (int)(~sum & 0xFFFF);
     }
 
     /** Whether the stored checksum is the one the header's other fields give. */
