@@ -4,13 +4,11 @@ import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.ConnectParameters;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
-import io.rnic.verbs.QpAttrMask;
-import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
-import io.rnic.verbs.QpState;
 import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.RnicDevice;
 import io.rnic.verbs.SendFlags;
@@ -96,24 +94,10 @@ public class TransportThroughputBenchmark
 
     private static void connect(final QueuePair qp, final int remoteQpn, final int remoteIp, final long remoteMac)
     {
-        final QpAttributes attr = new QpAttributes();
-        attr.state = QpState.INIT;
-        attr.accessFlags = AccessFlags.REMOTE_WRITE;
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
-        attr.state = QpState.RTR;
-        attr.pathMtu = PathMtu.MTU_4096;
-        attr.destQpNumber = remoteQpn;
-        attr.rqPsn = 0;
-        attr.addressVector.destinationIpv4(remoteIp).destinationMac(remoteMac);
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
-            QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
-        attr.state = QpState.RTS;
-        attr.sqPsn = 0;
-        attr.timeout = 14;
-        attr.retryCount = 7;
-        attr.rnrRetry = 7;
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT |
-            QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+        final ConnectParameters parameters = new ConnectParameters().remote(remoteQpn, 0).localPsn(0)
+            .pathMtu(PathMtu.MTU_4096).accessFlags(AccessFlags.REMOTE_WRITE);
+        parameters.addressVector.destinationIpv4(remoteIp).destinationMac(remoteMac);
+        parameters.applyTo(qp);
     }
 
     @TearDown(Level.Trial)

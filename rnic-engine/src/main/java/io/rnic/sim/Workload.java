@@ -3,11 +3,10 @@ package io.rnic.sim;
 import io.rnic.transport.TransportCounter;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.ConnectParameters;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
-import io.rnic.verbs.QpAttrMask;
-import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
@@ -254,27 +253,14 @@ public final class Workload
         final QueuePair qp, final int remoteQpn, final int remoteIp, final long remoteMac, final int sqPsn,
         final int rqPsn, final PathMtu mtu)
     {
-        final QpAttributes attr = new QpAttributes();
-        attr.state = QpState.INIT;
-        attr.accessFlags = AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
-        attr.state = QpState.RTR;
-        attr.pathMtu = mtu;
-        attr.destQpNumber = remoteQpn;
-        attr.rqPsn = rqPsn;
-        attr.maxDestReadAtomic = 16;
-        attr.minRnrTimer = 1;
-        attr.addressVector.destinationIpv4(remoteIp).destinationMac(remoteMac).sourceGidIndex(0);
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
-            QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
-        attr.state = QpState.RTS;
-        attr.sqPsn = sqPsn;
-        attr.timeout = 8;
-        attr.retryCount = 7;
-        attr.rnrRetry = 7;
-        attr.maxReadAtomic = 16;
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT |
-            QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+        final ConnectParameters parameters = new ConnectParameters()
+            .remote(remoteQpn, rqPsn)
+            .localPsn(sqPsn)
+            .pathMtu(mtu)
+            .timers(8, 7, 7, 1)
+            .readAtomic(16, 16);
+        parameters.addressVector.destinationIpv4(remoteIp).destinationMac(remoteMac).sourceGidIndex(0);
+        parameters.applyTo(qp);
     }
 
     private static int shift(final long opId)

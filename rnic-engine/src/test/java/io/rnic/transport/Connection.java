@@ -3,13 +3,11 @@ package io.rnic.transport;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.ConnectParameters;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
-import io.rnic.verbs.QpAttrMask;
-import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
-import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.RnicDevice;
@@ -64,34 +62,14 @@ final class Connection
     void connect(final Connection peer, final int peerIp, final long peerMac, final PathMtu mtu, final int sqPsn,
         final int access)
     {
-        final QpAttributes attr = new QpAttributes();
-        attr.state = QpState.INIT;
-        attr.pkeyIndex = 0;
-        attr.portNumber = 1;
-        attr.accessFlags = access;
-        attr.qkey = 0x11111111;
-        final QpType type = qp.type();
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT |
-            (type == QpType.UD ? QpAttrMask.QKEY : QpAttrMask.ACCESS_FLAGS));
-
-        attr.state = QpState.RTR;
-        attr.pathMtu = mtu;
-        attr.destQpNumber = peer.qp.qpn();
-        attr.rqPsn = peer == this ? 0 : (sqPsn == 0x10_0000 ? 0x20_0000 : 0x10_0000);
-        attr.maxDestReadAtomic = 16;
-        attr.minRnrTimer = 1;
-        attr.addressVector.destinationIpv4(peerIp).destinationMac(peerMac).sourceGidIndex(0).hopLimit(64);
-        qp.modify(attr, type == QpType.UD ? QpAttrMask.STATE : QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU |
-            QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN |
-            (type == QpType.RC ? QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER : 0));
-
-        attr.state = QpState.RTS;
-        attr.sqPsn = sqPsn;
-        attr.timeout = 8; // ~1 ms of virtual time
-        attr.retryCount = 7;
-        attr.rnrRetry = 7;
-        attr.maxReadAtomic = 16;
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN | (type == QpType.RC ?
-            QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC : 0));
+        final ConnectParameters parameters = new ConnectParameters()
+            .remote(peer.qp.qpn(), sqPsn == 0x10_0000 ? 0x20_0000 : 0x10_0000)
+            .localPsn(sqPsn)
+            .pathMtu(mtu)
+            .timers(8, 7, 7, 1) // timeout 8: ~1 ms of virtual time
+            .readAtomic(16, 16)
+            .accessFlags(access);
+        parameters.addressVector.destinationIpv4(peerIp).destinationMac(peerMac).sourceGidIndex(0).hopLimit(64);
+        parameters.applyTo(qp);
     }
 }

@@ -3,6 +3,7 @@ package io.rnic.transport;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.ConnectParameters;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpAttrMask;
@@ -201,31 +202,14 @@ class RcErrorPathsTest
 
     private static void resetAndConnect(final Connection c, final Connection peer, final int rnrRetry)
     {
-        final QpAttributes attr = new QpAttributes();
-        attr.state = QpState.RESET;
-        c.qp.modify(attr, QpAttrMask.STATE);
-        attr.state = QpState.INIT;
-        attr.accessFlags = AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
-        c.qp.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
-        attr.state = QpState.RTR;
-        attr.pathMtu = PathMtu.MTU_1024;
-        attr.destQpNumber = peer.qp.qpn();
-        attr.rqPsn = 0x500;
-        attr.maxDestReadAtomic = 1;
-        attr.minRnrTimer = 1;
-        final boolean toB = c.device == peer.device ? false : peer.device.engine().port().mac() == TwoNodeFabric.MAC_B;
-        attr.addressVector.destinationIpv4(toB ? TwoNodeFabric.IP_B : TwoNodeFabric.IP_A)
+        final boolean toB = peer.device.engine().port().mac() == TwoNodeFabric.MAC_B;
+        final ConnectParameters parameters = new ConnectParameters()
+            .remote(peer.qp.qpn(), 0x500)
+            .localPsn(0x500)
+            .timers(8, 3, rnrRetry, 1);
+        parameters.addressVector.destinationIpv4(toB ? TwoNodeFabric.IP_B : TwoNodeFabric.IP_A)
             .destinationMac(toB ? TwoNodeFabric.MAC_B : TwoNodeFabric.MAC_A).sourceGidIndex(0);
-        c.qp.modify(attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
-            QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
-        attr.state = QpState.RTS;
-        attr.sqPsn = 0x500;
-        attr.timeout = 8;
-        attr.retryCount = 3;
-        attr.rnrRetry = rnrRetry;
-        attr.maxReadAtomic = 1;
-        c.qp.modify(attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT |
-            QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+        parameters.applyTo(c.qp); // from any state: through RESET
     }
 
     @Test
