@@ -20,7 +20,8 @@ import java.nio.file.Path;
  * {@code rnic demo}: the wire-format self-check. Builds a frame of every RoCEv2 opcode over IPv4 and IPv6, with
  * and without a VLAN tag, writes them to a pcap (open it in Wireshark), reads the pcap back through inbound
  * validation and ICRC check, then runs the shared independent vectors (scapy, rxe, a ConnectX-4) through the
- * same path when they are beside the repository. Later issues turn this into the veth RDMA demo.
+ * same path when they are beside the repository, and finally runs a verified RC workload between two engines over
+ * a lossy simulated link. Later issues turn this into the veth RDMA demo.
  */
 final class DemoCommand
 {
@@ -127,6 +128,19 @@ final class DemoCommand
         {
             out.println("(shared/vectors not found beside the repository: independent vectors skipped)");
         }
+        // The transport on top: two engines over a simulated link that misbehaves, every byte checked.
+        final io.rnic.sim.Workload.Config workload = new io.rnic.sim.Workload.Config();
+        workload.operations = 2_000;
+        workload.qps = 2;
+        workload.maxSize = 256 * 1024;
+        workload.seed = 2026;
+        workload.conditions = new io.rnic.sim.LinkConditions().loss(0.02).reorder(0.02).duplicate(0.01).corrupt(0.005);
+        out.println();
+        out.println("== RC transport over a lossy simulated link (bin/rnic simulate for more) ==");
+        final io.rnic.sim.SimulationReport report = io.rnic.sim.Workload.run(workload);
+        out.print(report.summary());
+        ok &= report.passed();
+
         out.println(ok ? "self-check passed" : "self-check FAILED");
         out.println("next: bin/rnic inspect " + pcap + "   (or open it in Wireshark)");
         return ok ? 0 : 1;
