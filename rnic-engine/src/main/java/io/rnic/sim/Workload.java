@@ -56,6 +56,7 @@ public final class Workload
     private static final int READ = 1;
     private static final int SEND = 2;
     private static final int ATOMIC = 3;
+    private static final String[] TYPE_NAMES = { "WRITE", "READ", "SEND", "ATOMIC" };
 
     private Workload()
     {
@@ -168,12 +169,13 @@ public final class Workload
         report.requesterCounters = fabric.a().engine().counters();
         report.responderCounters = fabric.b().engine().counters();
         report.linkSummary = String.format(
-            "%,d frames sent, %,d lost, %,d reordered, %,d duplicated, %,d corrupted (%s)",
+            "%,d frames sent, %,d lost, %,d reordered, %,d duplicated, %,d corrupted, %,d dropped by full link buffers (%s)",
             fabric.aToB().framesIn() + fabric.bToA().framesIn(),
             fabric.aToB().framesLost() + fabric.bToA().framesLost(),
             fabric.aToB().framesReordered() + fabric.bToA().framesReordered(),
             fabric.aToB().framesDuplicated() + fabric.bToA().framesDuplicated(),
             fabric.aToB().framesCorrupted() + fabric.bToA().framesCorrupted(),
+            fabric.aToB().framesOverflowed() + fabric.bToA().framesOverflowed(),
             config.conditions);
         return report;
     }
@@ -372,7 +374,9 @@ public final class Workload
             }
             if (wc.status() != WcStatus.SUCCESS)
             {
-                report.fail("op " + wc.wrId() + " completed with " + wc.status());
+                report.fail("op " + wc.wrId() + " (" + TYPE_NAMES[flow.types[slot]] + ", " + flow.sizes[slot] +
+                    " B) completed with " + wc.status() + "; " + flow.requester.context().describe() +
+                    " / responder " + flow.responder.context().describe());
                 continue;
             }
             final long slotOffset = (long)slot * slotBytes;
