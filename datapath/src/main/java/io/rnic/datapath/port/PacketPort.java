@@ -1,0 +1,62 @@
+package io.rnic.datapath.port;
+
+import org.agrona.DirectBuffer;
+
+/**
+ * An Ethernet port as the engine thread sees it: bursts of received frames handed over in place, and frames to send
+ * queued into the port's transmit memory and pushed to the wire in bursts by {@link #flush}.
+ * <p>
+ * Every method is called from the one engine thread that owns the port (ports are not thread safe), except
+ * {@link #close}, which the owner calls after its thread has stopped polling. No method allocates once the port is
+ * open, and none throws for a bad frame: frames the port cannot take are counted and dropped.
+ */
+public interface PacketPort extends AutoCloseable
+{
+    /**
+     * Hands up to {@code limit} received frames to the handler, in arrival order, each valid only during its call.
+     *
+     * @return the number of frames handed over (0 when nothing arrived).
+     */
+    int receive(FrameHandler handler, int limit);
+
+    /**
+     * Queues a copy of one complete Ethernet frame (no FCS) for transmission; it reaches the wire at the latest on
+     * the next {@link #flush}. A port may flush on its own when its queue fills.
+     *
+     * @return true when queued, false when the frame was dropped (too long for the port, or no transmit space even
+     * after flushing) — counted in {@link #transmitDrops()}.
+     */
+    boolean transmit(DirectBuffer buffer, int offset, int length);
+
+    /**
+     * Pushes every queued frame to the wire.
+     *
+     * @return the number of frames handed to the wire by this call.
+     */
+    int flush();
+
+    /** The interface or device name, for messages. */
+    String name();
+
+    /** The port's MAC address in the low 48 bits. */
+    long macAddress();
+
+    /** The largest Ethernet payload the port carries (the interface MTU; 1500 on a default veth). */
+    int mtu();
+
+    /** Frames received and handed to a handler since the port opened. */
+    long framesReceived();
+
+    /** Frames handed to the wire since the port opened. */
+    long framesTransmitted();
+
+    /** Frames the port dropped on receive (ring overrun reported by the kernel or the device). */
+    long receiveDrops();
+
+    /** Frames {@link #transmit} could not take. */
+    long transmitDrops();
+
+    /** Releases the port's memory and descriptors; idempotent. */
+    @Override
+    void close();
+}
