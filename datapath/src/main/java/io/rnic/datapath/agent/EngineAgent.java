@@ -1,0 +1,219 @@
+package io.rnic.datapath.agent;
+
+import io.rnic.datapath.affinity.ThreadAffinity;
+import io.rnic.datapath.neighbour.NeighbourDiscovery;
+import io.rnic.datapath.port.FrameHandler;
+import io.rnic.datapath.port.PacketPort;
+import io.rnic.pcap.PcapWriter;
+import io.rnic.transport.PacketSink;
+import io.rnic.transport.RnicEngine;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.NanoClock;
+
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * One engine thread's run-to-completion duty cycle: receive a burst from the port, classify each frame (RoCEv2 to
+ * the transport, ARP and neighbour discovery to {@link NeighbourDiscovery}, the rest ignored — the kernel's own
+ * traffic shares an AF_PACKET interface), run the engine (commands, timers, requesters), run the application work
+ * that lives on this thread, then push every queued frame to the wire in one flush.
+ * <p>
+ * Application work runs here rather than on a thread of its own because a second spinning thread on a small
+ * machine takes a core from the peer (two spinners on one core starve each other).
+ */
+public final class EngineAgent implements Agent
+{
+    public static final int DEFAULT_BURST = 32;
+    private static final int ROCE_PORT = 4791;
+
+    private final RnicEngine engine;
+    private final PacketPort port;
+    private final NeighbourDiscovery neighbours;
+    private final int burst;
+    private final int cpu;
+    private final NanoClock clock;
+    private final PcapWriter capture;
+    private final FrameHandler onFrame = this::onFrame;
+    private final PacketSink transmit = this::transmit;
+    private volatile Agent[] applications = new Agent[0];
+    private long framesIgnored;
+
+    /**
+     * @param cpu     the CPU to pin the engine thread to, or -1 to leave it to the scheduler.
+     * @param capture where to copy every frame received and sent, or null.
+     */
+    public EngineAgent(
+        final RnicEngine engine,
+        final PacketPort port,
+        final NeighbourDiscovery neighbours,
+        final int burst,
+        final int cpu,
+        final NanoClock clock,
+        final PcapWriter capture)
+    {
+        if (burst < 1 || burst > 1024)
+        {
+            throw new IllegalArgumentException("burst " + burst + " out of range 1..1024");
+        }
+        this.engine = engine;
+        this.port = port;
+        this.neighbours = neighbours;
+        this.burst = burst;
+        this.cpu = cpu;
+        this.clock = clock;
+        this.capture = capture;
+        engine.sink(transmit);
+    }
+
+    /** The sink that sends through the port (and the capture): for neighbour requests and other control frames. */
+    public PacketSink transmitSink()
+    {
+        return transmit;
+    }
+
+    public NeighbourDiscovery neighbours()
+    {
+        return neighbours;
+    }
+
+    public PacketPort port()
+    {
+        return port;
+    }
+
+    public RnicEngine engine()
+    {
+        return engine;
+    }
+
+    /** Frames that were neither RoCEv2 nor neighbour traffic (the kernel's TCP, multicast noise …). */
+    public long framesIgnored()
+    {
+        return framesIgnored;
+    }
+
+    /** Adds work run in every duty cycle on the engine thread (an application's poll loop). Any thread. */
+    public void addApplication(final Agent application)
+    {
+        engine.execute(() ->
+        {
+            final Agent[] current = applications;
+            final Agent[] next = Arrays.copyOf(current, current.length + 1);
+            next[current.length] = application;
+            applications = next;
+            return null;
+        });
+    }
+
+    /** Removes an application added earlier; it is not called again once this returns. Any thread. */
+    public void removeApplication(final Agent application)
+    {
+        engine.execute(() ->
+        {
+            applications = Arrays.stream(applications).filter(a -> a != application).toArray(Agent[]::new);
+            return null;
+        });
+    }
+
+    @Override
+    public void onStart()
+    {
+        if (cpu >= 0)
+        {
+            ThreadAffinity.pinCurrentThread(cpu);
+        }
+        engine.engineThread(Thread.currentThread());
+    }
+
+    @Override
+    public int doWork() throws Exception
+    {
+        int work = port.receive(onFrame, burst);
+        work += engine.doWork();
+        for (final Agent application : applications)
+        {
+            work += application.doWork();
+        }
+        port.flush();
+        return work;
+    }
+
+    @Override
+    public void onClose()
+    {
+        port.flush();
+        engine.engineThread(null);
+        if (capture != null)
+        {
+            capture.flush();
+        }
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "rnic-engine-" + port.name();
+    }
+
+    private void onFrame(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (capture != null)
+        {
+            capture.write(buffer, offset, length, clock.nanoTime());
+        }
+        if (length < 14)
+        {
+            framesIgnored++;
+            return;
+        }
+        int etherType = buffer.getShort(offset + 12, ByteOrder.BIG_ENDIAN) & 0xFFFF;
+        int l3 = offset + 14;
+        if (etherType == 0x8100 && length >= 18)
+        {
+            etherType = buffer.getShort(offset + 16, ByteOrder.BIG_ENDIAN) & 0xFFFF;
+            l3 += 4;
+        }
+        final int end = offset + length;
+        if (etherType == 0x0800 && l3 + 28 <= end)
+        {
+            final int headerLength = (buffer.getByte(l3) & 0x0F) * 4;
+            if (buffer.getByte(l3 + 9) == 17 && l3 + headerLength + 8 <= end &&
+                (buffer.getShort(l3 + headerLength + 2, ByteOrder.BIG_ENDIAN) & 0xFFFF) == ROCE_PORT)
+            {
+                engine.onFrame(buffer, offset, length);
+                return;
+            }
+        }
+        else if (etherType == 0x86DD && l3 + 48 <= end)
+        {
+            final int nextHeader = buffer.getByte(l3 + 6) & 0xFF;
+            if (nextHeader == 17 && (buffer.getShort(l3 + 42, ByteOrder.BIG_ENDIAN) & 0xFFFF) == ROCE_PORT)
+            {
+                engine.onFrame(buffer, offset, length);
+                return;
+            }
+            if (nextHeader == 58 && l3 == offset + 14)
+            {
+                neighbours.onIcmpv6(buffer, offset, length, transmit);
+                return;
+            }
+        }
+        else if (etherType == NeighbourDiscovery.ETHERTYPE_ARP && l3 == offset + 14)
+        {
+            neighbours.onArp(buffer, offset, length, transmit);
+            return;
+        }
+        framesIgnored++;
+    }
+
+    private void transmit(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (capture != null)
+        {
+            capture.write(buffer, offset, length, clock.nanoTime());
+        }
+        port.transmit(buffer, offset, length);
+    }
+}
