@@ -9,6 +9,7 @@ import org.agrona.DirectBuffer;
  *   <li>Regions (IP header to ICRC) up to {@link #SMALL_LIMIT} bytes: {@link VectorIcrc} masked copy. The whole
  *       packet, behind the 0xFF prefix, fits in one or two 64-byte vectors; one vector OR applies the masks and
  *       one short intrinsic call over the scratch does the rest.</li>
+ *   <li>Without 64-byte vectors, regions up to {@link #SCALAR_LIMIT}: {@link ScalarIcrc}, slicing-by-16 tables.</li>
  *   <li>Larger: {@link SeededIcrc}, one in-place intrinsic pass from a starting register that folds the masks
  *       in (and hands the intrinsic whole 256-byte blocks when that pays).</li>
  * </ul>
@@ -27,6 +28,16 @@ public final class AdaptiveIcrc implements IcrcCalculator
      */
     public static final int SMALL_LIMIT = VectorIcrc.isAccelerated() ? 120 : 0;
 
+    /**
+     * Without 64-byte vectors (AMD Zen 2, measured 2026-11-22 in BENCHMARKS.md) the intrinsic pass has a fixed cost
+     * of about 60 ns, and the table-driven {@link ScalarIcrc} is faster up to about 128 bytes of ICRC input, i.e.
+     * 120 region bytes (scalar vs seeded: 37 vs 64 ns at 64 input bytes, 52 vs 68 at 96, 67 vs 72 at 128, 96 vs 75
+     * at 192).
+     */
+    public static final int SCALAR_LIMIT = VectorIcrc.isAccelerated() ? 0 : 120;
+
+    private final ScalarIcrc scalar = new ScalarIcrc();
+
     private final VectorIcrc small = new VectorIcrc(VectorIcrc.Strategy.MASKED_COPY, SMALL_LIMIT);
     private final SeededIcrc large = new SeededIcrc();
     private final IcrcBurst burst = new IcrcBurst();
@@ -34,9 +45,16 @@ public final class AdaptiveIcrc implements IcrcCalculator
     @Override
     public int compute(final DirectBuffer buffer, final int ipOffset, final boolean ipv6, final int icrcOffset)
     {
-        return icrcOffset - ipOffset <= SMALL_LIMIT ?
-            small.compute(buffer, ipOffset, ipv6, icrcOffset) :
-            large.compute(buffer, ipOffset, ipv6, icrcOffset);
+        final int region = icrcOffset - ipOffset;
+        if (region <= SMALL_LIMIT)
+        {
+            return small.compute(buffer, ipOffset, ipv6, icrcOffset);
+        }
+        if (region <= SCALAR_LIMIT)
+        {
+            return scalar.compute(buffer, ipOffset, ipv6, icrcOffset);
+        }
+        return large.compute(buffer, ipOffset, ipv6, icrcOffset);
     }
 
     /** The ICRCs of a burst: see {@link IcrcBurst#compute(DirectBuffer[], int[], boolean[], int[], int, int[])}. */

@@ -19,15 +19,29 @@ public final class QpTable
     /** The lowest free QPN from 2 up. Control path. */
     public int allocateQpn()
     {
+        return allocateQpn(0, 1);
+    }
+
+    /**
+     * The lowest free QPN from 2 up with {@code qpn % shards == shard}: engine shards number their QPs apart, so
+     * that any engine thread finds a packet's owner from its destination QPN alone. Control path.
+     */
+    public int allocateQpn(final int shard, final int shards)
+    {
         final QpContext[] current = byQpn.get();
-        for (int qpn = FIRST_QPN; qpn < current.length; qpn++)
+        int qpn = FIRST_QPN + Math.floorMod(shard - FIRST_QPN, shards);
+        for (; qpn < current.length; qpn += shards)
         {
             if (current[qpn] == null)
             {
                 return qpn;
             }
         }
-        return Math.max(FIRST_QPN, current.length);
+        if (qpn > MAX_QPN)
+        {
+            throw new IllegalStateException("no QPN left for shard " + shard + " of " + shards);
+        }
+        return qpn;
     }
 
     public void add(final QpContext qp)

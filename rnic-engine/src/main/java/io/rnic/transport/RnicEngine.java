@@ -48,11 +48,34 @@ public final class RnicEngine
     private final Completer completer;
     private final Responder responder;
     private final ManyToOneConcurrentLinkedQueue<Runnable> commands = new ManyToOneConcurrentLinkedQueue<>();
+    private final int shard;
+    private final int shards;
     private volatile Thread engineThread;
     private long nowNs;
 
     public RnicEngine(final LocalPort port, final MemoryRegionTable regions, final PacketSink sink, final NanoClock clock)
     {
+        this(port, regions, sink, clock, 0, 1);
+    }
+
+    /**
+     * An engine that is shard {@code shard} of {@code shards}: it owns the QPs whose number is {@code shard} modulo
+     * {@code shards}.
+     */
+    public RnicEngine(
+        final LocalPort port,
+        final MemoryRegionTable regions,
+        final PacketSink sink,
+        final NanoClock clock,
+        final int shard,
+        final int shards)
+    {
+        if (shards < 1 || shard < 0 || shard >= shards)
+        {
+            throw new IllegalArgumentException("shard " + shard + " of " + shards);
+        }
+        this.shard = shard;
+        this.shards = shards;
         this.port = port;
         this.regions = regions;
         this.clock = clock;
@@ -68,6 +91,22 @@ public final class RnicEngine
     public LocalPort port()
     {
         return port;
+    }
+
+    public int shard()
+    {
+        return shard;
+    }
+
+    public int shards()
+    {
+        return shards;
+    }
+
+    /** Allocates a QPN this engine owns. Control path (see {@link #execute}). */
+    public int allocateQpn()
+    {
+        return qps.allocateQpn(shard, shards);
     }
 
     public TransportCounters counters()

@@ -6,11 +6,12 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A completion queue: a bounded lock-free ring of work completions. The engine thread that owns the QPs is the only
- * producer; any number of application threads may poll. Each slot carries a sequence number (Vyukov's bounded
- * queue): the producer publishes a slot with a release store after filling it, a consumer claims it with a CAS on
- * the head and hands it back to the producer with a release store after copying it out. Nothing is allocated after
- * construction, and no lock is taken on either side.
+ * A completion queue: a bounded lock-free ring of work completions. Producers are the engine threads whose QPs
+ * complete into it (one, or several when QPs on different engine shards share the CQ); any number of application
+ * threads may poll. Each slot carries a sequence number (Vyukov's bounded queue): a producer claims a slot with a CAS
+ * on the tail and publishes it with a release store after filling it, a consumer claims it with a CAS on the head and
+ * hands it back with a release store after copying it out. Nothing is allocated after construction, and no lock is
+ * taken on either side.
  * <p>
  * A full queue refuses the completion ({@link #offer} returns false): for ibverbs that is a CQ overrun, a fatal
  * error the engine reports and that moves the affected QP to the error state.
@@ -19,12 +20,17 @@ public final class CompletionQueue
 {
     private static final VarHandle SEQUENCE = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+    private static final VarHandle OVERRUNS;
 
     static
     {
         try
         {
-            HEAD = MethodHandles.lookup().findVarHandle(CompletionQueue.class, "head", long.class);
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            HEAD = lookup.findVarHandle(CompletionQueue.class, "head", long.class);
+            TAIL = lookup.findVarHandle(CompletionQueue.class, "tail", long.class);
+            OVERRUNS = lookup.findVarHandle(CompletionQueue.class, "overruns", long.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -49,8 +55,10 @@ public final class CompletionQueue
 
     @SuppressWarnings("unused") // accessed through HEAD
     private volatile long head;
-    private long tail; // producer (engine thread) only
-    private long overruns;
+    @SuppressWarnings("unused") // accessed through TAIL
+    private volatile long tail;
+    @SuppressWarnings("unused") // accessed through OVERRUNS
+    private volatile long overruns;
 
     CompletionQueue(final int handle, final int requestedEntries)
     {
@@ -96,7 +104,7 @@ public final class CompletionQueue
     }
 
     /**
-     * Adds a completion. Engine thread only.
+     * Adds a completion. Engine threads (any number).
      *
      * @return false when the queue is full (a CQ overrun).
      */
@@ -111,12 +119,26 @@ public final class CompletionQueue
         final int wcFlags,
         final int networkHeaderType)
     {
-        final long position = tail;
-        final int index = (int)position & mask;
-        if ((long)SEQUENCE.getAcquire(sequences, index) != position)
+        long position;
+        int index;
+        while (true)
         {
-            overruns++;
-            return false;
+            position = (long)TAIL.getVolatile(this);
+            index = (int)position & mask;
+            final long sequence = (long)SEQUENCE.getAcquire(sequences, index);
+            if (sequence == position)
+            {
+                if (TAIL.compareAndSet(this, position, position + 1))
+                {
+                    break;
+                }
+            }
+            else if (sequence < position)
+            {
+                OVERRUNS.getAndAdd(this, 1L);
+                return false;
+            }
+            // else another producer took this slot: reread the tail
         }
         wrIds[index] = wrId;
         statuses[index] = status.value();
@@ -129,14 +151,13 @@ public final class CompletionQueue
         flags[index] = wcFlags;
         networkHeaderTypes[index] = networkHeaderType;
         SEQUENCE.setRelease(sequences, index, position + 1);
-        tail = position + 1;
         return true;
     }
 
-    /** Room for this many more completions (engine thread only; a lower bound while consumers run). */
+    /** Room for this many more completions (a lower bound while consumers run, an upper one while producers do). */
     public int remainingCapacity()
     {
-        return capacity - (int)(tail - (long)HEAD.getVolatile(this));
+        return capacity - (int)((long)TAIL.getVolatile(this) - (long)HEAD.getVolatile(this));
     }
 
     /**

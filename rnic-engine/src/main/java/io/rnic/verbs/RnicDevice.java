@@ -16,17 +16,48 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class RnicDevice
 {
     private final MemoryRegionTable regions = new MemoryRegionTable();
-    private final RnicEngine engine;
+    private final RnicEngine[] engines;
     private final AtomicInteger nextHandle = new AtomicInteger(1);
+    private final AtomicInteger nextShard = new AtomicInteger();
 
     public RnicDevice(final LocalPort port, final PacketSink sink, final NanoClock clock)
     {
-        this.engine = new RnicEngine(port, regions, sink, clock);
+        this.engines = new RnicEngine[]{ new RnicEngine(port, regions, sink, clock) };
     }
 
+    /**
+     * A device served by {@code shards} engines (one per engine thread) sharing its memory regions; QPs are spread
+     * over them and each engine owns the QPs numbered {@code shard} modulo {@code shards}. Each engine's sink is set
+     * by whoever drives it.
+     */
+    public RnicDevice(final LocalPort port, final NanoClock clock, final int shards)
+    {
+        if (shards < 1 || shards > 64)
+        {
+            throw new VerbsException("engine shards " + shards + " out of range 1..64");
+        }
+        this.engines = new RnicEngine[shards];
+        for (int i = 0; i < shards; i++)
+        {
+            engines[i] = new RnicEngine(port, regions, (buffer, offset, length) -> { }, clock, i, shards);
+        }
+    }
+
+    /** The first (with one shard: the only) engine. */
     public RnicEngine engine()
     {
-        return engine;
+        return engines[0];
+    }
+
+    public RnicEngine[] engines()
+    {
+        return engines.clone();
+    }
+
+    /** The engine that owns a QPN. */
+    public RnicEngine engineFor(final int qpn)
+    {
+        return engines[qpn % engines.length];
     }
 
     public ProtectionDomain allocPd()
@@ -69,9 +100,10 @@ public final class RnicDevice
             new WorkQueueRing<>(init.maxSendWr, SendWorkRequest::new, (from, to) -> to.copyFrom(from));
         final WorkQueueRing<RecvWorkRequest> rq =
             new WorkQueueRing<>(init.maxRecvWr, RecvWorkRequest::new, (from, to) -> to.copyFrom(from));
+        final RnicEngine engine = engines[Math.floorMod(nextShard.getAndIncrement(), engines.length)];
         return engine.execute(() ->
         {
-            final int qpn = engine.qps().allocateQpn();
+            final int qpn = engine.allocateQpn();
             final QpContext context = new QpContext(qpn, init.type, init.pd, init.sendCq, init.recvCq, sq, rq,
                 init.signalAll);
             engine.addQp(context);
@@ -81,6 +113,6 @@ public final class RnicDevice
 
     public void destroyQp(final QueuePair qp)
     {
-        engine.removeQp(qp.context());
+        engineFor(qp.qpn()).removeQp(qp.context());
     }
 }

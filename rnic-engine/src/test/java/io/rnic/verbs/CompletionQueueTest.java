@@ -122,4 +122,60 @@ class CompletionQueueTest
         assertEquals(total, count.get());
         assertEquals((long)total * (total + 1) / 2, sum.get());
     }
+
+    @Test
+    void shouldTakeCompletionsFromSeveralEngineThreadsWithoutLosingAny() throws Exception
+    {
+        final int perProducer = 500_000;
+        final int producers = 2;
+        final CompletionQueue cq = new CompletionQueue(1, 1024);
+        final Thread[] threads = new Thread[producers];
+        for (int p = 0; p < producers; p++)
+        {
+            final int producer = p;
+            threads[p] = new Thread(() ->
+            {
+                for (int i = 0; i < perProducer; i++)
+                {
+                    final long wrId = (long)producer << 32 | i;
+                    while (!cq.offer(wrId, WcStatus.SUCCESS, WcOpcode.SEND, i, 0, producer, 0, 0, 0))
+                    {
+                        Thread.yield(); // full: the consumer catches up (a real engine would report an overrun)
+                    }
+                }
+            });
+            threads[p].start();
+        }
+        final WorkCompletion[] batch = new WorkCompletion[32];
+        for (int i = 0; i < batch.length; i++)
+        {
+            batch[i] = new WorkCompletion();
+        }
+        final int[] next = new int[producers];
+        long received = 0;
+        final long deadline = System.nanoTime() + 60_000_000_000L;
+        while (received < (long)perProducer * producers && System.nanoTime() < deadline)
+        {
+            final int n = cq.poll(batch, batch.length);
+            for (int k = 0; k < n; k++)
+            {
+                final int producer = (int)(batch[k].wrId() >>> 32);
+                final int sequence = (int)batch[k].wrId();
+                assertEquals(next[producer], sequence, "each producer's completions in its order");
+                assertEquals(producer, batch[k].qpNumber());
+                next[producer]++;
+            }
+            received += n;
+            if (n == 0)
+            {
+                Thread.yield();
+            }
+        }
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        assertEquals((long)perProducer * producers, received);
+        assertEquals(0, cq.poll(batch, batch.length));
+    }
 }

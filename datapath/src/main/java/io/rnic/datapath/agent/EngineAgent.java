@@ -8,8 +8,11 @@ import io.rnic.pcap.PcapWriter;
 import io.rnic.transport.PacketSink;
 import io.rnic.transport.RnicEngine;
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -37,8 +40,14 @@ public final class EngineAgent implements Agent
     private final PcapWriter capture;
     private final FrameHandler onFrame = this::onFrame;
     private final PacketSink transmit = this::transmit;
+    private final MessageHandler onHandedOver = this::onHandedOver;
+    private final ShardRouter router;
+    private final ManyToOneRingBuffer inbox;
+    private final int shard;
     private volatile Agent[] applications = new Agent[0];
     private long framesIgnored;
+    private long framesHandedOver;
+    private long handOverDrops;
 
     /**
      * @param cpu     the CPU to pin the engine thread to, or -1 to leave it to the scheduler.
@@ -53,6 +62,23 @@ public final class EngineAgent implements Agent
         final NanoClock clock,
         final PcapWriter capture)
     {
+        this(engine, port, neighbours, burst, cpu, clock, capture, null);
+    }
+
+    /**
+     * @param router the shards' inboxes when several engine threads share the device (null for one): frames for
+     *               QPs of another shard are handed over to it.
+     */
+    public EngineAgent(
+        final RnicEngine engine,
+        final PacketPort port,
+        final NeighbourDiscovery neighbours,
+        final int burst,
+        final int cpu,
+        final NanoClock clock,
+        final PcapWriter capture,
+        final ShardRouter router)
+    {
         if (burst < 1 || burst > 1024)
         {
             throw new IllegalArgumentException("burst " + burst + " out of range 1..1024");
@@ -64,6 +90,14 @@ public final class EngineAgent implements Agent
         this.cpu = cpu;
         this.clock = clock;
         this.capture = capture;
+        this.router = router != null && router.shards() > 1 ? router : null;
+        this.shard = engine.shard();
+        this.inbox = this.router == null ? null : this.router.inbox(shard);
+        if (this.router != null && this.router.shards() != engine.shards())
+        {
+            throw new IllegalArgumentException("router has " + router.shards() + " shards, the engine " +
+                engine.shards());
+        }
         engine.sink(transmit);
     }
 
@@ -92,6 +126,18 @@ public final class EngineAgent implements Agent
     public long framesIgnored()
     {
         return framesIgnored;
+    }
+
+    /** Frames received here for a QP of another shard, and handed over to it. */
+    public long framesHandedOver()
+    {
+        return framesHandedOver;
+    }
+
+    /** Frames for another shard dropped because its inbox was full. */
+    public long handOverDrops()
+    {
+        return handOverDrops;
     }
 
     /** Adds work run in every duty cycle on the engine thread (an application's poll loop). Any thread. */
@@ -131,6 +177,10 @@ public final class EngineAgent implements Agent
     public int doWork() throws Exception
     {
         int work = port.receive(onFrame, burst);
+        if (inbox != null)
+        {
+            work += inbox.read(onHandedOver, burst);
+        }
         work += engine.doWork();
         for (final Agent application : applications)
         {
@@ -182,7 +232,7 @@ public final class EngineAgent implements Agent
             if (buffer.getByte(l3 + 9) == 17 && l3 + headerLength + 8 <= end &&
                 (buffer.getShort(l3 + headerLength + 2, ByteOrder.BIG_ENDIAN) & 0xFFFF) == ROCE_PORT)
             {
-                engine.onFrame(buffer, offset, length);
+                roce(buffer, offset, length, l3 + headerLength + 8);
                 return;
             }
         }
@@ -191,7 +241,7 @@ public final class EngineAgent implements Agent
             final int nextHeader = buffer.getByte(l3 + 6) & 0xFF;
             if (nextHeader == 17 && (buffer.getShort(l3 + 42, ByteOrder.BIG_ENDIAN) & 0xFFFF) == ROCE_PORT)
             {
-                engine.onFrame(buffer, offset, length);
+                roce(buffer, offset, length, l3 + 48);
                 return;
             }
             if (nextHeader == 58 && l3 == offset + 14)
@@ -206,6 +256,33 @@ public final class EngineAgent implements Agent
             return;
         }
         framesIgnored++;
+    }
+
+    private void roce(final DirectBuffer buffer, final int offset, final int length, final int bthOffset)
+    {
+        if (router != null && bthOffset + 8 <= offset + length)
+        {
+            final int qpn = (buffer.getInt(bthOffset + 4, ByteOrder.BIG_ENDIAN)) & 0xFF_FFFF;
+            final int owner = router.ownerOf(qpn);
+            if (owner != shard)
+            {
+                if (router.handOver(owner, buffer, offset, length))
+                {
+                    framesHandedOver++;
+                }
+                else
+                {
+                    handOverDrops++;
+                }
+                return;
+            }
+        }
+        engine.onFrame(buffer, offset, length);
+    }
+
+    private void onHandedOver(final int type, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        engine.onFrame(buffer, index, length);
     }
 
     private void transmit(final DirectBuffer buffer, final int offset, final int length)

@@ -2,6 +2,7 @@ package io.rnic.datapath.endpoint;
 
 import io.rnic.datapath.agent.EngineAgent;
 import io.rnic.datapath.agent.IdleStrategies;
+import io.rnic.datapath.agent.ShardRouter;
 import io.rnic.datapath.neighbour.NeighbourDiscovery;
 import io.rnic.datapath.neighbour.NeighbourTable;
 import io.rnic.datapath.port.PacketPort;
@@ -9,7 +10,6 @@ import io.rnic.pcap.PcapWriter;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.RnicEngine;
 import io.rnic.transport.TransportCounter;
-import io.rnic.transport.TransportCounters;
 import io.rnic.verbs.RnicDevice;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
@@ -22,6 +22,7 @@ import java.net.BindException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -33,30 +34,43 @@ public final class Endpoint implements AutoCloseable
 {
     public static final int ROCE_UDP_PORT = 4791;
 
+    private final PacketPort[] ports;
     private final PacketPort port;
     private final LocalPort localPort;
     private final RnicDevice device;
+    private final EngineAgent[] agents;
     private final EngineAgent agent;
-    private final AgentRunner runner;
+    private final AgentRunner[] runners;
     private final DatagramSocket rocePortGuard;
-    private final PcapWriter capture;
+    private final PcapWriter[] captures;
     private final AtomicLong engineErrors = new AtomicLong();
     private final String rocePortGuardStatus;
     private volatile Throwable lastEngineError;
     private boolean closed;
 
-    private Endpoint(final PacketPort port, final LocalPort localPort, final EndpointOptions options)
+    private Endpoint(final PacketPort[] ports, final LocalPort localPort, final EndpointOptions options)
         throws IOException
     {
-        this.port = port;
+        this.ports = ports;
+        this.port = ports[0];
         this.localPort = localPort;
         final SystemNanoClock clock = SystemNanoClock.INSTANCE;
-        this.device = new RnicDevice(localPort, (buffer, offset, length) -> { }, clock);
-        this.capture = options.capture() == null ? null : new PcapWriter(options.capture());
-        final NeighbourDiscovery neighbours =
-            new NeighbourDiscovery(localPort, new NeighbourTable(256), options.answerNeighbours());
-        this.agent = new EngineAgent(device.engine(), port, neighbours, options.burst(), options.cpu(), clock,
-            capture);
+        final int shards = ports.length;
+        this.device = shards == 1 ? new RnicDevice(localPort, (buffer, offset, length) -> { }, clock) :
+            new RnicDevice(localPort, clock, shards);
+        final ShardRouter router = shards == 1 ? null : new ShardRouter(shards, 1 << 22);
+        this.captures = new PcapWriter[shards];
+        this.agents = new EngineAgent[shards];
+        final RnicEngine[] engines = device.engines();
+        for (int i = 0; i < shards; i++)
+        {
+            captures[i] = options.capture() == null ? null : new PcapWriter(capturePath(options.capture(), i));
+            final NeighbourDiscovery neighbours =
+                new NeighbourDiscovery(localPort, new NeighbourTable(256), options.answerNeighbours());
+            agents[i] = new EngineAgent(engines[i], ports[i], neighbours, options.burst(),
+                options.cpu() < 0 ? -1 : options.cpu() + i, clock, captures[i], router);
+        }
+        this.agent = agents[0];
         DatagramSocket guard = null;
         String guardStatus = "not held";
         if (options.holdRocePort())
@@ -79,8 +93,26 @@ public final class Endpoint implements AutoCloseable
         this.rocePortGuard = guard;
         this.rocePortGuardStatus = guardStatus;
         final AtomicCounter noCounter = null;
-        this.runner = new AgentRunner(IdleStrategies.parse(options.idleStrategy()), this::onEngineError, noCounter,
-            agent);
+        this.runners = new AgentRunner[shards];
+        for (int i = 0; i < shards; i++)
+        {
+            runners[i] = new AgentRunner(IdleStrategies.parse(options.idleStrategy()), this::onEngineError,
+                noCounter, agents[i]);
+        }
+    }
+
+    /** Shard 0 captures into the given file, shard n into {@code NAME-n.pcap}. */
+    private static Path capturePath(final Path path, final int shard)
+    {
+        if (shard == 0)
+        {
+            return path;
+        }
+        final String name = path.getFileName().toString();
+        final int dot = name.lastIndexOf('.');
+        final String shardName = dot < 0 ? name + "-" + shard : name.substring(0, dot) + "-" + shard +
+            name.substring(dot);
+        return path.resolveSibling(shardName);
     }
 
     /**
@@ -90,18 +122,38 @@ public final class Endpoint implements AutoCloseable
      */
     public static Endpoint start(final PacketPort port, final LocalPort localPort, final EndpointOptions options)
     {
+        return start(new PacketPort[]{ port }, localPort, options);
+    }
+
+    /**
+     * Starts an endpoint with one engine thread per port (queues of one interface: AF_PACKET fanout members, DPDK
+     * queues); QPs are sharded over the engines and frames reaching the wrong one are handed over. Engine thread
+     * {@code i} is pinned to CPU {@code options.cpu() + i} when a CPU is given.
+     */
+    public static Endpoint start(final PacketPort[] ports, final LocalPort localPort, final EndpointOptions options)
+    {
         IdleStrategies.parse(options.idleStrategy()); // a bad name fails before anything opens
+        if (ports.length < 1 || ports.length > 64)
+        {
+            throw new IllegalArgumentException("an endpoint needs 1..64 ports (engine threads), not " + ports.length);
+        }
         final Endpoint endpoint;
         try
         {
-            endpoint = new Endpoint(port, localPort, options);
+            endpoint = new Endpoint(ports, localPort, options);
         }
         catch (final IOException ex)
         {
-            port.close();
-            throw new UncheckedIOException("cannot start endpoint on " + port.name() + ": " + ex.getMessage(), ex);
+            for (final PacketPort each : ports)
+            {
+                each.close();
+            }
+            throw new UncheckedIOException("cannot start endpoint on " + ports[0].name() + ": " + ex.getMessage(), ex);
         }
-        AgentRunner.startOnThread(endpoint.runner);
+        for (final AgentRunner runner : endpoint.runners)
+        {
+            AgentRunner.startOnThread(runner);
+        }
         return endpoint;
     }
 
@@ -130,6 +182,12 @@ public final class Endpoint implements AutoCloseable
         return agent;
     }
 
+    /** One agent per engine thread (shard). */
+    public EngineAgent[] agents()
+    {
+        return agents.clone();
+    }
+
     /** Work to run in every duty cycle of the engine thread (see {@link EngineAgent#addApplication}). */
     public void addApplication(final Agent application)
     {
@@ -145,11 +203,14 @@ public final class Endpoint implements AutoCloseable
     public void addStaticNeighbour(final InetAddress address, final long mac)
     {
         final long[] gid = InterfaceAddresses.gidOf(address);
-        engine().execute(() ->
+        for (final EngineAgent each : agents)
         {
-            agent.neighbours().table().putStatic(gid[0], gid[1], mac);
-            return null;
-        });
+            each.engine().execute(() ->
+            {
+                each.neighbours().table().putStatic(gid[0], gid[1], mac);
+                return null;
+            });
+        }
     }
 
     /**
@@ -171,15 +232,21 @@ public final class Endpoint implements AutoCloseable
         while (true)
         {
             final boolean ask = System.nanoTime() >= nextRequestNs;
-            final long mac = engine().execute(() ->
+            long mac = NeighbourTable.NO_MAC;
+            for (int i = agents.length - 1; i >= 0 && mac == NeighbourTable.NO_MAC; i--)
             {
-                final long known = agent.neighbours().table().lookup(gid[0], gid[1]);
-                if (known == NeighbourTable.NO_MAC && ask)
+                final EngineAgent each = agents[i];
+                final boolean sender = i == 0 && ask;
+                mac = each.engine().execute(() ->
                 {
-                    agent.neighbours().sendRequest(gid[0], gid[1], sgidIndex, agent.transmitSink());
-                }
-                return known;
-            });
+                    final long known = each.neighbours().table().lookup(gid[0], gid[1]);
+                    if (known == NeighbourTable.NO_MAC && sender)
+                    {
+                        each.neighbours().sendRequest(gid[0], gid[1], sgidIndex, each.transmitSink());
+                    }
+                    return known;
+                });
+            }
             if (mac != NeighbourTable.NO_MAC)
             {
                 return mac;
@@ -222,6 +289,7 @@ public final class Endpoint implements AutoCloseable
      */
     public String countersReport()
     {
+        // read on the first engine thread (exact for one engine; the other shards' counters may lag by a cycle)
         if (closed)
         {
             return report();
@@ -232,27 +300,54 @@ public final class Endpoint implements AutoCloseable
     private String report()
     {
         final StringBuilder text = new StringBuilder();
-        final TransportCounters counters = engine().counters();
         for (int i = 0; i < TransportCounter.count(); i++)
         {
             final TransportCounter counter = TransportCounter.get(i);
-            final long value = counters.get(counter);
+            long value = 0;
+            for (final EngineAgent each : agents)
+            {
+                value += each.engine().counters().get(counter);
+            }
             if (value != 0)
             {
-                text.append(String.format("  %-34s %,d%n", counter.label(), value));
+                text.append(String.format("  %-36s %,d%n", counter.label(), value));
             }
         }
-        final long invalid = engine().validator().counters().dropped();
-        text.append(String.format("  %-34s %,d%n", "port frames received", port.framesReceived()));
-        text.append(String.format("  %-34s %,d%n", "port frames transmitted", port.framesTransmitted()));
-        text.append(String.format("  %-34s %,d%n", "port receive drops", port.receiveDrops()));
-        text.append(String.format("  %-34s %,d%n", "port transmit drops", port.transmitDrops()));
-        text.append(String.format("  %-34s %,d%n", "frames not for rnic (kernel traffic)", agent.framesIgnored()));
-        text.append(String.format("  %-34s %,d%n", "invalid RoCEv2 frames", invalid));
-        text.append(String.format("  %-34s %,d%n", "neighbour requests sent", agent.neighbours().requestsSent()));
-        text.append(String.format("  %-34s %,d%n", "neighbour replies sent", agent.neighbours().repliesSent()));
-        text.append(String.format("  %-34s %s%n", "kernel UDP 4791", rocePortGuardStatus));
+        long received = 0, transmitted = 0, receiveDrops = 0, transmitDrops = 0, ignored = 0, invalid = 0;
+        long requests = 0, replies = 0, handedOver = 0, handOverDrops = 0;
+        for (final EngineAgent each : agents)
+        {
+            received += each.port().framesReceived();
+            transmitted += each.port().framesTransmitted();
+            receiveDrops += each.port().receiveDrops();
+            transmitDrops += each.port().transmitDrops();
+            ignored += each.framesIgnored();
+            invalid += each.engine().validator().counters().dropped();
+            requests += each.neighbours().requestsSent();
+            replies += each.neighbours().repliesSent();
+            handedOver += each.framesHandedOver();
+            handOverDrops += each.handOverDrops();
+        }
+        line(text, "port frames received", received);
+        line(text, "port frames transmitted", transmitted);
+        line(text, "port receive drops", receiveDrops);
+        line(text, "port transmit drops", transmitDrops);
+        line(text, "frames not for rnic (kernel traffic)", ignored);
+        line(text, "invalid RoCEv2 frames dropped", invalid);
+        line(text, "neighbour requests sent", requests);
+        line(text, "neighbour replies sent", replies);
+        if (agents.length > 1)
+        {
+            line(text, "frames handed to another engine", handedOver);
+            line(text, "hand-over drops (inbox full)", handOverDrops);
+        }
+        text.append(String.format("  %-36s %s%n", "kernel UDP 4791", rocePortGuardStatus));
         return text.toString();
+    }
+
+    private static void line(final StringBuilder text, final String name, final long value)
+    {
+        text.append(String.format("  %-36s %,d%n", name, value));
     }
 
     private void onEngineError(final Throwable error)
@@ -271,12 +366,21 @@ public final class Endpoint implements AutoCloseable
         {
             return;
         }
-        runner.close();
-        closed = true;
-        port.close();
-        if (capture != null)
+        for (final AgentRunner runner : runners)
         {
-            capture.close();
+            runner.close();
+        }
+        closed = true;
+        for (final PacketPort each : ports)
+        {
+            each.close();
+        }
+        for (final PcapWriter capture : captures)
+        {
+            if (capture != null)
+            {
+                capture.close();
+            }
         }
         if (rocePortGuard != null)
         {
