@@ -1,5 +1,9 @@
 package io.rnic.cli;
 
+import io.rnic.tools.PerftestTool;
+import io.rnic.tools.ToolKind;
+import io.rnic.tools.ToolOptions;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -41,11 +45,28 @@ public final class RnicCli
             "wire-format self-check: build every RoCEv2 opcode (IPv4/IPv6, with/without VLAN), write a pcap, read it " +
             "back through validation, and check the shared test vectors",
             DemoCommand::run));
+        for (final ToolKind kind : ToolKind.values())
+        {
+            COMMANDS.put(kind.command(), new Entry(ToolOptions.synopsis(kind), toolSummary(kind),
+                (args, out, err) -> PerftestTool.run(kind, args, out, err)));
+        }
         COMMANDS.put("help", new Entry("help", "this list", (args, out, err) -> help(out)));
     }
 
     private RnicCli()
     {
+    }
+
+    private static String toolSummary(final ToolKind kind)
+    {
+        final String what = switch (kind)
+        {
+            case RC_PINGPONG -> "RC SEND/RECV ping-pong";
+            case UD_PINGPONG -> "UD SEND/RECV ping-pong";
+            default -> kind.operation().title().replace('_', ' ') + (kind.isLatency() ? " latency" : " bandwidth");
+        };
+        return what + " between two endpoints, like " + kind.original() + ": server without an address, client " +
+            "with one; --verify checks every byte";
     }
 
     public static void main(final String[] args)
@@ -75,9 +96,20 @@ public final class RnicCli
             err.println("usage: rnic " + entry.synopsis());
             return 2;
         }
-        catch (final IOException ex)
+        catch (final IOException | java.io.UncheckedIOException ex)
         {
             err.println("rnic " + args[0] + ": " + ex.getMessage());
+            return 2;
+        }
+        catch (final RuntimeException ex)
+        {
+            // an environment problem the lower layers explain (no such interface, no privileges, no answer from the
+            // peer): the message, not a stack trace, unless RNIC_DEBUG is set
+            err.println("rnic " + args[0] + ": " + (ex.getMessage() != null ? ex.getMessage() : ex.toString()));
+            if (System.getenv("RNIC_DEBUG") != null)
+            {
+                ex.printStackTrace(err);
+            }
             return 2;
         }
     }

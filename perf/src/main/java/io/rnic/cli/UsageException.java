@@ -1,11 +1,11 @@
 package io.rnic.cli;
 
 /** A command line the user got wrong: printed with the command's usage, exit status 2. */
-final class UsageException extends RuntimeException
+public final class UsageException extends RuntimeException
 {
     private static final long serialVersionUID = 1L;
 
-    UsageException(final String message)
+    public UsageException(final String message)
     {
         super(message);
     }

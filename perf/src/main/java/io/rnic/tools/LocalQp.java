@@ -1,0 +1,104 @@
+package io.rnic.tools;
+
+import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.QueuePair;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendFlags;
+import io.rnic.verbs.SendWorkRequest;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One of the tool's QPs with its CQs, its buffer region (send area, then receive area: {@link QpLayout}) and what
+ * the peer told us about its own QP. Also the reusable work requests the state machines post (posting copies
+ * them, so reuse allocates nothing).
+ */
+final class LocalQp
+{
+    static final int QKEY = 0x11111111;
+
+    final QueuePair qp;
+    final CompletionQueue sendCq;
+    final CompletionQueue recvCq;
+    final MemorySegment region;
+    final long regionAddress;
+    final int lKey;
+    final int rKey;
+    final QpLayout layout;
+    final SendWorkRequest send = new SendWorkRequest();
+    final RecvWorkRequest recv = new RecvWorkRequest();
+    /** UD: where to send (the peer's GID and MAC). */
+    final AddressVector peerAddress = new AddressVector();
+    int psn;
+    RemoteQp remote;
+
+    LocalQp(
+        final QueuePair qp, final CompletionQueue sendCq, final CompletionQueue recvCq, final MemorySegment region,
+        final int lKey, final int rKey, final QpLayout layout)
+    {
+        this.qp = qp;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.region = region;
+        this.regionAddress = region.address();
+        this.lKey = lKey;
+        this.rKey = rKey;
+        this.layout = layout;
+    }
+
+    MemorySegment sendSlot(final long slot)
+    {
+        return region.asSlice(slot * layout.slotBytes, layout.slotBytes);
+    }
+
+    MemorySegment receiveSlot(final long slot)
+    {
+        return region.asSlice(layout.areaBytes + slot * layout.slotBytes, layout.slotBytes);
+    }
+
+    /** The peer's receive slot (verify mode spreads over slots; otherwise slot 0, as perftest). */
+    long remoteReceiveSlot(final long slot)
+    {
+        return remote.regionAddress() + layout.areaBytes + slot * layout.slotBytes;
+    }
+
+    long remoteSendSlot(final long slot)
+    {
+        return remote.regionAddress() + slot * layout.slotBytes;
+    }
+
+    /** Posts a one-SGE send-queue work request; returns the ibverbs code (0 OK). */
+    int post(
+        final int opcode, final long wrId, final long localAddress, final int length, final long remoteAddress,
+        final boolean signaled)
+    {
+        final SendWorkRequest wr = send;
+        wr.opcode = opcode;
+        wr.wrId = wrId;
+        wr.sendFlags = signaled ? SendFlags.SIGNALED : 0;
+        wr.sgl.clear();
+        if (length > 0)
+        {
+            wr.sgl.add(localAddress, length, lKey);
+        }
+        wr.remoteAddress = remoteAddress;
+        wr.rKey = remote.rKey();
+        if (qp.type() == QpType.UD)
+        {
+            wr.udAddress.copyFrom(peerAddress);
+            wr.udRemoteQpn = remote.qpn();
+            wr.udRemoteQkey = QKEY;
+        }
+        return qp.postSend(wr);
+    }
+
+    int postReceive(final long wrId, final long slot)
+    {
+        recv.wrId = wrId;
+        recv.sgl.clear();
+        recv.sgl.add(layout.receiveSlot(regionAddress, slot), layout.slotBytes, lKey);
+        return qp.postRecv(recv);
+    }
+}

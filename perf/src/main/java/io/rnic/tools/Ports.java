@@ -1,0 +1,52 @@
+package io.rnic.tools;
+
+import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.datapath.port.PacketPort;
+import io.rnic.transport.LocalPort;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The port kinds the tools know: {@code afpacket} (a kernel interface through a raw socket; the default) and
+ * {@code memory} (in-process ports registered by name, for tests and embedding).
+ */
+public final class Ports
+{
+    private static final Map<String, PortFactory.OpenedPort> IN_MEMORY = new ConcurrentHashMap<>();
+
+    private Ports()
+    {
+    }
+
+    public static PortFactory.OpenedPort open(final String kind, final String iface)
+    {
+        return switch (kind)
+        {
+            case "afpacket" -> afPacket(iface);
+            case "memory" ->
+            {
+                final PortFactory.OpenedPort port = IN_MEMORY.remove(iface);
+                if (port == null)
+                {
+                    throw new IllegalArgumentException("no in-memory port named '" + iface + "' (registered: " +
+                        IN_MEMORY.keySet() + ")");
+                }
+                yield port;
+            }
+            default -> throw new IllegalArgumentException("unknown port kind '" + kind + "' (afpacket or memory)");
+        };
+    }
+
+    /** Makes an in-memory port available, once, to a tool run with {@code --port memory -d NAME}. */
+    public static void registerInMemory(final String name, final PacketPort port, final LocalPort addressing)
+    {
+        IN_MEMORY.put(name, new PortFactory.OpenedPort(port, addressing));
+    }
+
+    private static PortFactory.OpenedPort afPacket(final String iface)
+    {
+        final LocalPort addressing = InterfaceAddresses.of(iface);
+        throw new IllegalArgumentException("AF_PACKET port for " + iface + " " + addressing);
+    }
+}

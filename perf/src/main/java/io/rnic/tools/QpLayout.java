@@ -1,0 +1,45 @@
+package io.rnic.tools;
+
+/**
+ * Where a tool's buffers are, per QP: a send area and a receive area of {@link #slots} slots each. The slot count
+ * depends only on the message size, so both ends compute the same layout from the same {@code -s}; the address a
+ * side announces is its QP region's start (the send area), the receive area follows it.
+ * Without {@code --verify} every operation uses slot 0, as perftest does (and as a peer running the real tool needs).
+ */
+final class QpLayout
+{
+    /** UD receive buffers start with the 40-byte GRH area. */
+    static final int GRH_BYTES = 40;
+    private static final long VERIFY_BYTES_PER_AREA = 4L << 20;
+    private static final int MAX_SLOTS = 64;
+
+    final int messageBytes;
+    final int slotBytes;
+    final int slots;
+    final long areaBytes;
+    final long regionBytes;
+
+    QpLayout(final int messageBytes, final boolean ud)
+    {
+        this.messageBytes = messageBytes;
+        this.slotBytes = (int)align(messageBytes + (ud ? GRH_BYTES : 0), 64L);
+        this.slots = (int)Math.max(1, Math.min(MAX_SLOTS, VERIFY_BYTES_PER_AREA / slotBytes));
+        this.areaBytes = (long)slotBytes * slots;
+        this.regionBytes = align(areaBytes * 2, 4096L);
+    }
+
+    long sendSlot(final long regionBase, final long slot)
+    {
+        return regionBase + slot * slotBytes;
+    }
+
+    long receiveSlot(final long regionBase, final long slot)
+    {
+        return regionBase + areaBytes + slot * slotBytes;
+    }
+
+    static long align(final long value, final long alignment)
+    {
+        return (value + alignment - 1) & -alignment;
+    }
+}

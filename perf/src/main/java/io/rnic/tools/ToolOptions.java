@@ -1,0 +1,242 @@
+package io.rnic.tools;
+
+import io.rnic.cli.UsageException;
+import io.rnic.datapath.agent.IdleStrategies;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The command line of a perftest-style tool. Flags follow perftest ({@code -d -s -n -m -x -p -q -t -A}) and, for the
+ * pingpongs, rdma-core ({@code -g} for the GID index, {@code -r} for the receive depth); our own are long options.
+ * Server when no address is given, client otherwise.
+ */
+public final class ToolOptions
+{
+    public static final int DEFAULT_TCP_PORT = 18515;
+
+    public final ToolKind kind;
+    public String iface;
+    public String portKind = "afpacket";
+    public int size;
+    public long iterations;
+    public long warmup;
+    /** IB path MTU in bytes, or 0: the largest the interface carries (as rxe's active_mtu). */
+    public int mtu;
+    /** -1: the first IPv4 GID, else the first GID. */
+    public int gidIndex = -1;
+    public int tcpPort = DEFAULT_TCP_PORT;
+    public int qps = 1;
+    public int txDepth;
+    public int rxDepth;
+    public boolean verify;
+    public Path pcap;
+    public Path hlog;
+    public int cpu = -1;
+    public String idle = "spin";
+    public String server;
+    public boolean atomicCompareSwap;
+    public long timeoutMs = 60_000;
+
+    private ToolOptions(final ToolKind kind)
+    {
+        this.kind = kind;
+        if (kind.isPingpong())
+        {
+            size = kind == ToolKind.UD_PINGPONG ? 2048 : 4096;
+            iterations = 1000;
+            rxDepth = 500;
+            txDepth = 1;
+        }
+        else if (kind.isLatency())
+        {
+            size = kind.operation() == ToolKind.Operation.ATOMIC ? 8 : 2;
+            iterations = 1000;
+            warmup = 1000;
+            txDepth = 1;
+            rxDepth = 64;
+        }
+        else
+        {
+            size = kind.operation() == ToolKind.Operation.ATOMIC ? 8 : 65536;
+            iterations = 5000;
+            txDepth = 128;
+            rxDepth = 512;
+        }
+    }
+
+    public boolean isServer()
+    {
+        return server == null;
+    }
+
+    public static String synopsis(final ToolKind kind)
+    {
+        final String gid = kind.isPingpong() ? "-g GID_INDEX" : "-x GID_INDEX";
+        return kind.command() + " [-d IFACE] [-s SIZE] [-n ITERS] [-m MTU] [" + gid + "] [-p TCP_PORT] [-q QPS]" +
+            (kind.isLatency() ? " [--warmup N]" : " [-t TX_DEPTH]") +
+            (kind.operation() == ToolKind.Operation.ATOMIC ? " [-A CMP_AND_SWAP|FETCH_AND_ADD]" : "") +
+            " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--idle " + IdleStrategies.NAMES.replace(", ", "|") +
+            "] [--timeout-ms MS] [SERVER_ADDRESS]";
+    }
+
+    public static ToolOptions parse(final ToolKind kind, final String[] args)
+    {
+        final ToolOptions options = new ToolOptions(kind);
+        final List<String> positional = new ArrayList<>();
+        for (int i = 0; i < args.length; i++)
+        {
+            String option = args[i];
+            String value = null;
+            final int equals = option.indexOf('=');
+            if (option.startsWith("--") && equals > 0)
+            {
+                value = option.substring(equals + 1);
+                option = option.substring(0, equals);
+            }
+            if (!option.startsWith("-") || option.equals("-"))
+            {
+                positional.add(option);
+                continue;
+            }
+            if (option.equals("--verify"))
+            {
+                options.verify = true;
+                continue;
+            }
+            if (value == null)
+            {
+                if (i + 1 >= args.length)
+                {
+                    throw new UsageException(option + " needs a value");
+                }
+                value = args[++i];
+            }
+            switch (option)
+            {
+                case "-d", "--iface", "--ib-dev" -> options.iface = value;
+                case "-s", "--size" -> options.size = (int)bytes(option, value, 1, 1L << 30);
+                case "-n", "--iters" -> options.iterations = number(option, value, 1, 1L << 40);
+                case "--warmup" -> options.warmup = number(option, value, 0, 1L << 32);
+                case "-m", "--mtu" -> options.mtu = mtu(value);
+                case "-x", "-g", "--gid-index", "--gid-idx" -> options.gidIndex = (int)number(option, value, 0, 15);
+                case "-p" -> options.tcpPort = (int)number(option, value, 1, 65535);
+                case "--port" ->
+                {
+                    // perftest's --port is the TCP port; ours also names the packet port kind
+                    if (!value.isEmpty() && Character.isDigit(value.charAt(0)))
+                    {
+                        options.tcpPort = (int)number(option, value, 1, 65535);
+                    }
+                    else
+                    {
+                        options.portKind = value; // the port factory names the kinds it knows
+                    }
+                }
+                case "-q", "--qp" -> options.qps = (int)number(option, value, 1, 256);
+                case "-t", "--tx-depth" -> options.txDepth = (int)number(option, value, 1, 8192);
+                case "-r", "--rx-depth" -> options.rxDepth = (int)number(option, value, 1, 8192);
+                case "-A", "--atomic_type", "--atomic-type" ->
+                {
+                    switch (value)
+                    {
+                        case "CMP_AND_SWAP" -> options.atomicCompareSwap = true;
+                        case "FETCH_AND_ADD" -> options.atomicCompareSwap = false;
+                        default -> throw new UsageException("-A takes CMP_AND_SWAP or FETCH_AND_ADD, not " + value);
+                    }
+                }
+                case "--pcap" -> options.pcap = Path.of(value);
+                case "--hlog" -> options.hlog = Path.of(value);
+                case "--cpu" -> options.cpu = (int)number(option, value, 0, 1023);
+                case "--idle" ->
+                {
+                    try
+                    {
+                        IdleStrategies.parse(value);
+                    }
+                    catch (final IllegalArgumentException ex)
+                    {
+                        throw new UsageException(ex.getMessage());
+                    }
+                    options.idle = value;
+                }
+                case "--timeout-ms" -> options.timeoutMs = number(option, value, 1, 86_400_000);
+                default -> throw new UsageException("unknown option " + option);
+            }
+        }
+        if (positional.size() > 1)
+        {
+            throw new UsageException("one server address at most, got " + positional);
+        }
+        options.server = positional.isEmpty() ? null : positional.get(0);
+        options.check();
+        return options;
+    }
+
+    private void check()
+    {
+        if (kind.operation() == ToolKind.Operation.ATOMIC && size != 8)
+        {
+            throw new UsageException("atomic operations are 8 bytes; -s " + size + " does not apply");
+        }
+        if (kind == ToolKind.UD_PINGPONG && mtu != 0 && size > mtu)
+        {
+            throw new UsageException("a UD message is one packet: -s " + size + " is larger than the MTU " + mtu);
+        }
+        if (kind.isLatency() && qps != 1)
+        {
+            throw new UsageException("latency tests run one QP (-q 1)");
+        }
+    }
+
+    static long number(final String option, final String value, final long min, final long max)
+    {
+        final long n;
+        try
+        {
+            n = Long.parseLong(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException(option + " takes a whole number, not '" + value + "'");
+        }
+        if (n < min || n > max)
+        {
+            throw new UsageException(option + " " + value + " out of range " + min + ".." + max);
+        }
+        return n;
+    }
+
+    static long bytes(final String option, final String value, final long min, final long max)
+    {
+        long multiplier = 1;
+        String digits = value;
+        if (value.endsWith("K") || value.endsWith("k"))
+        {
+            multiplier = 1024;
+            digits = value.substring(0, value.length() - 1);
+        }
+        else if (value.endsWith("M") || value.endsWith("m"))
+        {
+            multiplier = 1024 * 1024;
+            digits = value.substring(0, value.length() - 1);
+        }
+        final long n = number(option, digits, 0, max) * multiplier;
+        if (n < min || n > max)
+        {
+            throw new UsageException(option + " " + value + " out of range " + min + ".." + max + " bytes");
+        }
+        return n;
+    }
+
+    private static int mtu(final String value)
+    {
+        final long n = number("-m", value, 256, 4096);
+        if (Long.bitCount(n) != 1)
+        {
+            throw new UsageException("-m takes an IB MTU: 256, 512, 1024, 2048 or 4096, not " + value);
+        }
+        return (int)n;
+    }
+}

@@ -1,0 +1,103 @@
+package io.rnic.tools;
+
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintStream;
+
+/** Prints results the way perftest and rdma-core's pingpongs print them, with the percentiles rnic adds. */
+final class ToolReport
+{
+    static final String RULE =
+        "---------------------------------------------------------------------------------------";
+
+    private ToolReport()
+    {
+    }
+
+    static void header(final PrintStream out, final ToolOptions options, final String portDescription,
+        final int mtu, final int gidIndex)
+    {
+        final ToolKind kind = options.kind;
+        out.println(RULE);
+        out.printf("                    %s %s Test%n", kind.operation().title(),
+            kind.isLatency() ? "Latency" : "BW");
+        out.printf(" Number of qps   : %-10d Transport type : RoCEv2 (rnic)%n", options.qps);
+        out.printf(" Connection type : %-10s Port           : %s%n", kind.qpType(), portDescription);
+        out.printf(" Mtu             : %d[B]%s GID index      : %d%n", mtu, " ".repeat(Math.max(1, 7 -
+            String.valueOf(mtu).length())), gidIndex);
+        if (!kind.isLatency())
+        {
+            out.printf(" TX depth        : %d%n", options.txDepth);
+        }
+        out.printf(" Verify          : %s%n", options.verify ? "ON (every byte)" : "OFF");
+        out.println(RULE);
+    }
+
+    static void address(final PrintStream out, final String which, final int qpn, final int psn, final int rKey,
+        final long address, final long gidHigh, final long gidLow)
+    {
+        out.printf(" %s address: LID 0000 QPN 0x%04x PSN 0x%06x RKey 0x%06x VAddr 0x%014x%n", which, qpn, psn, rKey,
+            address);
+        final StringBuilder gid = new StringBuilder(" GID: ");
+        for (int i = 0; i < 16; i++)
+        {
+            final long word = i < 8 ? gidHigh : gidLow;
+            final int b = (int)(word >>> (56 - 8 * (i % 8))) & 0xFF;
+            gid.append(String.format("%02d", b));
+            if (i < 15)
+            {
+                gid.append(':');
+            }
+        }
+        out.println(gid);
+    }
+
+    /**
+     * The latency table: perftest's columns plus p50/p90/p99/p99.9/p99.99. Values in µs; write and send show half
+     * the round trip as perftest does, read and atomic the full round trip.
+     */
+    static void latency(final PrintStream out, final ToolOptions options, final Histogram histogram,
+        final boolean halved)
+    {
+        out.println(RULE);
+        out.println(" #bytes #iterations  t_min[usec]  t_p50[usec]  t_p90[usec]  t_p99[usec]  t_p99.9[usec]" +
+            "  t_p99.99[usec]  t_max[usec]  t_avg[usec]  t_stdev[usec]");
+        out.printf(" %-6d %-12d %-12.2f %-12.2f %-12.2f %-12.2f %-14.2f %-15.2f %-12.2f %-12.2f %-12.2f%n",
+            options.size, histogram.getTotalCount(),
+            us(histogram.getMinValue()), us(histogram.getValueAtPercentile(50)),
+            us(histogram.getValueAtPercentile(90)), us(histogram.getValueAtPercentile(99)),
+            us(histogram.getValueAtPercentile(99.9)), us(histogram.getValueAtPercentile(99.99)),
+            us(histogram.getMaxValue()), histogram.getMean() / 1000.0, histogram.getStdDeviation() / 1000.0);
+        out.println(RULE);
+        out.println(halved ?
+            " one-way latency = round trip / 2 (perftest's convention for " + options.kind.original() + ")" :
+            " latency = full round trip (post to completion), as " + options.kind.original() + " reports it");
+    }
+
+    static void bandwidth(final PrintStream out, final ToolOptions options, final long operations,
+        final long elapsedNs)
+    {
+        final double seconds = elapsedNs / 1e9;
+        final double bytes = (double)operations * options.size;
+        out.println(RULE);
+        out.println(" #bytes     #iterations    BW average[MB/sec]    MsgRate[Mpps]    BW average[Gb/sec]");
+        out.printf(" %-10d %-14d %-21.2f %-16.6f %.3f%n", options.size, operations,
+            bytes / seconds / (1 << 20), operations / seconds / 1e6, bytes * 8 / seconds / 1e9);
+        out.println(RULE);
+    }
+
+    /** rdma-core's pingpong summary: bytes both ways, and time per iteration. */
+    static void pingpong(final PrintStream out, final ToolOptions options, final long iterations,
+        final long elapsedNs)
+    {
+        final double seconds = elapsedNs / 1e9;
+        final long bytes = 2L * options.size * iterations;
+        out.printf("%d bytes in %.2f seconds = %.2f Mbit/sec%n", bytes, seconds, bytes * 8 / seconds / 1e6);
+        out.printf("%d iters in %.2f seconds = %.2f usec/iter%n", iterations, seconds, seconds * 1e6 / iterations);
+    }
+
+    private static double us(final long ns)
+    {
+        return ns / 1000.0;
+    }
+}

@@ -1,0 +1,118 @@
+package io.rnic.tools;
+
+import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.datapath.port.InMemoryPort;
+import io.rnic.transport.LocalPort;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every perftest-style tool, server and client in one JVM over in-memory ports and a loopback TCP exchange, with
+ * {@code --verify}: the tools' state machines, exchange and reports, without a kernel interface.
+ */
+class ToolsInMemoryTest
+{
+    @ParameterizedTest
+    @EnumSource(ToolKind.class)
+    void shouldRunToolBetweenTwoEndpointsAndVerifyEveryByte(final ToolKind kind) throws Exception
+    {
+        final String name = kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final long macServer = 0x02_00_00_00_0E_01L;
+        final long macClient = 0x02_00_00_00_0E_02L;
+        final InMemoryPort[] ports = InMemoryPort.pair(macServer, macClient, 4096, 1 << 23);
+        Ports.registerInMemory(name + "-s", ports[0], addressing(macServer, 1));
+        Ports.registerInMemory(name + "-c", ports[1], addressing(macClient, 2));
+        final int tcpPort = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
+            "--verify", "--idle", "yield", "--timeout-ms", "30000"));
+        switch (kind)
+        {
+            case WRITE_BW, READ_BW, SEND_BW -> common.addAll(List.of("-s", "5000", "-n", "3000", "-q", "2"));
+            case ATOMIC_BW -> common.addAll(List.of("-n", "2000", "-q", "2"));
+            case ATOMIC_LAT -> common.addAll(List.of("-n", "300", "--warmup", "20"));
+            case UD_PINGPONG -> common.addAll(List.of("-s", "1000", "-n", "300"));
+            case RC_PINGPONG -> common.addAll(List.of("-s", "3000", "-n", "300"));
+            default -> common.addAll(List.of("-s", "3000", "-n", "300", "--warmup", "20"));
+        }
+        final List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("-d", name + "-s"));
+        final List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("-d", name + "-c", "127.0.0.1"));
+
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final Future<Result> serverRun = threads.submit(() -> run(kind, server));
+            final Future<Result> clientRun = threads.submit(() -> run(kind, client));
+            final Result c = clientRun.get(60, TimeUnit.SECONDS);
+            final Result s = serverRun.get(60, TimeUnit.SECONDS);
+            if (System.getenv("RNIC_TEST_PRINT") != null)
+            {
+                System.out.println("=== " + kind + " client:\n" + c.out + c.err + "=== server:\n" + s.out + s.err);
+            }
+            assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
+            assertEquals(0, s.status, "server:\n" + s.out + s.err);
+            assertTrue(c.out.contains("verify: OK") && s.out.contains("verify: OK"), c.out + s.out);
+            if (kind.isLatency())
+            {
+                assertTrue(c.out.contains(kind.isPingpong() ? "usec/iter" : "t_p99.9[usec]"), c.out);
+            }
+            else
+            {
+                assertTrue(c.out.contains("MsgRate[Mpps]"), c.out);
+            }
+            assertTrue(c.out.contains("port frames transmitted"), c.out);
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+
+    private static LocalPort addressing(final long mac, final int host)
+    {
+        final LocalPort port = new LocalPort(mac).ethernetMtu(1500);
+        port.addGid(0xFE80_0000_0000_0000L, InterfaceAddresses.eui64(mac));
+        port.addIpv4(0x0A5A_0000 | host);
+        return port;
+    }
+
+    private record Result(int status, String out, String err)
+    {
+    }
+
+    private static Result run(final ToolKind kind, final List<String> args) throws Exception
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+            PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8))
+        {
+            try
+            {
+                status = PerftestTool.run(kind, args.toArray(String[]::new), o, e);
+            }
+            catch (final RuntimeException ex)
+            {
+                ex.printStackTrace(e);
+                status = 99;
+            }
+        }
+        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+}
