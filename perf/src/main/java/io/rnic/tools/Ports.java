@@ -1,5 +1,7 @@
 package io.rnic.tools;
 
+import io.rnic.datapath.afpacket.AfPacketConfig;
+import io.rnic.datapath.afpacket.AfPacketPort;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.transport.LocalPort;
@@ -46,7 +48,15 @@ public final class Ports
 
     private static PortFactory.OpenedPort afPacket(final String iface)
     {
-        final LocalPort addressing = InterfaceAddresses.of(iface);
-        throw new IllegalArgumentException("AF_PACKET port for " + iface + " " + addressing);
+        final AfPacketPort port = AfPacketPort.open(AfPacketConfig.of(iface));
+        try
+        {
+            return new PortFactory.OpenedPort(port, InterfaceAddresses.of(iface));
+        }
+        catch (final RuntimeException ex)
+        {
+            port.close();
+            throw ex;
+        }
     }
 }

@@ -20,8 +20,9 @@ import java.util.Arrays;
 /**
  * One engine thread's run-to-completion duty cycle: receive a burst from the port, classify each frame (RoCEv2 to
  * the transport, ARP and neighbour discovery to {@link NeighbourDiscovery}, the rest ignored — the kernel's own
- * traffic shares an AF_PACKET interface), run the engine (commands, timers, requesters), run the application work
- * that lives on this thread, then push every queued frame to the wire in one flush.
+ * traffic shares an AF_PACKET interface), run the application work that lives on this thread, run the engine
+ * (commands, timers, requesters: what the applications just posted), then push every queued frame to the wire in
+ * one flush.
  * <p>
  * Application work runs here rather than on a thread of its own because a second spinning thread on a small
  * machine takes a core from the peer (two spinners on one core starve each other).
@@ -181,11 +182,13 @@ public final class EngineAgent implements Agent
         {
             work += inbox.read(onHandedOver, burst);
         }
-        work += engine.doWork();
+        // applications between receive and the engine: what they post on seeing a frame leaves in this cycle's
+        // flush, together with the ACK the frame caused (one kick, not two)
         for (final Agent application : applications)
         {
             work += application.doWork();
         }
+        work += engine.doWork();
         port.flush();
         return work;
     }

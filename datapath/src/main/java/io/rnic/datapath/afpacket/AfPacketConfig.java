@@ -1,0 +1,54 @@
+package io.rnic.datapath.afpacket;
+
+import io.rnic.datapath.port.PortException;
+
+/**
+ * How an AF_PACKET port is set up.
+ *
+ * @param iface          the kernel interface (one end of a veth pair, a NIC without DPDK).
+ * @param rxFrames       receive ring slots (TPACKET_V2: one frame each, handed over as soon as it is written —
+ *                       no block retirement timeout on the latency path, unlike TPACKET_V3).
+ * @param txFrames       transmit ring slots.
+ * @param qdiscBypass    PACKET_QDISC_BYPASS: skip the interface's queueing discipline. Off by default: a
+ *                       {@code tc netem} or rate limiter on the interface would not see our frames, nor would
+ *                       {@code tcpdump}.
+ * @param fanoutGroup    PACKET_FANOUT group id (1..65535) when several engine threads share the interface, each
+ *                       with its own socket, flows spread by hash; 0 for none.
+ */
+public record AfPacketConfig(String iface, int rxFrames, int txFrames, boolean qdiscBypass, int fanoutGroup)
+{
+    public AfPacketConfig
+    {
+        if (iface == null || iface.isEmpty() || iface.length() > 15)
+        {
+            throw new PortException("interface name '" + iface + "' must have 1..15 characters");
+        }
+        if (Integer.bitCount(rxFrames) != 1 || rxFrames < 16 || rxFrames > 65536)
+        {
+            throw new PortException("rxFrames " + rxFrames + " must be a power of two in 16..65536");
+        }
+        if (Integer.bitCount(txFrames) != 1 || txFrames < 16 || txFrames > 65536)
+        {
+            throw new PortException("txFrames " + txFrames + " must be a power of two in 16..65536");
+        }
+        if (fanoutGroup < 0 || fanoutGroup > 0xFFFF)
+        {
+            throw new PortException("fanout group " + fanoutGroup + " out of range 0..65535");
+        }
+    }
+
+    public static AfPacketConfig of(final String iface)
+    {
+        return new AfPacketConfig(iface, 1024, 512, false, 0);
+    }
+
+    public AfPacketConfig withFanoutGroup(final int group)
+    {
+        return new AfPacketConfig(iface, rxFrames, txFrames, qdiscBypass, group);
+    }
+
+    public AfPacketConfig withQdiscBypass(final boolean bypass)
+    {
+        return new AfPacketConfig(iface, rxFrames, txFrames, bypass, fanoutGroup);
+    }
+}

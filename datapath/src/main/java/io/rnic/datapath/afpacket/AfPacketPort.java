@@ -1,0 +1,419 @@
+package io.rnic.datapath.afpacket;
+
+import io.rnic.datapath.port.FrameHandler;
+import io.rnic.datapath.port.PacketPort;
+import io.rnic.datapath.port.PortException;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+import static io.rnic.datapath.afpacket.LinuxPacketSockets.*;
+
+/**
+ * A kernel interface through an AF_PACKET socket with PACKET_MMAP rings (TPACKET_V2): received frames are read in
+ * place from the RX ring and handed to the engine without a copy; frames to send are copied once into TX ring slots
+ * and pushed to the driver by one {@code sendto} per {@link #flush} (a duty cycle), not one system call per frame.
+ * The socket ignores its own outgoing frames (PACKET_IGNORE_OUTGOING) so the engine never sees what it sent.
+ * <p>
+ * Engine thread only (see {@link PacketPort}); nothing is allocated after {@link #open}.
+ */
+public final class AfPacketPort implements PacketPort
+{
+    /** Room before the frame in an RX slot: the header, the sockaddr_ll and the kernel's alignment. */
+    private static final int SLOT_HEADROOM = 128;
+
+    private final AfPacketConfig config;
+    private final String name;
+    private final long mac;
+    private final int mtu;
+    private final int fd;
+    private final Arena arena;
+    private final MemorySegment state;
+    private final MemorySegment statistics;
+    private final MemorySegment statisticsLength;
+    private final MemorySegment ring;
+    private final long ringBytes;
+    private final UnsafeBuffer rx;
+    private final UnsafeBuffer tx;
+    private final UnsafeBuffer frame = new UnsafeBuffer(0, 0);
+    private final int frameSize;
+    private final int rxMask;
+    private final int txMask;
+    private final int maxFrameLength;
+    private int rxIndex;
+    private int txIndex;
+    private int txPending;
+    private long framesReceived;
+    private long framesTransmitted;
+    private long receiveDrops;
+    private long transmitDrops;
+    private long truncated;
+    private long kernelRejected;
+    private long kickFailures;
+    private boolean closed;
+
+    private AfPacketPort(final AfPacketConfig config, final int ifindex, final long mac, final int mtu)
+    {
+        this.config = config;
+        this.name = config.iface();
+        this.mac = mac;
+        this.mtu = mtu;
+        this.maxFrameLength = mtu + 14 + 4;
+        this.frameSize = Math.max(2048, Integer.highestOneBit(maxFrameLength + SLOT_HEADROOM - 1) << 1);
+        this.rxMask = config.rxFrames() - 1;
+        this.txMask = config.txFrames() - 1;
+        this.arena = Arena.ofShared();
+        this.state = arena.allocate(CAPTURED_STATE);
+        this.statistics = arena.allocate(TPACKET_STATS);
+        this.statisticsLength = arena.allocate(ValueLayout.JAVA_INT);
+
+        final int socketFd = socket(state, AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
+        if (socketFd < 0)
+        {
+            final int errno = errno(state);
+            arena.close();
+            if (errno == EPERM || errno == EACCES)
+            {
+                throw new PortException("cannot open an AF_PACKET socket on " + name + ": " + strerror(errno) +
+                    ". AF_PACKET needs root or the CAP_NET_RAW capability (run as root, or " +
+                    "'setcap cap_net_raw+ep' on the java binary)");
+            }
+            throw new PortException("cannot open an AF_PACKET socket on " + name + ": " + strerror(errno));
+        }
+        this.fd = socketFd;
+        MemorySegment mapped = null;
+        try
+        {
+            setInt(PACKET_VERSION, TPACKET_V2, "PACKET_VERSION TPACKET_V2");
+            setIntIfSupported(PACKET_IGNORE_OUTGOING, 1);
+            setInt(PACKET_LOSS, 1, "PACKET_LOSS"); // a malformed TX frame is skipped, not a stuck ring
+            if (config.qdiscBypass())
+            {
+                setInt(PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS");
+            }
+            final int blockSize = Math.max(4096, frameSize);
+            setRing(PACKET_RX_RING, blockSize, config.rxFrames());
+            setRing(PACKET_TX_RING, blockSize, config.txFrames());
+            final long rxBytes = (long)frameSize * config.rxFrames();
+            final long txBytes = (long)frameSize * config.txFrames();
+            this.ringBytes = rxBytes + txBytes;
+            mapped = mmap(state, ringBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
+            if (mapped.address() == MAP_FAILED)
+            {
+                throw new PortException("cannot map the packet rings of " + name + " (" + ringBytes + " bytes): " +
+                    strerror(errno(state)));
+            }
+            this.ring = mapped;
+            this.rx = new UnsafeBuffer(mapped.address(), (int)rxBytes);
+            this.tx = new UnsafeBuffer(mapped.address() + rxBytes, (int)txBytes);
+
+            final MemorySegment address = arena.allocate(SOCKADDR_LL);
+            address.set(ValueLayout.JAVA_SHORT, 0, (short)AF_PACKET);
+            address.set(ValueLayout.JAVA_SHORT, 2, (short)htons(ETH_P_ALL));
+            address.set(ValueLayout.JAVA_INT, 4, ifindex);
+            if (bind(state, fd, address, (int)SOCKADDR_LL.byteSize()) != 0)
+            {
+                throw new PortException("cannot bind the AF_PACKET socket to " + name + ": " + strerror(errno(state)));
+            }
+            if (config.fanoutGroup() != 0)
+            {
+                setInt(PACKET_FANOUT, config.fanoutGroup() | (PACKET_FANOUT_HASH << 16),
+                    "PACKET_FANOUT group " + config.fanoutGroup());
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            if (mapped != null && mapped.address() != MAP_FAILED)
+            {
+                munmap(state, mapped, (long)frameSize * (config.rxFrames() + config.txFrames()));
+            }
+            LinuxPacketSockets.close(fd);
+            arena.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * Opens the port.
+     *
+     * @throws PortException naming the interface and the cause: no such interface (with the ones that exist), no
+     *                       privileges, a kernel refusal.
+     */
+    public static AfPacketPort open(final AfPacketConfig config)
+    {
+        final String iface = config.iface();
+        final int ifindex = ifNameToIndex(iface);
+        if (ifindex == 0)
+        {
+            throw new PortException("no interface named '" + iface + "' in this network namespace (interfaces: " +
+                interfaces() + ")");
+        }
+        final Path sys = Path.of("/sys/class/net", iface);
+        final long mac;
+        final int mtu;
+        try
+        {
+            mac = parseMac(Files.readString(sys.resolve("address")).trim(), iface);
+            mtu = Integer.parseInt(Files.readString(sys.resolve("mtu")).trim());
+        }
+        catch (final IOException | NumberFormatException ex)
+        {
+            throw new PortException("cannot read the MAC address and MTU of " + iface + " from " + sys + ": " + ex);
+        }
+        return new AfPacketPort(config, ifindex, mac, mtu);
+    }
+
+    @Override
+    public int receive(final FrameHandler handler, final int limit)
+    {
+        final UnsafeBuffer rx = this.rx;
+        int handed = 0;
+        int seen = 0;
+        while (handed < limit && seen < rxMask + 1)
+        {
+            final int slot = rxIndex * frameSize;
+            final int status = rx.getIntVolatile(slot + (int)TP_STATUS_OFFSET);
+            if ((status & TP_STATUS_USER) == 0)
+            {
+                break;
+            }
+            seen++;
+            final int snapLength = rx.getInt(slot + (int)TP_SNAPLEN_OFFSET);
+            final int wireLength = rx.getInt(slot + (int)TP_LEN_OFFSET);
+            final int macOffset = rx.getShort(slot + (int)TP_MAC_OFFSET) & 0xFFFF;
+            final int packetType = rx.getByte(slot + (int)(RX_SOCKADDR_OFFSET + SLL_PKTTYPE_OFFSET));
+            if (packetType != PACKET_OUTGOING)
+            {
+                if (snapLength == wireLength && macOffset + snapLength <= frameSize)
+                {
+                    frame.wrap(rx.addressOffset() + slot + macOffset, snapLength);
+                    handler.onFrame(frame, 0, snapLength);
+                    handed++;
+                }
+                else
+                {
+                    truncated++;
+                }
+            }
+            rx.putIntOrdered(slot + (int)TP_STATUS_OFFSET, TP_STATUS_KERNEL);
+            rxIndex = (rxIndex + 1) & rxMask;
+        }
+        framesReceived += handed;
+        return handed;
+    }
+
+    @Override
+    public boolean transmit(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length < 14 || length > maxFrameLength)
+        {
+            transmitDrops++;
+            return false;
+        }
+        int slot = txIndex * frameSize;
+        int status = tx.getIntVolatile(slot + (int)TP_STATUS_OFFSET);
+        if (status == TP_STATUS_SEND_REQUEST || status == TP_STATUS_SENDING)
+        {
+            flush(); // the ring is full: push it, then look again
+            status = tx.getIntVolatile(slot + (int)TP_STATUS_OFFSET);
+            if (status == TP_STATUS_SEND_REQUEST || status == TP_STATUS_SENDING)
+            {
+                transmitDrops++;
+                return false;
+            }
+        }
+        if ((status & TP_STATUS_WRONG_FORMAT) != 0)
+        {
+            kernelRejected++;
+        }
+        tx.putBytes(slot + (int)TX_DATA_OFFSET, buffer, offset, length);
+        tx.putInt(slot + (int)TP_LEN_OFFSET, length);
+        tx.putIntOrdered(slot + (int)TP_STATUS_OFFSET, TP_STATUS_SEND_REQUEST);
+        txIndex = (txIndex + 1) & txMask;
+        txPending++;
+        framesTransmitted++;
+        return true;
+    }
+
+    @Override
+    public int flush()
+    {
+        if (txPending == 0)
+        {
+            return 0;
+        }
+        final int pushed = txPending;
+        txPending = 0;
+        if (kick(state, fd, MSG_DONTWAIT) < 0)
+        {
+            final int errno = errno(state);
+            if (errno != EAGAIN && errno != ENOBUFS)
+            {
+                kickFailures++;
+            }
+            // the frames stay SEND_REQUEST in the ring: the next kick takes them
+            txPending = pushed;
+            return 0;
+        }
+        return pushed;
+    }
+
+    @Override
+    public String name()
+    {
+        return name;
+    }
+
+    @Override
+    public long macAddress()
+    {
+        return mac;
+    }
+
+    @Override
+    public int mtu()
+    {
+        return mtu;
+    }
+
+    @Override
+    public long framesReceived()
+    {
+        return framesReceived;
+    }
+
+    @Override
+    public long framesTransmitted()
+    {
+        return framesTransmitted;
+    }
+
+    /** Frames the kernel dropped because the RX ring was full (PACKET_STATISTICS), plus truncated ones. */
+    @Override
+    public long receiveDrops()
+    {
+        if (!closed)
+        {
+            statisticsLength.set(ValueLayout.JAVA_INT, 0, (int)TPACKET_STATS.byteSize());
+            if (getsockopt(state, fd, SOL_PACKET, PACKET_STATISTICS, statistics, statisticsLength) == 0)
+            {
+                receiveDrops += statistics.get(ValueLayout.JAVA_INT, 4) & 0xFFFF_FFFFL; // the read resets them
+            }
+        }
+        return receiveDrops + truncated;
+    }
+
+    @Override
+    public long transmitDrops()
+    {
+        return transmitDrops + kernelRejected;
+    }
+
+    /** TX ring frames the kernel refused (TP_STATUS_WRONG_FORMAT). */
+    public long kernelRejected()
+    {
+        return kernelRejected;
+    }
+
+    /** {@code sendto} kicks that failed with something other than EAGAIN/ENOBUFS. */
+    public long kickFailures()
+    {
+        return kickFailures;
+    }
+
+    public AfPacketConfig config()
+    {
+        return config;
+    }
+
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        munmap(state, ring, ringBytes);
+        LinuxPacketSockets.close(fd);
+        arena.close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "AfPacketPort{" + name + ", mtu=" + mtu + ", slot=" + frameSize + "B, rx=" + (rxMask + 1) + ", tx=" +
+            (txMask + 1) + (config.qdiscBypass() ? ", qdisc bypass" : "") +
+            (config.fanoutGroup() != 0 ? ", fanout " + config.fanoutGroup() : "") + '}';
+    }
+
+    private void setRing(final int option, final int blockSize, final int frames)
+    {
+        final MemorySegment request = arena.allocate(TPACKET_REQ);
+        request.set(ValueLayout.JAVA_INT, 0, blockSize);
+        request.set(ValueLayout.JAVA_INT, 4, (int)((long)frameSize * frames / blockSize));
+        request.set(ValueLayout.JAVA_INT, 8, frameSize);
+        request.set(ValueLayout.JAVA_INT, 12, frames);
+        if (setsockopt(state, fd, SOL_PACKET, option, request, (int)TPACKET_REQ.byteSize()) != 0)
+        {
+            throw new PortException("cannot set up the " + (option == PACKET_RX_RING ? "RX" : "TX") + " ring of " +
+                name + " (" + frames + " frames of " + frameSize + " bytes): " + strerror(errno(state)));
+        }
+    }
+
+    private void setInt(final int option, final int value, final String what)
+    {
+        final MemorySegment integer = arena.allocate(ValueLayout.JAVA_INT);
+        integer.set(ValueLayout.JAVA_INT, 0, value);
+        if (setsockopt(state, fd, SOL_PACKET, option, integer, 4) != 0)
+        {
+            throw new PortException("cannot set " + what + " on " + name + ": " + strerror(errno(state)));
+        }
+    }
+
+    private void setIntIfSupported(final int option, final int value)
+    {
+        final MemorySegment integer = arena.allocate(ValueLayout.JAVA_INT);
+        integer.set(ValueLayout.JAVA_INT, 0, value);
+        setsockopt(state, fd, SOL_PACKET, option, integer, 4); // older kernels: the frame type filter covers it
+    }
+
+    static int htons(final int value)
+    {
+        return ((value & 0xFF) << 8) | ((value >>> 8) & 0xFF);
+    }
+
+    static long parseMac(final String text, final String iface)
+    {
+        final String[] parts = text.split(":");
+        if (parts.length != 6)
+        {
+            throw new PortException(iface + " has no Ethernet MAC address ('" + text + "')");
+        }
+        long mac = 0;
+        for (final String part : parts)
+        {
+            mac = (mac << 8) | Integer.parseInt(part, 16);
+        }
+        return mac;
+    }
+
+    private static String interfaces()
+    {
+        try (Stream<Path> entries = Files.list(Path.of("/sys/class/net")))
+        {
+            return String.join(", ", entries.map(p -> p.getFileName().toString()).sorted().toList());
+        }
+        catch (final IOException ex)
+        {
+            return "unknown";
+        }
+    }
+}

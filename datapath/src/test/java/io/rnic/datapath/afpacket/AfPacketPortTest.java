@@ -1,0 +1,154 @@
+package io.rnic.datapath.afpacket;
+
+import io.rnic.datapath.port.PortException;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** The AF_PACKET port on a real veth pair: frames both ways, byte-exact, in bursts, and its errors. Needs root. */
+class AfPacketPortTest
+{
+    private static final int TEST_ETHERTYPE = 0x88B5; // IEEE local experimental: nobody else sends it
+    private static VethPair veth;
+
+    @BeforeAll
+    static void createVeth() throws Exception
+    {
+        assumeTrue(VethPair.available(), "needs root and iproute2 to create a veth pair");
+        veth = new VethPair(1500);
+    }
+
+    @AfterAll
+    static void deleteVeth()
+    {
+        if (veth != null)
+        {
+            veth.close();
+        }
+    }
+
+    @Test
+    void shouldCarryFramesBothWaysByteExactInBursts()
+    {
+        try (AfPacketPort a = AfPacketPort.open(AfPacketConfig.of(veth.a));
+            AfPacketPort b = AfPacketPort.open(AfPacketConfig.of(veth.b)))
+        {
+            assertEquals(1500, a.mtu());
+            final UnsafeBuffer frame = new UnsafeBuffer(new byte[1514]);
+            for (int round = 0; round < 3; round++)
+            {
+                final List<byte[]> sent = new ArrayList<>();
+                for (int i = 0; i < 300; i++)
+                {
+                    final int length = 60 + (i * 37 + round * 101) % (1514 - 60 + 1);
+                    fill(frame, b.macAddress(), a.macAddress(), length, round * 1000 + i);
+                    assertTrue(a.transmit(frame, 0, length));
+                    final byte[] copy = new byte[length];
+                    frame.getBytes(0, copy);
+                    sent.add(copy);
+                    if (i % 50 == 49)
+                    {
+                        a.flush();
+                    }
+                }
+                a.flush();
+                final List<byte[]> received = receive(b, sent.size());
+                assertEquals(sent.size(), received.size(), "frames received");
+                for (int i = 0; i < sent.size(); i++)
+                {
+                    assertArrayEquals(sent.get(i), received.get(i), "frame " + i + " of round " + round);
+                }
+            }
+            // the other direction, and a's own transmissions never come back to a
+            fill(frame, a.macAddress(), b.macAddress(), 200, 7);
+            assertTrue(b.transmit(frame, 0, 200));
+            b.flush();
+            final List<byte[]> back = receive(a, 1);
+            assertEquals(1, back.size());
+            assertEquals(200, back.get(0).length);
+            assertEquals(900, a.framesTransmitted());
+            assertEquals(1, a.framesReceived());
+            assertEquals(0, a.transmitDrops());
+        }
+    }
+
+    @Test
+    void shouldDropAndCountAFrameLongerThanTheMtu()
+    {
+        try (AfPacketPort a = AfPacketPort.open(AfPacketConfig.of(veth.a)))
+        {
+            final UnsafeBuffer frame = new UnsafeBuffer(new byte[3000]);
+            assertFalse(a.transmit(frame, 0, 1500 + 14 + 4 + 1));
+            assertFalse(a.transmit(frame, 0, 10));
+            assertEquals(2, a.transmitDrops());
+        }
+    }
+
+    @Test
+    void shouldNameTheMissingInterfaceAndListTheOthers()
+    {
+        final PortException error =
+            assertThrows(PortException.class, () -> AfPacketPort.open(AfPacketConfig.of("nosuchif0")));
+        assertTrue(error.getMessage().contains("nosuchif0") && error.getMessage().contains(veth.a),
+            error.getMessage());
+        assertThrows(PortException.class, () -> AfPacketConfig.of("an-interface-name-too-long"));
+    }
+
+    @Test
+    void shouldReportTheInterfaceMacAddress() throws Exception
+    {
+        try (AfPacketPort a = AfPacketPort.open(AfPacketConfig.of(veth.a)))
+        {
+            final String text = Files.readString(Path.of("/sys/class/net", veth.a, "address")).trim();
+            assertEquals(AfPacketPort.parseMac(text, veth.a), a.macAddress());
+        }
+    }
+
+    private static void fill(final UnsafeBuffer frame, final long destination, final long source, final int length,
+        final int seed)
+    {
+        frame.putShort(0, (short)(destination >>> 32), ByteOrder.BIG_ENDIAN);
+        frame.putInt(2, (int)destination, ByteOrder.BIG_ENDIAN);
+        frame.putShort(6, (short)(source >>> 32), ByteOrder.BIG_ENDIAN);
+        frame.putInt(8, (int)source, ByteOrder.BIG_ENDIAN);
+        frame.putShort(12, (short)TEST_ETHERTYPE, ByteOrder.BIG_ENDIAN);
+        for (int i = 14; i < length; i++)
+        {
+            frame.putByte(i, (byte)(seed * 31 + i * 7));
+        }
+    }
+
+    private static List<byte[]> receive(final AfPacketPort port, final int expected)
+    {
+        final List<byte[]> frames = new ArrayList<>();
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        while (frames.size() < expected && System.nanoTime() < deadline)
+        {
+            port.receive((DirectBuffer buffer, int offset, int length) ->
+            {
+                if ((buffer.getShort(offset + 12, ByteOrder.BIG_ENDIAN) & 0xFFFF) == TEST_ETHERTYPE)
+                {
+                    final byte[] copy = new byte[length];
+                    buffer.getBytes(offset, copy);
+                    frames.add(copy);
+                }
+            }, 64);
+        }
+        return frames;
+    }
+}
