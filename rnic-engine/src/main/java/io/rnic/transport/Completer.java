@@ -327,6 +327,12 @@ final class Completer
             qp.rnrRetryLeft = qp.rnrRetry;
             qp.rewoundAtPsn = -1;
             qp.retransmitDeadlineNs = qp.retransmitDeadlineNs == 0 ? 0 : qp.lastNowNs + timeoutNs(qp);
+            if (Psn.isBefore(qp.reqPsn, nextUnacked))
+            {
+                // A late (or coalesced) ACK covers PSNs go-back-N was about to resend: resume after them, or the
+                // requester would sit behind the acknowledged point with nothing outstanding and no timer.
+                requester.rewind(qp, nextUnacked);
+            }
         }
     }
 

@@ -101,6 +101,9 @@ public final class QpContext
     /** Opcode of the last request accepted, to check FIRST/MIDDLE/LAST sequencing; -1 at a message boundary. */
     int lastRequestOpcode = -1;
     boolean nakSent;
+    /** A positive ACK waits for the end of the receive burst (coalescing); the PSN it acknowledges. */
+    boolean ackPending;
+    int ackPendingPsn;
     long rqNext;
     long recvOffset;
     boolean recvInProgress;

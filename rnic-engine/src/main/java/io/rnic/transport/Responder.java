@@ -23,6 +23,8 @@ import io.rnic.wire.RocePacket;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.Arrays;
+
 /**
  * The responder (rxe's {@code rxe_resp.c}): executes incoming requests. For RC: the PSN check (expected: execute;
  * duplicate: re-acknowledge, re-read, or answer an atomic from the replay cache; out of sequence: one NAK until the
@@ -43,6 +45,8 @@ final class Responder
     private final ImmDtFlyweight immDt = new ImmDtFlyweight();
     private final IethFlyweight ieth = new IethFlyweight();
     private final DethFlyweight deth = new DethFlyweight();
+    private QpContext[] pendingAcks = new QpContext[16];
+    private int pendingAckCount;
 
     Responder(
         final TransmitPath tx, final LocalMemory memory, final Completions completions, final TransportCounters counters)
@@ -125,8 +129,7 @@ final class Responder
             qp.ePsn = Psn.next(psn);
             if (packet.ackRequest())
             {
-                counters.increment(TransportCounter.ACKS_SENT);
-                sendAcknowledge(qp, psn, AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID));
+                deferAcknowledge(qp, psn);
             }
         }
     }
@@ -177,8 +180,7 @@ final class Responder
         }
         if (packet.ackRequest())
         {
-            counters.increment(TransportCounter.ACKS_SENT);
-            sendAcknowledge(qp, Psn.add(qp.ePsn, -1), AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID));
+            deferAcknowledge(qp, Psn.add(qp.ePsn, -1));
         }
     }
 
@@ -207,6 +209,7 @@ final class Responder
         final QpContext qp, final int firstPsn, final MemoryRegion region, final long address, final long length,
         final int msn)
     {
+        flushAcknowledge(qp);
         final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);
         final int mtu = qp.mtuBytes;
         final int packets = (int)Math.max(1, (length + mtu - 1) / mtu);
@@ -433,7 +436,60 @@ final class Responder
         completions.moveToError(qp);
     }
 
+    /**
+     * ACK coalescing: a positive ACK is sent once per QP per receive burst, for the last packet that asked for one
+     * (an ACK acknowledges every PSN up to its own). Anything else the responder sends on the QP first flushes it,
+     * so the requester sees responses in PSN order.
+     */
+    private void deferAcknowledge(final QpContext qp, final int psn)
+    {
+        if (!qp.ackPending)
+        {
+            if (pendingAckCount == pendingAcks.length)
+            {
+                pendingAcks = Arrays.copyOf(pendingAcks, pendingAckCount * 2); // grows with QPs, not packets
+            }
+            pendingAcks[pendingAckCount++] = qp;
+            qp.ackPending = true;
+        }
+        qp.ackPendingPsn = psn;
+    }
+
+    /** Sends the ACKs deferred during the last receive burst; returns how many. */
+    int flushAcknowledges()
+    {
+        final int count = pendingAckCount;
+        for (int i = 0; i < count; i++)
+        {
+            final QpContext qp = pendingAcks[i];
+            pendingAcks[i] = null;
+            flushAcknowledge(qp);
+        }
+        pendingAckCount = 0;
+        return count;
+    }
+
+    private void flushAcknowledge(final QpContext qp)
+    {
+        if (qp.ackPending)
+        {
+            qp.ackPending = false;
+            final QpState state = qp.state;
+            if (state == QpState.RTR || state == QpState.RTS || state == QpState.SQD || state == QpState.SQE)
+            {
+                counters.increment(TransportCounter.ACKS_SENT);
+                sendFrameAcknowledge(qp, qp.ackPendingPsn, AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID));
+            }
+        }
+    }
+
     private void sendAcknowledge(final QpContext qp, final int psn, final int syndrome)
+    {
+        flushAcknowledge(qp);
+        sendFrameAcknowledge(qp, psn, syndrome);
+    }
+
+    private void sendFrameAcknowledge(final QpContext qp, final int psn, final int syndrome)
     {
         final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);
         spec.opcode(Opcode.RC_ACKNOWLEDGE).psn(psn).aeth(syndrome, qp.msn);
@@ -442,6 +498,7 @@ final class Responder
 
     private void sendAtomicAcknowledge(final QpContext qp, final int psn, final long original, final int msn)
     {
+        flushAcknowledge(qp);
         final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);
         spec.opcode(Opcode.RC_ATOMIC_ACKNOWLEDGE).psn(psn)
             .aeth(AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID), msn)

@@ -144,7 +144,7 @@ public final class RnicEngine
     public int doWork()
     {
         nowNs = clock.nanoTime();
-        int work = 0;
+        int work = responder.flushAcknowledges(); // the receive burst before this cycle is over
         Runnable command;
         while ((command = commands.poll()) != null)
         {
