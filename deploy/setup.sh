@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 . "$root/deploy/lib/find-jdk.sh"
 
-packages=(maven tshark python3 iproute2 tcpdump)
+packages=(maven tshark python3 iproute2 tcpdump nftables gcc libc6-dev)
 
 missing=()
 for pkg in "${packages[@]}"; do

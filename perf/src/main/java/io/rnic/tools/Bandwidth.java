@@ -106,8 +106,11 @@ final class Bandwidth extends ToolApplication
                     rc = q.post(opcode, n, q.layout.receiveSlot(q.regionAddress, 0), 8, q.remoteReceiveSlot(0),
                         signaled);
                 }
-                case WrOpcode.SEND -> rc = q.post(opcode, n, q.layout.sendSlot(q.regionAddress, slot), size, 0,
-                    signaled);
+                case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM ->
+                {
+                    q.send.immediateOrInvalidateRKey = (int)n;
+                    rc = q.post(opcode, n, q.layout.sendSlot(q.regionAddress, slot), size, 0, signaled);
+                }
                 default -> rc = q.post(opcode, n, q.layout.sendSlot(q.regionAddress, slot), size,
                     q.remoteReceiveSlot(slot), signaled);
             }

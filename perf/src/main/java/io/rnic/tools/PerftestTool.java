@@ -258,16 +258,17 @@ public final class PerftestTool
                 if (kind.isLatency())
                 {
                     final SendLatency send = new SendLatency(qps[0], total, options.warmup, client, options.verify,
-                        recorder);
+                        options.immediate, recorder);
                     send.postReceives((int)Math.min(options.rxDepth, total));
                     return send;
                 }
                 if (client)
                 {
-                    return new Bandwidth(qps, WrOpcode.SEND, total, options.txDepth, options.verify, null);
+                    return new Bandwidth(qps, options.immediate ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, total,
+                        options.txDepth, options.verify, null);
                 }
                 final SendReceiver receiver =
-                    new SendReceiver(qps, total, options.rxDepth, options.verify, expected);
+                    new SendReceiver(qps, total, options.rxDepth, options.verify, options.immediate, expected);
                 receiver.postReceives();
                 return receiver;
             }

@@ -19,6 +19,7 @@ final class SendLatency extends ToolApplication
     private final long warmup;
     private final boolean client;
     private final boolean verify;
+    private final boolean immediate;
     private final SingleWriterRecorder recorder;
     private final int size;
     private final int payloadOffset;
@@ -32,8 +33,9 @@ final class SendLatency extends ToolApplication
 
     SendLatency(
         final LocalQp q, final long total, final long warmup, final boolean client, final boolean verify,
-        final SingleWriterRecorder recorder)
+        final boolean immediate, final SingleWriterRecorder recorder)
     {
+        this.immediate = immediate;
         this.q = q;
         this.total = total;
         this.warmup = warmup;
@@ -126,7 +128,9 @@ final class SendLatency extends ToolApplication
         {
             Patterns.fill(sendSlot, size, iteration, sender);
         }
-        final int rc = q.post(WrOpcode.SEND, iteration, q.regionAddress, size, 0, true);
+        q.send.immediateOrInvalidateRKey = (int)iteration;
+        final int rc = q.post(immediate ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, iteration, q.regionAddress, size, 0,
+            true);
         if (rc != 0)
         {
             fail("ibv_post_send returned " + rc + " for send " + iteration);
@@ -141,6 +145,12 @@ final class SendLatency extends ToolApplication
         {
             fail("received " + wc.byteLength() + " bytes in message " + iteration + ", expected " +
                 (size + payloadOffset));
+            return false;
+        }
+        if (verify && immediate && (!wc.hasFlag(WorkCompletion.WITH_IMM) || wc.immediateData() != (int)iteration))
+        {
+            fail("verify: message " + iteration + " arrived " + (wc.hasFlag(WorkCompletion.WITH_IMM) ?
+                "with immediate " + wc.immediateData() : "without immediate data"));
             return false;
         }
         if (verify)

@@ -15,6 +15,7 @@ final class SendReceiver extends ToolApplication
     private final long perQp;
     private final int rxDepth;
     private final boolean verify;
+    private final boolean immediate;
     private final MemorySegment expected;
     private final int size;
     private final long[] received;
@@ -23,8 +24,9 @@ final class SendReceiver extends ToolApplication
 
     /** @param expected with verify: the client's slot patterns, one slot after another; else null. */
     SendReceiver(final LocalQp[] qps, final long perQp, final int rxDepth, final boolean verify,
-        final MemorySegment expected)
+        final boolean immediate, final MemorySegment expected)
     {
+        this.immediate = immediate;
         this.qps = qps;
         this.perQp = perQp;
         this.rxDepth = rxDepth;
@@ -110,6 +112,13 @@ final class SendReceiver extends ToolApplication
         if (!verify)
         {
             return true;
+        }
+        if (immediate && (!wc.hasFlag(WorkCompletion.WITH_IMM) || wc.immediateData() != (int)wc.wrId()))
+        {
+            fail("verify: message " + wc.wrId() + " on QP " + q.qp.qpn() + " arrived " +
+                (wc.hasFlag(WorkCompletion.WITH_IMM) ? "with immediate " + wc.immediateData() :
+                "without immediate data"));
+            return false;
         }
         final long slot = wc.wrId() % q.layout.slots;
         final long local = q.layout.areaBytes + slot * q.layout.slotBytes;

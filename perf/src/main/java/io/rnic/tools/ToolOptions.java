@@ -31,6 +31,8 @@ public final class ToolOptions
     public int txDepth;
     public int rxDepth;
     public boolean verify;
+    /** SEND_WITH_IMM instead of SEND: the immediate carries the message number (checked with --verify). */
+    public boolean immediate;
     public Path pcap;
     public Path hlog;
     public int cpu = -1;
@@ -77,6 +79,7 @@ public final class ToolOptions
         return kind.command() + " [-d IFACE] [-s SIZE] [-n ITERS] [-m MTU] [" + gid + "] [-p TCP_PORT] [-q QPS]" +
             (kind.isLatency() ? " [--warmup N]" : " [-t TX_DEPTH]") +
             (kind.operation() == ToolKind.Operation.ATOMIC ? " [-A CMP_AND_SWAP|FETCH_AND_ADD]" : "") +
+            (kind.operation() == ToolKind.Operation.SEND ? " [--imm]" : "") +
             " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--idle " + IdleStrategies.NAMES.replace(", ", "|") +
             "] [--timeout-ms MS] [SERVER_ADDRESS]";
     }
@@ -103,6 +106,11 @@ public final class ToolOptions
             if (option.equals("--verify"))
             {
                 options.verify = true;
+                continue;
+            }
+            if (option.equals("--imm"))
+            {
+                options.immediate = true;
                 continue;
             }
             if (value == null)
@@ -183,6 +191,10 @@ public final class ToolOptions
         if (kind == ToolKind.UD_PINGPONG && mtu != 0 && size > mtu)
         {
             throw new UsageException("a UD message is one packet: -s " + size + " is larger than the MTU " + mtu);
+        }
+        if (immediate && kind.operation() != ToolKind.Operation.SEND)
+        {
+            throw new UsageException("--imm applies to SEND tools (send-lat, send-bw, the pingpongs)");
         }
         if (kind.isLatency() && qps != 1)
         {

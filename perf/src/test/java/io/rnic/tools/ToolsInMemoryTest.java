@@ -48,6 +48,10 @@ class ToolsInMemoryTest
             case RC_PINGPONG -> common.addAll(List.of("-s", "3000", "-n", "300"));
             default -> common.addAll(List.of("-s", "3000", "-n", "300", "--warmup", "20"));
         }
+        if (kind.operation() == ToolKind.Operation.SEND)
+        {
+            common.add("--imm");
+        }
         final List<String> server = new ArrayList<>(common);
         server.addAll(List.of("-d", name + "-s"));
         final List<String> client = new ArrayList<>(common);

@@ -1,0 +1,82 @@
+package io.rnic.tools;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** {@code bin/rnic}'s main class run as its own process inside a network namespace, output kept in a file. */
+final class ToolProcess
+{
+    private final Process process;
+    private final Path output;
+    private final String description;
+
+    private ToolProcess(final Process process, final Path output, final String description)
+    {
+        this.process = process;
+        this.output = output;
+        this.description = description;
+    }
+
+    static ToolProcess start(final String namespace, final List<String> arguments) throws IOException
+    {
+        final List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", namespace,
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED",
+            "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector", "-XX:+UseParallelGC",
+            "-Xmx512m", "-cp", classPath(), "io.rnic.cli.RnicCli"));
+        command.addAll(arguments);
+        final Path output = Files.createTempFile("rnic-" + arguments.get(0) + "-", ".out");
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectOutput(output.toFile()).start();
+        return new ToolProcess(process, output, namespace + ": rnic " + String.join(" ", arguments));
+    }
+
+    /** Waits for the exit; returns status and output. Kills the process when it overstays. */
+    Result await(final long timeoutSeconds) throws IOException, InterruptedException
+    {
+        final boolean exited = process.waitFor(timeoutSeconds, TimeUnit.SECONDS);
+        if (!exited)
+        {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        final String text = Files.readString(output, StandardCharsets.UTF_8);
+        Files.deleteIfExists(output);
+        return new Result(exited ? process.exitValue() : -1, description + "\n" + text);
+    }
+
+    void kill()
+    {
+        process.destroyForcibly();
+    }
+
+    record Result(int status, String output)
+    {
+    }
+
+    /** The test JVM's class path, expanded if surefire hid it in a manifest-only jar. */
+    private static String classPath() throws IOException
+    {
+        final String path = System.getProperty("java.class.path");
+        final String[] entries = path.split(File.pathSeparator);
+        if (entries.length == 1 && entries[0].endsWith(".jar") && entries[0].contains("surefire"))
+        {
+            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(entries[0]))
+            {
+                final String manifestPath = jar.getManifest().getMainAttributes().getValue("Class-Path");
+                final List<String> expanded = new ArrayList<>();
+                for (final String url : manifestPath.split(" "))
+                {
+                    expanded.add(Path.of(java.net.URI.create(url)).toString());
+                }
+                return String.join(File.pathSeparator, expanded);
+            }
+        }
+        return path;
+    }
+}
