@@ -75,7 +75,7 @@ public final class PerftestTool
         final PortFactory.OpenedPort opened;
         try
         {
-            opened = portFactory.open(options.portKind, iface);
+            opened = portFactory.open(options.portKind, iface, options.engines);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -96,14 +96,14 @@ public final class PerftestTool
         }
         catch (final UsageException ex)
         {
-            opened.port().close();
+            opened.close();
             throw ex;
         }
         final EndpointOptions endpointOptions = EndpointOptions.defaults().withCpu(options.cpu)
             .withIdleStrategy(options.idle).withCapture(options.pcap)
             .withHoldRocePort(!"memory".equals(options.portKind))
             .withAnswerNeighbours("memory".equals(options.portKind)); // no kernel behind an in-memory port
-        try (Endpoint endpoint = Endpoint.start(opened.port(), localPort, endpointOptions);
+        try (Endpoint endpoint = Endpoint.start(opened.ports(), localPort, endpointOptions);
             Arena arena = Arena.ofShared())
         {
             return runOn(endpoint, arena, iface, gidIndex, mtu);

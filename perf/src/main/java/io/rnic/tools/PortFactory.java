@@ -7,13 +7,21 @@ import io.rnic.transport.LocalPort;
 @FunctionalInterface
 public interface PortFactory
 {
-    /** An open port and its addressing. */
-    record OpenedPort(PacketPort port, LocalPort addressing)
+    /** The open port queues (one per engine thread) and their addressing. */
+    record OpenedPort(PacketPort[] ports, LocalPort addressing)
     {
+        void close()
+        {
+            for (final PacketPort port : ports)
+            {
+                port.close();
+            }
+        }
     }
 
     /**
+     * @param engines how many queues (engine threads) to open on the interface.
      * @throws IllegalArgumentException naming the problem: an unknown kind, a missing interface, missing privileges.
      */
-    OpenedPort open(String kind, String iface);
+    OpenedPort open(String kind, String iface, int engines);
 }

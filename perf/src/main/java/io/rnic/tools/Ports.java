@@ -21,13 +21,17 @@ public final class Ports
     {
     }
 
-    public static PortFactory.OpenedPort open(final String kind, final String iface)
+    public static PortFactory.OpenedPort open(final String kind, final String iface, final int engines)
     {
         return switch (kind)
         {
-            case "afpacket" -> afPacket(iface);
+            case "afpacket" -> afPacket(iface, engines);
             case "memory" ->
             {
+                if (engines != 1)
+                {
+                    throw new IllegalArgumentException("an in-memory port has one queue (--engines 1)");
+                }
                 final PortFactory.OpenedPort port = IN_MEMORY.remove(iface);
                 if (port == null)
                 {
@@ -43,19 +47,32 @@ public final class Ports
     /** Makes an in-memory port available, once, to a tool run with {@code --port memory -d NAME}. */
     public static void registerInMemory(final String name, final PacketPort port, final LocalPort addressing)
     {
-        IN_MEMORY.put(name, new PortFactory.OpenedPort(port, addressing));
+        IN_MEMORY.put(name, new PortFactory.OpenedPort(new PacketPort[]{ port }, addressing));
     }
 
-    private static PortFactory.OpenedPort afPacket(final String iface)
+    /** One socket per engine thread; several join one PACKET_FANOUT group, which spreads flows by hash. */
+    private static PortFactory.OpenedPort afPacket(final String iface, final int engines)
     {
-        final AfPacketPort port = AfPacketPort.open(AfPacketConfig.of(iface));
+        final PacketPort[] ports = new PacketPort[engines];
+        final AfPacketConfig config = AfPacketConfig.of(iface)
+            .withFanoutGroup(engines == 1 ? 0 : 1 + (int)(ProcessHandle.current().pid() % 0xFFFE));
         try
         {
-            return new PortFactory.OpenedPort(port, InterfaceAddresses.of(iface));
+            for (int i = 0; i < engines; i++)
+            {
+                ports[i] = AfPacketPort.open(config);
+            }
+            return new PortFactory.OpenedPort(ports, InterfaceAddresses.of(iface));
         }
         catch (final RuntimeException ex)
         {
-            port.close();
+            for (final PacketPort port : ports)
+            {
+                if (port != null)
+                {
+                    port.close();
+                }
+            }
             throw ex;
         }
     }

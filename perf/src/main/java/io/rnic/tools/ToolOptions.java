@@ -36,6 +36,8 @@ public final class ToolOptions
     public Path pcap;
     public Path hlog;
     public int cpu = -1;
+    /** Engine threads (port queues); QPs are sharded over them. */
+    public int engines = 1;
     public String idle = "spin";
     public String server;
     public boolean atomicCompareSwap;
@@ -80,7 +82,7 @@ public final class ToolOptions
             (kind.isLatency() ? " [--warmup N]" : " [-t TX_DEPTH]") +
             (kind.operation() == ToolKind.Operation.ATOMIC ? " [-A CMP_AND_SWAP|FETCH_AND_ADD]" : "") +
             (kind.operation() == ToolKind.Operation.SEND ? " [--imm]" : "") +
-            " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--idle " + IdleStrategies.NAMES.replace(", ", "|") +
+            " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--idle " + IdleStrategies.NAMES.replace(", ", "|") +
             "] [--timeout-ms MS] [SERVER_ADDRESS]";
     }
 
@@ -157,6 +159,7 @@ public final class ToolOptions
                 case "--pcap" -> options.pcap = Path.of(value);
                 case "--hlog" -> options.hlog = Path.of(value);
                 case "--cpu" -> options.cpu = (int)number(option, value, 0, 1023);
+                case "--engines" -> options.engines = (int)number(option, value, 1, 64);
                 case "--idle" ->
                 {
                     try

@@ -94,6 +94,11 @@ public final class QpContext
     int rewoundAtPsn = -1;
     /** The duty cycle's time, for re-arming the ACK timer on progress. */
     long lastNowNs;
+    /** The QP's entry in the engine's {@link QpTimerWheel}: when it fires, and its neighbours in the spoke. */
+    long timerDeadlineNs;
+    boolean inTimerWheel;
+    QpContext timerNext;
+    QpContext timerPrev;
 
     // ---- responder (rxe_resp.c)
     int ePsn;

@@ -48,6 +48,9 @@ public final class RnicEngine
     private final Completer completer;
     private final Responder responder;
     private final ManyToOneConcurrentLinkedQueue<Runnable> commands = new ManyToOneConcurrentLinkedQueue<>();
+    /** 1.024 µs ticks, 4096 spokes: a 4.2 ms revolution (the shortest RC timeout is 8 µs, the longest 2.4 hours). */
+    private final QpTimerWheel timers;
+    private final QpTimerWheel.Expiry onTimerExpiry = this::onTimerExpiry;
     private final int shard;
     private final int shards;
     private volatile Thread engineThread;
@@ -86,6 +89,7 @@ public final class RnicEngine
         this.completer = new Completer(requester, memory, completions, counters);
         this.responder = new Responder(tx, memory, completions, counters);
         this.nowNs = clock.nanoTime();
+        this.timers = new QpTimerWheel(nowNs, 1024, 4096);
     }
 
     public LocalPort port()
@@ -151,6 +155,7 @@ public final class RnicEngine
             command.run();
             work++;
         }
+        work += timers.poll(nowNs, onTimerExpiry);
         final QpContext[] all = qps.all();
         for (final QpContext qp : all)
         {
@@ -161,14 +166,47 @@ public final class RnicEngine
             }
             else if (state == QpState.RTS || state == QpState.SQD)
             {
-                if (qp.type == QpType.RC)
+                final int sent = requester.process(qp, nowNs, SEND_BUDGET_PER_QP);
+                if (sent > 0 && qp.type == QpType.RC)
                 {
-                    work += completer.onTimers(qp, nowNs);
+                    armTimer(qp);
                 }
-                work += requester.process(qp, nowNs, SEND_BUDGET_PER_QP);
+                work += sent;
             }
         }
         return work;
+    }
+
+    /** Keeps the QP's timer entry at its earliest deadline (retransmission or RNR resume). */
+    private void armTimer(final QpContext qp)
+    {
+        final long retransmit = qp.retransmitDeadlineNs;
+        final long rnr = qp.rnrResumeNs;
+        final long earliest = retransmit == 0 ? rnr : rnr == 0 ? retransmit : Math.min(retransmit, rnr);
+        if (earliest == 0)
+        {
+            timers.cancel(qp);
+        }
+        else if (!qp.inTimerWheel || earliest - qp.timerDeadlineNs < 0)
+        {
+            timers.schedule(qp, earliest);
+        }
+        // a later deadline than the entry's: the entry fires early, finds it not due and moves it (no work per ACK)
+    }
+
+    private void onTimerExpiry(final QpContext qp)
+    {
+        final QpState state = qp.state;
+        if (qp.type != QpType.RC || (state != QpState.RTS && state != QpState.SQD) || qps.get(qp.qpn) != qp)
+        {
+            return; // the QP left RTS or was destroyed: its timers are void
+        }
+        completer.onTimers(qp, nowNs);
+        armTimer(qp);
+        if (qp.inTimerWheel && qp.timerDeadlineNs - nowNs <= 0)
+        {
+            timers.schedule(qp, nowNs + 1024); // not moved by onTimers: look again next tick, not in a loop
+        }
     }
 
     /** One received frame (the buffer is only read during the call). */
@@ -215,6 +253,7 @@ public final class RnicEngine
         else
         {
             completer.onResponse(qp, packet, buffer, nowNs);
+            armTimer(qp);
         }
     }
 
