@@ -9,7 +9,7 @@ import java.lang.foreign.MemorySegment;
  * The client side of {@code ib_write_bw}, {@code ib_read_bw}, {@code ib_send_bw} and {@code ib_atomic_bw}: keeps up
  * to {@code -t} operations outstanding on every QP, signals one in {@code cqMod} (and the last), and counts an
  * operation done when a later signaled one completes (completions are in order per QP). Times the run from the
- * first post to the last completion.
+ * end of the warm-up (the first post when there is none) to the last completion.
  * <p>
  * With {@code --verify}, operation {@code n} uses slot {@code n % slots} on both sides, each slot holding its own
  * pattern: READ data is checked as it completes; WRITE and SEND data are checked by the server.
@@ -19,6 +19,7 @@ final class Bandwidth extends ToolApplication
     private final LocalQp[] qps;
     private final int opcode;
     private final long perQp;
+    private final long warmupPerQp;
     private final int txDepth;
     private final int cqMod;
     private final boolean verify;
@@ -34,9 +35,10 @@ final class Bandwidth extends ToolApplication
      * @param expected READ with verify: the server's slot patterns, one slot after another; else null.
      */
     Bandwidth(
-        final LocalQp[] qps, final int opcode, final long perQp, final int txDepth, final boolean verify,
-        final MemorySegment expected)
+        final LocalQp[] qps, final int opcode, final long perQp, final long warmupPerQp, final int txDepth,
+        final boolean verify, final MemorySegment expected)
     {
+        this.warmupPerQp = warmupPerQp;
         this.qps = qps;
         this.opcode = opcode;
         this.perQp = perQp;
@@ -54,9 +56,10 @@ final class Bandwidth extends ToolApplication
         return endNs - startNs;
     }
 
+    /** Operations timed: after the warm-up (which lets the JIT compile the path first). */
     long operations()
     {
-        return perQp * qps.length;
+        return (perQp - warmupPerQp) * qps.length;
     }
 
     @Override
@@ -66,7 +69,7 @@ final class Bandwidth extends ToolApplication
         {
             return 0;
         }
-        if (startNs == 0)
+        if (startNs == 0 && totalCompleted >= warmupPerQp * qps.length)
         {
             startNs = System.nanoTime();
         }

@@ -75,7 +75,7 @@ public final class PerftestTool
         final PortFactory.OpenedPort opened;
         try
         {
-            opened = portFactory.open(options.portKind, iface, options.engines);
+            opened = portFactory.open(options.portKind, iface, options.engines, options.qdiscBypass);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -219,7 +219,7 @@ public final class PerftestTool
         final SingleWriterRecorder recorder)
     {
         final boolean client = !options.isServer();
-        final long total = options.iterations + (kind.isLatency() ? options.warmup : 0);
+        final long total = options.iterations + options.warmup;
         final int atomic = options.atomicCompareSwap ? WrOpcode.ATOMIC_CMP_AND_SWP : WrOpcode.ATOMIC_FETCH_AND_ADD;
         switch (kind.operation())
         {
@@ -229,8 +229,8 @@ public final class PerftestTool
                 {
                     return new WriteLatency(qps[0], total, options.warmup, client, options.verify, recorder);
                 }
-                return client ? new Bandwidth(qps, WrOpcode.RDMA_WRITE, total, options.txDepth, options.verify,
-                    null) : null;
+                return client ? new Bandwidth(qps, WrOpcode.RDMA_WRITE, total, options.warmup, options.txDepth,
+                    options.verify, null) : null;
             }
             case READ ->
             {
@@ -241,7 +241,8 @@ public final class PerftestTool
                 return kind.isLatency() ?
                     new ReadLatency(qps[0], WrOpcode.RDMA_READ, total, options.warmup, options.verify, expected,
                         recorder) :
-                    new Bandwidth(qps, WrOpcode.RDMA_READ, total, options.txDepth, options.verify, expected);
+                    new Bandwidth(qps, WrOpcode.RDMA_READ, total, options.warmup, options.txDepth, options.verify,
+                        expected);
             }
             case ATOMIC ->
             {
@@ -251,7 +252,7 @@ public final class PerftestTool
                 }
                 return kind.isLatency() ?
                     new ReadLatency(qps[0], atomic, total, options.warmup, options.verify, null, recorder) :
-                    new Bandwidth(qps, atomic, total, options.txDepth, false, null);
+                    new Bandwidth(qps, atomic, total, options.warmup, options.txDepth, false, null);
             }
             case SEND ->
             {
@@ -265,7 +266,7 @@ public final class PerftestTool
                 if (client)
                 {
                     return new Bandwidth(qps, options.immediate ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, total,
-                        options.txDepth, options.verify, null);
+                        options.warmup, options.txDepth, options.verify, null);
                 }
                 final SendReceiver receiver =
                     new SendReceiver(qps, total, options.rxDepth, options.verify, options.immediate, expected);
@@ -285,8 +286,7 @@ public final class PerftestTool
         if (options.hlog != null)
         {
             log = new HistogramLogWriter(options.hlog.toFile());
-            log.outputComment("rnic " + kind.command() + " -s " + options.size + " (" +
-                (halved() ? "one-way = round trip / 2" : "round trip") + ", ns)");
+            log.outputComment("rnic " + kind.command() + " -s " + options.size + ": round trips in ns");
             log.outputLogFormatVersion();
             final long nowMs = System.currentTimeMillis();
             log.setBaseTime(nowMs);
@@ -312,7 +312,7 @@ public final class PerftestTool
                     err.println(kind.command() + ": the engine thread failed: " + endpoint.lastEngineError());
                     return false;
                 }
-                sleepMs(1);
+                sleepMs(20); // rarely: each wake-up of this thread may preempt a spinning engine thread
                 if (System.nanoTime() >= nextIntervalNs)
                 {
                     interval = drainInterval(recorder, interval, total, log);
@@ -343,20 +343,6 @@ public final class PerftestTool
         final HistogramLogWriter log)
     {
         final Histogram interval = recorder.getIntervalHistogram(reuse);
-        if (halved())
-        {
-            final Histogram half = new Histogram(1, 60_000_000_000L, 3);
-            half.setStartTimeStamp(interval.getStartTimeStamp());
-            half.setEndTimeStamp(interval.getEndTimeStamp());
-            interval.recordedValues().forEach(v ->
-                half.recordValueWithCount(Math.max(1, v.getValueIteratedTo() / 2), v.getCountAtValueIteratedTo()));
-            total.add(half);
-            if (log != null && half.getTotalCount() > 0)
-            {
-                log.outputIntervalHistogram(half);
-            }
-            return interval;
-        }
         total.add(interval);
         if (log != null && interval.getTotalCount() > 0)
         {
@@ -378,7 +364,7 @@ public final class PerftestTool
         {
             return null;
         }
-        final long total = options.iterations + (kind.isLatency() ? options.warmup : 0);
+        final long total = options.iterations + options.warmup;
         for (final LocalQp q : qps)
         {
             if (kind == ToolKind.WRITE_BW)
@@ -440,7 +426,8 @@ public final class PerftestTool
         }
         else if (application instanceof SendReceiver)
         {
-            ToolReport.bandwidth(out, options, options.iterations * options.qps, elapsedNs);
+            // the server cannot tell warm-up from measurement: its figure covers both
+            ToolReport.bandwidth(out, options, (options.iterations + options.warmup) * options.qps, elapsedNs);
         }
         else
         {

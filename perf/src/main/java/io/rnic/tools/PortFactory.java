@@ -20,8 +20,9 @@ public interface PortFactory
     }
 
     /**
-     * @param engines how many queues (engine threads) to open on the interface.
+     * @param engines     how many queues (engine threads) to open on the interface.
+     * @param qdiscBypass AF_PACKET: skip the interface's queueing discipline.
      * @throws IllegalArgumentException naming the problem: an unknown kind, a missing interface, missing privileges.
      */
-    OpenedPort open(String kind, String iface, int engines);
+    OpenedPort open(String kind, String iface, int engines, boolean qdiscBypass);
 }

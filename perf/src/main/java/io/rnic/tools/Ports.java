@@ -21,11 +21,12 @@ public final class Ports
     {
     }
 
-    public static PortFactory.OpenedPort open(final String kind, final String iface, final int engines)
+    public static PortFactory.OpenedPort open(
+        final String kind, final String iface, final int engines, final boolean qdiscBypass)
     {
         return switch (kind)
         {
-            case "afpacket" -> afPacket(iface, engines);
+            case "afpacket" -> afPacket(iface, engines, qdiscBypass);
             case "memory" ->
             {
                 if (engines != 1)
@@ -51,10 +52,10 @@ public final class Ports
     }
 
     /** One socket per engine thread; several join one PACKET_FANOUT group, which spreads flows by hash. */
-    private static PortFactory.OpenedPort afPacket(final String iface, final int engines)
+    private static PortFactory.OpenedPort afPacket(final String iface, final int engines, final boolean qdiscBypass)
     {
         final PacketPort[] ports = new PacketPort[engines];
-        final AfPacketConfig config = AfPacketConfig.of(iface)
+        final AfPacketConfig config = AfPacketConfig.of(iface).withQdiscBypass(qdiscBypass)
             .withFanoutGroup(engines == 1 ? 0 : 1 + (int)(ProcessHandle.current().pid() % 0xFFFE));
         try
         {

@@ -36,6 +36,8 @@ public final class ToolOptions
     public Path pcap;
     public Path hlog;
     public int cpu = -1;
+    /** AF_PACKET: PACKET_QDISC_BYPASS (faster; tc qdiscs and tcpdump on the interface no longer see our frames). */
+    public boolean qdiscBypass;
     /** Engine threads (port queues); QPs are sharded over them. */
     public int engines = 1;
     public String idle = "spin";
@@ -65,6 +67,7 @@ public final class ToolOptions
         {
             size = kind.operation() == ToolKind.Operation.ATOMIC ? 8 : 65536;
             iterations = 5000;
+            warmup = 5000;
             txDepth = 128;
             rxDepth = 512;
         }
@@ -79,10 +82,10 @@ public final class ToolOptions
     {
         final String gid = kind.isPingpong() ? "-g GID_INDEX" : "-x GID_INDEX";
         return kind.command() + " [-d IFACE] [-s SIZE] [-n ITERS] [-m MTU] [" + gid + "] [-p TCP_PORT] [-q QPS]" +
-            (kind.isLatency() ? " [--warmup N]" : " [-t TX_DEPTH]") +
+            " [--warmup N]" + (kind.isLatency() ? "" : " [-t TX_DEPTH]") +
             (kind.operation() == ToolKind.Operation.ATOMIC ? " [-A CMP_AND_SWAP|FETCH_AND_ADD]" : "") +
             (kind.operation() == ToolKind.Operation.SEND ? " [--imm]" : "") +
-            " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--idle " + IdleStrategies.NAMES.replace(", ", "|") +
+            " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " + IdleStrategies.NAMES.replace(", ", "|") +
             "] [--timeout-ms MS] [SERVER_ADDRESS]";
     }
 
@@ -108,6 +111,11 @@ public final class ToolOptions
             if (option.equals("--verify"))
             {
                 options.verify = true;
+                continue;
+            }
+            if (option.equals("--qdisc-bypass"))
+            {
+                options.qdiscBypass = true;
                 continue;
             }
             if (option.equals("--imm"))

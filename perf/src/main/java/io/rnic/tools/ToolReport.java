@@ -56,22 +56,27 @@ final class ToolReport
      * The latency table: perftest's columns plus p50/p90/p99/p99.9/p99.99. Values in µs; write and send show half
      * the round trip as perftest does, read and atomic the full round trip.
      */
-    static void latency(final PrintStream out, final ToolOptions options, final Histogram histogram,
+    static void latency(final PrintStream out, final ToolOptions options, final Histogram roundTrips,
         final boolean halved)
     {
+        final double scale = halved ? 2000.0 : 1000.0; // ns → µs, halved as perftest does for write and send
         out.println(RULE);
         out.println(" #bytes #iterations  t_min[usec]  t_p50[usec]  t_p90[usec]  t_p99[usec]  t_p99.9[usec]" +
             "  t_p99.99[usec]  t_max[usec]  t_avg[usec]  t_stdev[usec]");
         out.printf(" %-6d %-12d %-12.2f %-12.2f %-12.2f %-12.2f %-14.2f %-15.2f %-12.2f %-12.2f %-12.2f%n",
-            options.size, histogram.getTotalCount(),
-            us(histogram.getMinValue()), us(histogram.getValueAtPercentile(50)),
-            us(histogram.getValueAtPercentile(90)), us(histogram.getValueAtPercentile(99)),
-            us(histogram.getValueAtPercentile(99.9)), us(histogram.getValueAtPercentile(99.99)),
-            us(histogram.getMaxValue()), histogram.getMean() / 1000.0, histogram.getStdDeviation() / 1000.0);
+            options.size, roundTrips.getTotalCount(),
+            roundTrips.getMinValue() / scale, roundTrips.getValueAtPercentile(50) / scale,
+            roundTrips.getValueAtPercentile(90) / scale, roundTrips.getValueAtPercentile(99) / scale,
+            roundTrips.getValueAtPercentile(99.9) / scale, roundTrips.getValueAtPercentile(99.99) / scale,
+            roundTrips.getMaxValue() / scale, roundTrips.getMean() / scale, roundTrips.getStdDeviation() / scale);
         out.println(RULE);
         out.println(halved ?
-            " one-way latency = round trip / 2 (perftest's convention for " + options.kind.original() + ")" :
-            " latency = full round trip (post to completion), as " + options.kind.original() + " reports it");
+            " t_* = round trip / 2 (perftest's convention for " + options.kind.original() + ")" :
+            " t_* = full round trip (post to completion), as " + options.kind.original() + " reports it");
+        out.printf(" round trip [usec]: p50=%.2f p90=%.2f p99=%.2f p99.9=%.2f p99.99=%.2f max=%.2f%n",
+            roundTrips.getValueAtPercentile(50) / 1000.0, roundTrips.getValueAtPercentile(90) / 1000.0,
+            roundTrips.getValueAtPercentile(99) / 1000.0, roundTrips.getValueAtPercentile(99.9) / 1000.0,
+            roundTrips.getValueAtPercentile(99.99) / 1000.0, roundTrips.getMaxValue() / 1000.0);
     }
 
     static void bandwidth(final PrintStream out, final ToolOptions options, final long operations,
@@ -96,8 +101,4 @@ final class ToolReport
         out.printf("%d iters in %.2f seconds = %.2f usec/iter%n", iterations, seconds, seconds * 1e6 / iterations);
     }
 
-    private static double us(final long ns)
-    {
-        return ns / 1000.0;
-    }
 }

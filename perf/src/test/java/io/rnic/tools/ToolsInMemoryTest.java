@@ -41,8 +41,9 @@ class ToolsInMemoryTest
             "--verify", "--idle", "yield", "--timeout-ms", "30000"));
         switch (kind)
         {
-            case WRITE_BW, READ_BW, SEND_BW -> common.addAll(List.of("-s", "5000", "-n", "3000", "-q", "2"));
-            case ATOMIC_BW -> common.addAll(List.of("-n", "2000", "-q", "2"));
+            case WRITE_BW, READ_BW, SEND_BW -> common.addAll(List.of("-s", "5000", "-n", "3000", "-q", "2",
+                "--warmup", "100"));
+            case ATOMIC_BW -> common.addAll(List.of("-n", "2000", "-q", "2", "--warmup", "100"));
             case ATOMIC_LAT -> common.addAll(List.of("-n", "300", "--warmup", "20"));
             case UD_PINGPONG -> common.addAll(List.of("-s", "1000", "-n", "300"));
             case RC_PINGPONG -> common.addAll(List.of("-s", "3000", "-n", "300"));

@@ -59,10 +59,10 @@ class VethEndToEndTest
     static Stream<Arguments> operations()
     {
         return Stream.of(
-            Arguments.of("write-bw", List.of("-s", "10000", "-n", "2000", "-q", "2")),
-            Arguments.of("read-bw", List.of("-s", "10000", "-n", "2000", "-q", "2")),
-            Arguments.of("send-bw", List.of("-s", "3000", "-n", "2000", "--imm")),
-            Arguments.of("atomic-bw", List.of("-n", "2000")),
+            Arguments.of("write-bw", List.of("-s", "10000", "-n", "2000", "-q", "2", "--warmup", "200")),
+            Arguments.of("read-bw", List.of("-s", "10000", "-n", "2000", "-q", "2", "--warmup", "200")),
+            Arguments.of("send-bw", List.of("-s", "3000", "-n", "2000", "--imm", "--warmup", "200")),
+            Arguments.of("atomic-bw", List.of("-n", "2000", "--warmup", "200")),
             Arguments.of("write-lat", List.of("-s", "2500", "-n", "500", "--warmup", "50")),
             Arguments.of("read-lat", List.of("-s", "2500", "-n", "500", "--warmup", "50")),
             Arguments.of("send-lat", List.of("-s", "2500", "-n", "500", "--warmup", "50", "--imm")),
@@ -92,7 +92,7 @@ class VethEndToEndTest
         final Path capture = Files.createTempFile("rnic-e2e-", ".pcap");
         try
         {
-            final List<String> arguments = new ArrayList<>(List.of("-s", "5000", "-n", "200", "--pcap",
+            final List<String> arguments = new ArrayList<>(List.of("-s", "5000", "-n", "200", "--warmup", "0", "--pcap",
                 capture.toString()));
             final String[] outputs = run("send-bw", arguments, GID_IPV4, topology.ip4A);
             assertTrue(outputs[0].contains("verify: OK"));

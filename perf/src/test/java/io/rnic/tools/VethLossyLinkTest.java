@@ -56,9 +56,9 @@ class VethLossyLinkTest
     {
         final List<String> arguments = new ArrayList<>(switch (tool)
         {
-            case "write-bw", "read-bw" -> List.of("-s", "8000", "-n", "1500", "-q", "2");
-            case "send-bw" -> List.of("-s", "3000", "-n", "1500", "--imm");
-            case "atomic-bw" -> List.of("-n", "1500");
+            case "write-bw", "read-bw" -> List.of("-s", "8000", "-n", "1500", "-q", "2", "--warmup", "0");
+            case "send-bw" -> List.of("-s", "3000", "-n", "1500", "--imm", "--warmup", "0");
+            case "atomic-bw" -> List.of("-n", "1500", "--warmup", "0");
             default -> List.of("-s", "3000", "-n", "400", "--warmup", "0");
         });
         final String[] outputs = runner.run(tool, arguments, "1", topology.ip4A);

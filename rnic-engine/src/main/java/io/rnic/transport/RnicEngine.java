@@ -148,7 +148,7 @@ public final class RnicEngine
     public int doWork()
     {
         nowNs = clock.nanoTime();
-        int work = responder.flushAcknowledges(); // the receive burst before this cycle is over
+        int work = 0;
         Runnable command;
         while ((command = commands.poll()) != null)
         {
@@ -174,6 +174,9 @@ public final class RnicEngine
                 work += sent;
             }
         }
+        // the ACKs of the receive burst before this cycle, after the requests: a reply the application posted on
+        // seeing the data leaves first (the ACK only frees the peer's send queue; nobody waits on it)
+        work += responder.flushAcknowledges();
         return work;
     }
 
