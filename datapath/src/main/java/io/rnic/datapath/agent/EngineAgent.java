@@ -46,6 +46,7 @@ public final class EngineAgent implements Agent
     private final ManyToOneRingBuffer inbox;
     private final int shard;
     private volatile Agent[] applications = new Agent[0];
+    private volatile Thread thread;
     private long framesIgnored;
     private long framesHandedOver;
     private long handOverDrops;
@@ -171,7 +172,14 @@ public final class EngineAgent implements Agent
         {
             ThreadAffinity.pinCurrentThread(cpu);
         }
-        engine.engineThread(Thread.currentThread());
+        thread = Thread.currentThread();
+        engine.engineThread(thread);
+    }
+
+    /** The engine thread, once started (null before). */
+    public Thread thread()
+    {
+        return thread;
     }
 
     @Override
