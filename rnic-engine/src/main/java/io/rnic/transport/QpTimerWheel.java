@@ -21,6 +21,8 @@ final class QpTimerWheel
     private final QpContext[] spokes;
     private long currentTick;
     private int size;
+    /** No entry is due before this (a lower bound): most polls end at one comparison. */
+    private long earliestNs = Long.MAX_VALUE;
 
     /**
      * @param tickNsPowerOfTwo resolution of the wheel, a power of two in nanoseconds.
@@ -67,6 +69,10 @@ final class QpTimerWheel
         qp.timerDeadlineNs = deadlineNs;
         qp.inTimerWheel = true;
         size++;
+        if (deadlineNs - earliestNs < 0)
+        {
+            earliestNs = deadlineNs;
+        }
     }
 
     void cancel(final QpContext qp)
@@ -81,7 +87,7 @@ final class QpTimerWheel
     int poll(final long nowNs, final Expiry expiry)
     {
         final long nowTick = nowNs >> tickShift;
-        if (size == 0)
+        if (size == 0 || nowNs - earliestNs < 0)
         {
             currentTick = Math.max(currentTick, nowTick);
             return 0;
@@ -105,6 +111,9 @@ final class QpTimerWheel
             }
         }
         currentTick = Math.max(currentTick, nowTick);
+        // everything due by now fired; what is left is due at the next tick at the earliest (an entry later in
+        // this tick fires at the start of the next one: within the wheel's resolution)
+        earliestNs = (currentTick + 1) << tickShift;
         return fired;
     }
 
