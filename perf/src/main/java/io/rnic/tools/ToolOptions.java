@@ -84,7 +84,7 @@ public final class ToolOptions
         return kind.command() + " [-d IFACE] [-s SIZE] [-n ITERS] [-m MTU] [" + gid + "] [-p TCP_PORT] [-q QPS]" +
             " [--warmup N]" + (kind.isLatency() ? "" : " [-t TX_DEPTH]") +
             (kind.operation() == ToolKind.Operation.ATOMIC ? " [-A CMP_AND_SWAP|FETCH_AND_ADD]" : "") +
-            (kind.operation() == ToolKind.Operation.SEND ? " [--imm]" : "") +
+            (kind.operation() == ToolKind.Operation.SEND ? " [-r RX_DEPTH] [--imm]" : "") +
             " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " + IdleStrategies.NAMES.replace(", ", "|") +
             "] [--timeout-ms MS] [SERVER_ADDRESS]";
     }

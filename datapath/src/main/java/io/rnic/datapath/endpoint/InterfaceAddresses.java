@@ -9,9 +9,11 @@ import java.net.InterfaceAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Collections;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The GID table of an interface, laid out as Linux Soft-RoCE lays it out so that the GID indexes users pass to
@@ -24,60 +26,75 @@ public final class InterfaceAddresses
     {
     }
 
-    /** The port of a kernel interface in the current network namespace. */
+    /**
+     * The port of a kernel interface in the current network namespace: MAC and MTU from sysfs, addresses from the
+     * kernel (an interface without any address still gets its fe80:: GID, index 0).
+     */
     public static LocalPort of(final String interfaceName)
     {
-        final NetworkInterface nif;
-        try
-        {
-            nif = NetworkInterface.getByName(interfaceName);
-        }
-        catch (final SocketException ex)
-        {
-            throw new IllegalArgumentException("cannot read interface " + interfaceName + ": " + ex.getMessage(), ex);
-        }
-        if (nif == null)
+        final Path sys = Path.of("/sys/class/net", interfaceName);
+        if (interfaceName.isEmpty() || interfaceName.contains("/") || !Files.isDirectory(sys))
         {
             throw new IllegalArgumentException("no interface named '" + interfaceName + "' in this network namespace" +
                 " (interfaces: " + interfaceNames() + ")");
         }
+        final long mac;
+        final int mtu;
         try
         {
-            final byte[] hardware = nif.getHardwareAddress();
-            if (hardware == null || hardware.length != 6)
+            final String text = Files.readString(sys.resolve("address")).trim();
+            final String[] parts = text.split(":");
+            if (parts.length != 6)
             {
                 throw new IllegalArgumentException("interface " + interfaceName + " has no Ethernet MAC address");
             }
-            final long mac = macOf(hardware);
-            final LocalPort port = new LocalPort(mac).ethernetMtu(nif.getMTU());
-            port.addGid(0xFE80_0000_0000_0000L, eui64(mac));
-            final List<InterfaceAddress> addresses = nif.getInterfaceAddresses();
-            for (final InterfaceAddress address : addresses)
+            long value = 0;
+            for (final String part : parts)
             {
-                if (address.getAddress() instanceof Inet4Address v4)
-                {
-                    port.addIpv4(ByteBuffer.wrap(v4.getAddress()).getInt());
-                }
+                value = (value << 8) | Integer.parseInt(part, 16);
             }
-            for (final InterfaceAddress address : addresses)
-            {
-                if (address.getAddress() instanceof Inet6Address v6)
-                {
-                    final ByteBuffer bytes = ByteBuffer.wrap(v6.getAddress());
-                    final long high = bytes.getLong();
-                    final long low = bytes.getLong();
-                    if (!(high == 0xFE80_0000_0000_0000L && low == eui64(mac)))
-                    {
-                        port.addGid(high, low);
-                    }
-                }
-            }
-            return port;
+            mac = value;
+            mtu = Integer.parseInt(Files.readString(sys.resolve("mtu")).trim());
+        }
+        catch (final IOException | NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("cannot read the MAC address and MTU of " + interfaceName + " from " +
+                sys + ": " + ex.getMessage(), ex);
+        }
+        final LocalPort port = new LocalPort(mac).ethernetMtu(mtu);
+        port.addGid(0xFE80_0000_0000_0000L, eui64(mac));
+        final List<InterfaceAddress> addresses;
+        try
+        {
+            final NetworkInterface nif = NetworkInterface.getByName(interfaceName);
+            addresses = nif == null ? List.of() : nif.getInterfaceAddresses(); // null: no address at all
         }
         catch (final SocketException ex)
         {
-            throw new IllegalArgumentException("cannot read interface " + interfaceName + ": " + ex.getMessage(), ex);
+            throw new IllegalArgumentException("cannot read the addresses of " + interfaceName + ": " +
+                ex.getMessage(), ex);
         }
+        for (final InterfaceAddress address : addresses)
+        {
+            if (address.getAddress() instanceof Inet4Address v4)
+            {
+                port.addIpv4(ByteBuffer.wrap(v4.getAddress()).getInt());
+            }
+        }
+        for (final InterfaceAddress address : addresses)
+        {
+            if (address.getAddress() instanceof Inet6Address v6)
+            {
+                final ByteBuffer bytes = ByteBuffer.wrap(v6.getAddress());
+                final long high = bytes.getLong();
+                final long low = bytes.getLong();
+                if (!(high == 0xFE80_0000_0000_0000L && low == eui64(mac)))
+                {
+                    port.addGid(high, low);
+                }
+            }
+        }
+        return port;
     }
 
     /** The modified EUI-64 interface identifier of a MAC (RFC 4291 appendix A): what rxe's GID 0 carries. */
@@ -143,16 +160,11 @@ public final class InterfaceAddresses
 
     private static String interfaceNames()
     {
-        try
+        try (Stream<Path> entries = Files.list(Path.of("/sys/class/net")))
         {
-            final List<String> names = new ArrayList<>();
-            for (final NetworkInterface each : Collections.list(NetworkInterface.getNetworkInterfaces()))
-            {
-                names.add(each.getName());
-            }
-            return String.join(", ", names);
+            return String.join(", ", entries.map(p -> p.getFileName().toString()).sorted().toList());
         }
-        catch (final SocketException ex)
+        catch (final IOException ex)
         {
             return "unknown";
         }
