@@ -68,7 +68,7 @@ bw_line() {
   ip netns exec "$RNIC_NS_B" "${rnic[@]}" write-bw -d "$RNIC_IF_B" -s "$size" -n "$bw_iters" --cpu 1 >/dev/null 2>&1 &
   pids+=($!)
   out=$(ip netns exec "$RNIC_NS_A" "${rnic[@]}" write-bw -d "$RNIC_IF_A" -s "$size" -n "$bw_iters" --cpu 0 \
-    "$RNIC_IP4_B")
+    "$RNIC_IP4_B" 2>&1) || { echo "write-bw -s $size failed:" >&2; echo "$out" >&2; }
   wait "${pids[-1]}" || true
   echo "$out" | awk -v s="$size" '$1 == s { printf "| %s B | %s | %s | %s |\n", s, $3, $4, $5 }'
 }

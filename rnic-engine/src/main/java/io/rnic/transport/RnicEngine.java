@@ -53,6 +53,7 @@ public final class RnicEngine
     private final QpTimerWheel.Expiry onTimerExpiry = this::onTimerExpiry;
     private final int shard;
     private final int shards;
+    private boolean callerFlushesAcknowledges;
     private volatile Thread engineThread;
     private long nowNs;
 
@@ -176,8 +177,26 @@ public final class RnicEngine
         }
         // the ACKs of the receive burst before this cycle, after the requests: a reply the application posted on
         // seeing the data leaves first (the ACK only frees the peer's send queue; nobody waits on it)
-        work += responder.flushAcknowledges();
+        if (!callerFlushesAcknowledges)
+        {
+            work += responder.flushAcknowledges();
+        }
         return work;
+    }
+
+    /**
+     * Lets the driver of the engine send the receive burst's ACKs itself ({@link #flushAcknowledges}), after it has
+     * pushed the cycle's requests to the wire: building and queueing the ACKs then no longer delays the data.
+     */
+    public void callerFlushesAcknowledges(final boolean callerFlushes)
+    {
+        this.callerFlushesAcknowledges = callerFlushes;
+    }
+
+    /** Sends the ACKs coalesced during the last receive burst; returns how many. Engine thread. */
+    public int flushAcknowledges()
+    {
+        return responder.flushAcknowledges();
     }
 
     /** Keeps the QP's timer entry at its earliest deadline (retransmission or RNR resume). */

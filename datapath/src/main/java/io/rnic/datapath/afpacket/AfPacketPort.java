@@ -34,6 +34,8 @@ public final class AfPacketPort implements PacketPort
     private final long mac;
     private final int mtu;
     private final int fd;
+    /** A second socket, without rings and receiving nothing: a lone frame leaves through it by plain sendto. */
+    private final int directFd;
     private final Arena arena;
     private final MemorySegment state;
     private final MemorySegment statistics;
@@ -50,6 +52,12 @@ public final class AfPacketPort implements PacketPort
     private int rxIndex;
     private int txIndex;
     private int txPending;
+    /** A lone frame waits here, outside the ring, until the flush sends it or a second frame joins it. */
+    private final UnsafeBuffer single;
+    private int singleLength;
+    /** A ring kick failed: frames may wait in the TX ring, so the next flush kicks it whatever else happens. */
+    private boolean ringDirty;
+    private final boolean directSingle = !"false".equals(System.getProperty("rnic.afpacket.direct"));
     private long framesReceived;
     private long framesTransmitted;
     private long receiveDrops;
@@ -73,6 +81,7 @@ public final class AfPacketPort implements PacketPort
         this.state = arena.allocate(CAPTURED_STATE);
         this.statistics = arena.allocate(TPACKET_STATS);
         this.statisticsLength = arena.allocate(ValueLayout.JAVA_INT);
+        this.single = new UnsafeBuffer(arena.allocate(maxFrameLength, 64).address(), maxFrameLength);
 
         final int socketFd = socket(state, AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
         if (socketFd < 0)
@@ -126,6 +135,28 @@ public final class AfPacketPort implements PacketPort
             {
                 setInt(PACKET_FANOUT, config.fanoutGroup() | (PACKET_FANOUT_HASH << 16),
                     "PACKET_FANOUT group " + config.fanoutGroup());
+            }
+            // with a TX ring every sendto of the ring's socket walks the ring: lone frames need a socket of their
+            // own (protocol 0: it is handed no received frame)
+            final int direct = socket(state, AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            if (direct < 0)
+            {
+                throw new PortException("cannot open the second AF_PACKET socket on " + name + ": " +
+                    strerror(errno(state)));
+            }
+            this.directFd = direct;
+            address.set(ValueLayout.JAVA_SHORT, 2, (short)0);
+            if (bind(state, directFd, address, (int)SOCKADDR_LL.byteSize()) != 0)
+            {
+                LinuxPacketSockets.close(directFd);
+                throw new PortException("cannot bind the second AF_PACKET socket to " + name + ": " +
+                    strerror(errno(state)));
+            }
+            if (config.qdiscBypass())
+            {
+                final MemorySegment one = arena.allocate(ValueLayout.JAVA_INT);
+                one.set(ValueLayout.JAVA_INT, 0, 1);
+                setsockopt(state, directFd, SOL_PACKET, PACKET_QDISC_BYPASS, one, 4);
             }
         }
         catch (final RuntimeException ex)
@@ -217,15 +248,44 @@ public final class AfPacketPort implements PacketPort
             transmitDrops++;
             return false;
         }
-        int slot = txIndex * frameSize;
+        if (txPending == 0 && directSingle)
+        {
+            // held back outside the ring: if it stays alone until the flush, it leaves by a plain sendto. (The
+            // kernel walks the TX ring in order from its own index: a slot we filled but did not hand to the ring
+            // would stop it there.)
+            single.putBytes(0, buffer, offset, length);
+            singleLength = length;
+            txPending = 1;
+            framesTransmitted++;
+            return true;
+        }
+        if (txPending == 1 && directSingle && !queueOnRing(single, 0, singleLength))
+        {
+            txPending = 0;
+            framesTransmitted--;
+            transmitDrops++;
+        }
+        if (!queueOnRing(buffer, offset, length))
+        {
+            transmitDrops++;
+            return false;
+        }
+        txPending++;
+        framesTransmitted++;
+        return true;
+    }
+
+    /** Copies a frame into the next TX ring slot and marks it for the kernel; false when the ring stays full. */
+    private boolean queueOnRing(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final int slot = txIndex * frameSize;
         int status = tx.getIntVolatile(slot + (int)TP_STATUS_OFFSET);
         if (status == TP_STATUS_SEND_REQUEST || status == TP_STATUS_SENDING)
         {
-            flush(); // the ring is full: push it, then look again
+            kickRing(); // the ring is full: push it, then look again
             status = tx.getIntVolatile(slot + (int)TP_STATUS_OFFSET);
             if (status == TP_STATUS_SEND_REQUEST || status == TP_STATUS_SENDING)
             {
-                transmitDrops++;
                 return false;
             }
         }
@@ -237,20 +297,39 @@ public final class AfPacketPort implements PacketPort
         tx.putInt(slot + (int)TP_LEN_OFFSET, length);
         tx.putIntOrdered(slot + (int)TP_STATUS_OFFSET, TP_STATUS_SEND_REQUEST);
         txIndex = (txIndex + 1) & txMask;
-        txPending++;
-        framesTransmitted++;
         return true;
     }
 
     @Override
     public int flush()
     {
-        if (txPending == 0)
+        if (txPending == 0 && !ringDirty)
         {
             return 0;
         }
         final int pushed = txPending;
         txPending = 0;
+        if (pushed == 1 && directSingle)
+        {
+            // one frame: the plain send path (packet_snd) beats walking the TX ring (tpacket_snd) for one frame;
+            // after a failed kick the ring goes first, to keep the order
+            if (!ringDirty && send(state, directFd, single.addressOffset(), singleLength, MSG_DONTWAIT) >= 0)
+            {
+                return 1;
+            }
+            if (!queueOnRing(single, 0, singleLength))
+            {
+                transmitDrops++;
+                framesTransmitted--;
+                return 0;
+            }
+        }
+        return kickRing() ? pushed : 0;
+    }
+
+    /** Asks the kernel to send every SEND_REQUEST frame of the TX ring; false (and the ring dirty) on failure. */
+    private boolean kickRing()
+    {
         if (kick(state, fd, MSG_DONTWAIT) < 0)
         {
             final int errno = errno(state);
@@ -258,11 +337,11 @@ public final class AfPacketPort implements PacketPort
             {
                 kickFailures++;
             }
-            // the frames stay SEND_REQUEST in the ring: the next kick takes them
-            txPending = pushed;
-            return 0;
+            ringDirty = true; // the frames stay SEND_REQUEST in the ring: the next flush kicks again
+            return false;
         }
-        return pushed;
+        ringDirty = false;
+        return true;
     }
 
     @Override
@@ -342,6 +421,7 @@ public final class AfPacketPort implements PacketPort
         }
         closed = true;
         munmap(state, ring, ringBytes);
+        LinuxPacketSockets.close(directFd);
         LinuxPacketSockets.close(fd);
         arena.close();
     }

@@ -122,6 +122,7 @@ public final class LinuxPacketSockets
     private static final MethodHandle MUNMAP;
     private static final MethodHandle CLOSE;
     private static final MethodHandle SENDTO;
+    private static final MethodHandle SENDTO_ADDRESS;
     private static final MethodHandle IF_NAMETOINDEX;
     private static final MethodHandle STRERROR;
 
@@ -146,6 +147,10 @@ public final class LinuxPacketSockets
         // the hot path's one call (the TX ring kick): no heap access, so critical — no thread state transition
         SENDTO = linker.downcallHandle(libc.find("sendto").orElseThrow(),
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), errno,
+            Linker.Option.critical(false));
+        // the same call with the frame's address as a plain 64-bit integer: no MemorySegment per frame
+        SENDTO_ADDRESS = linker.downcallHandle(libc.find("sendto").orElseThrow(),
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT), errno,
             Linker.Option.critical(false));
         IF_NAMETOINDEX = linker.downcallHandle(libc.find("if_nametoindex").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, ADDRESS));
@@ -262,6 +267,23 @@ public final class LinuxPacketSockets
         try
         {
             return (long)SENDTO.invokeExact(state, fd, MemorySegment.NULL, 0L, flags, MemorySegment.NULL, 0);
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException("sendto downcall", ex);
+        }
+    }
+
+    /**
+     * {@code sendto(fd, address, length, flags, NULL, 0)}: one frame straight from native memory at {@code address}.
+     * Bytes sent or -1.
+     */
+    public static long send(final MemorySegment state, final int fd, final long address, final long length,
+        final int flags)
+    {
+        try
+        {
+            return (long)SENDTO_ADDRESS.invokeExact(state, fd, address, length, flags, 0L, 0);
         }
         catch (final Throwable ex)
         {

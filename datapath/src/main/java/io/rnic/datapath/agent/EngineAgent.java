@@ -95,6 +95,7 @@ public final class EngineAgent implements Agent
         this.router = router != null && router.shards() > 1 ? router : null;
         this.shard = engine.shard();
         this.inbox = this.router == null ? null : this.router.inbox(shard);
+        engine.callerFlushesAcknowledges(true);
         if (this.router != null && this.router.shards() != engine.shards())
         {
             throw new IllegalArgumentException("router has " + router.shards() + " shards, the engine " +
@@ -198,12 +199,19 @@ public final class EngineAgent implements Agent
         }
         work += engine.doWork();
         port.flush();
-        return work;
+        // the ACKs last, in a kick of their own when there are any: the data of this cycle is already on its way
+        final int acknowledges = engine.flushAcknowledges();
+        if (acknowledges > 0)
+        {
+            port.flush();
+        }
+        return work + acknowledges;
     }
 
     @Override
     public void onClose()
     {
+        engine.flushAcknowledges();
         port.flush();
         engine.engineThread(null);
         if (capture != null)
