@@ -40,6 +40,8 @@ class EngineThreadAllocationTest
     /** Long enough for C2 to compile the whole path, the FFM downcalls' method handles included. */
     private static final int WARMUP_WRITES = 200_000;
     private static final int MEASURED_WRITES = 100_000;
+    /** Rounds measured until one stays under the limit. */
+    private static final int MEASURED_ROUNDS = 3;
     /** The counter's own granularity (TLAB refills are attributed in chunks): far below one byte per packet. */
     private static final long LIMIT_BYTES = 16 * 1024;
 
@@ -111,12 +113,20 @@ class EngineThreadAllocationTest
             final WorkCompletion[] wc = { new WorkCompletion() };
             run(qpA, cqA, wr, wc, WARMUP_WRITES);
             final Thread[] engines = { a.agent().thread(), b.agent().thread() };
-            final long before = allocated(engines);
-            run(qpA, cqA, wr, wc, MEASURED_WRITES);
-            final long after = allocated(engines);
+            // A per-packet allocation shows in every round; a one-off (a late JIT recompilation running a method
+            // in the interpreter for a while, where escape analysis does not apply) shows in one round only.
+            final long[] rounds = new long[MEASURED_ROUNDS];
+            long least = Long.MAX_VALUE;
+            for (int round = 0; round < MEASURED_ROUNDS && least >= LIMIT_BYTES; round++)
+            {
+                final long before = allocated(engines);
+                run(qpA, cqA, wr, wc, MEASURED_WRITES);
+                rounds[round] = allocated(engines) - before;
+                least = Math.min(least, rounds[round]);
+            }
             assertEquals(0, a.engineErrors() + b.engineErrors());
-            assertTrue(after - before < LIMIT_BYTES, "engine threads allocated " + (after - before) + " bytes for " +
-                MEASURED_WRITES + " writes and their ACKs:\n" + a.countersReport());
+            assertTrue(least < LIMIT_BYTES, "engine threads allocated " + java.util.Arrays.toString(rounds) +
+                " bytes in rounds of " + MEASURED_WRITES + " writes and their ACKs:\n" + a.countersReport());
         }
     }
 
