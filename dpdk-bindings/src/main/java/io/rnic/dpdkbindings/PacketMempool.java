@@ -1,0 +1,100 @@
+package io.rnic.dpdkbindings;
+
+import java.lang.foreign.Arena;
+
+/**
+ * A pool of packet mbufs ({@code rte_pktmbuf_pool_create}). Its data room holds a whole frame plus DPDK's headroom,
+ * so a frame is always one segment. Counts are read from the control path (they walk the per-lcore caches).
+ */
+public final class PacketMempool implements AutoCloseable
+{
+    private final String name;
+    private final long address;
+    private final int size;
+    private final int dataRoomBytes;
+    private boolean freed;
+
+    private PacketMempool(final String name, final long address, final int size, final int dataRoomBytes)
+    {
+        this.name = name;
+        this.address = address;
+        this.size = size;
+        this.dataRoomBytes = dataRoomBytes;
+    }
+
+    /**
+     * @param name          unique in the process (DPDK's memzone names are global).
+     * @param count         mbufs in the pool (best 2^n − 1).
+     * @param cacheSize     per-lcore cache (0..512); the EAL threads' allocations and frees go through it.
+     * @param maxFrameBytes the largest frame an mbuf must hold; the data room adds DPDK's 128-byte headroom.
+     * @param socketId      NUMA socket, or {@link DpdkBindings#SOCKET_ID_ANY}.
+     */
+    public static PacketMempool create(
+        final String name, final int count, final int cacheSize, final int maxFrameBytes, final int socketId)
+    {
+        final int dataRoom = maxFrameBytes + DpdkBindings.RTE_PKTMBUF_HEADROOM;
+        if (count < 2 || cacheSize < 0 || cacheSize > 512 || maxFrameBytes < 64 || dataRoom > 0xFFFF)
+        {
+            throw new IllegalArgumentException("mempool " + name + ": count " + count + " (>= 2), cache " +
+                cacheSize + " (0..512), frame " + maxFrameBytes + " bytes (64.." + (0xFFFF - 128) + ")");
+        }
+        final long address;
+        try (Arena arena = Arena.ofConfined())
+        {
+            address = DpdkBindings.rte_pktmbuf_pool_create(arena.allocateFrom(name), count, cacheSize, (short)0,
+                (short)dataRoom, socketId);
+        }
+        if (address == 0)
+        {
+            final int errno = DpdkBindings.rte_errno();
+            throw new DpdkException("rte_pktmbuf_pool_create " + name + " (" + count + " mbufs of " + dataRoom +
+                " bytes) failed: " + DpdkBindings.rte_strerror(errno) + " (errno " + errno + ")" +
+                (errno == DpdkBindings.ENOMEM ? ": give EAL more memory (-m MB) or hugepages" : ""));
+        }
+        return new PacketMempool(name, address, count, dataRoom);
+    }
+
+    public String name()
+    {
+        return name;
+    }
+
+    /** The {@code struct rte_mempool *}. */
+    public long address()
+    {
+        return address;
+    }
+
+    public int size()
+    {
+        return size;
+    }
+
+    /** Bytes after the headroom: the largest frame an mbuf holds. */
+    public int frameCapacity()
+    {
+        return dataRoomBytes - DpdkBindings.RTE_PKTMBUF_HEADROOM;
+    }
+
+    /** Mbufs taken out of the pool (held by a device's rings, a port or an application). */
+    public int inUse()
+    {
+        return DpdkBindings.rte_mempool_in_use_count(address);
+    }
+
+    public int available()
+    {
+        return DpdkBindings.rte_mempool_avail_count(address);
+    }
+
+    /** Frees the pool; every mbuf must be back (close the devices that use it first). Idempotent. */
+    @Override
+    public void close()
+    {
+        if (!freed)
+        {
+            freed = true;
+            DpdkBindings.rte_mempool_free(address);
+        }
+    }
+}
