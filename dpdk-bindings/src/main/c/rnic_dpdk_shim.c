@@ -27,6 +27,17 @@ int rnic_dpdk_pktmbuf_alloc_bulk(struct rte_mempool *pool, struct rte_mbuf **mbu
     return rte_pktmbuf_alloc_bulk(pool, mbufs, n);
 }
 
+/* Empties the calling lcore's cache of the pool into the pool (before the thread gives its lcore id back: the
+ * cache of a released lcore is no longer counted as available, and its mbufs are stranded until the id is reused). */
+void rnic_dpdk_mempool_cache_flush(struct rte_mempool *pool)
+{
+    struct rte_mempool_cache *cache = rte_mempool_default_cache(pool, rte_lcore_id());
+    if (cache != NULL)
+    {
+        rte_mempool_cache_flush(cache, pool);
+    }
+}
+
 int rnic_dpdk_errno(void)
 {
     return rte_errno;

@@ -230,11 +230,13 @@ public final class DpdkBindings
     private static final MethodHandle RTE_ETH_LINK_GET_NOWAIT;
     private static final MethodHandle RTE_ETH_MACADDR_GET;
     private static final MethodHandle RTE_ETH_DEV_GET_MTU;
+    private static final MethodHandle RTE_ETH_DEV_DEFAULT_MAC_ADDR_SET;
     private static final MethodHandle RTE_ETH_PROMISCUOUS_ENABLE;
     private static final MethodHandle RNIC_DPDK_RX_BURST;
     private static final MethodHandle RNIC_DPDK_TX_BURST;
     private static final MethodHandle RNIC_DPDK_PKTMBUF_ALLOC_BULK;
     private static final MethodHandle RNIC_DPDK_ERRNO;
+    private static final MethodHandle RNIC_DPDK_MEMPOOL_CACHE_FLUSH;
     private static final MethodHandle RNIC_DPDK_LAYOUT;
     /** {@code uint16_t (*eth_rx_burst_t)(void *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)}, and tx alike. */
     static final FunctionDescriptor BURST_FUNCTION = FunctionDescriptor.of(JAVA_SHORT, JAVA_LONG, JAVA_LONG, JAVA_SHORT);
@@ -242,7 +244,7 @@ public final class DpdkBindings
     static
     {
         String unavailable = null;
-        final MethodHandle[] h = new MethodHandle[38];
+        final MethodHandle[] h = new MethodHandle[40];
         MemorySegment fpOps = MemorySegment.NULL;
         try
         {
@@ -302,6 +304,8 @@ public final class DpdkBindings
                 FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, ADDRESS));
             h[i++] = bind(linker, all, "rte_eth_macaddr_get", FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, ADDRESS));
             h[i++] = bind(linker, all, "rte_eth_dev_get_mtu", FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, ADDRESS));
+            h[i++] = bind(linker, all, "rte_eth_dev_default_mac_addr_set",
+                FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, ADDRESS));
             h[i++] = bind(linker, all, "rte_eth_promiscuous_enable", FunctionDescriptor.of(JAVA_INT, JAVA_SHORT));
             h[i++] = bind(linker, all, "rnic_dpdk_rx_burst",
                 FunctionDescriptor.of(JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, JAVA_LONG, JAVA_SHORT), critical);
@@ -310,6 +314,7 @@ public final class DpdkBindings
             h[i++] = bind(linker, all, "rnic_dpdk_pktmbuf_alloc_bulk",
                 FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT), critical);
             h[i++] = bind(linker, all, "rnic_dpdk_errno", FunctionDescriptor.of(JAVA_INT), critical);
+            h[i++] = bind(linker, all, "rnic_dpdk_mempool_cache_flush", FunctionDescriptor.ofVoid(JAVA_LONG));
             h[i++] = bind(linker, all, "rnic_dpdk_layout", FunctionDescriptor.of(JAVA_INT, ADDRESS));
             fpOps = all.find("rte_eth_fp_ops").orElseThrow()
                 .reinterpret(RTE_ETH_FP_OPS.byteSize() * RTE_MAX_ETHPORTS);
@@ -353,11 +358,13 @@ public final class DpdkBindings
         RTE_ETH_LINK_GET_NOWAIT = h[i++];
         RTE_ETH_MACADDR_GET = h[i++];
         RTE_ETH_DEV_GET_MTU = h[i++];
+        RTE_ETH_DEV_DEFAULT_MAC_ADDR_SET = h[i++];
         RTE_ETH_PROMISCUOUS_ENABLE = h[i++];
         RNIC_DPDK_RX_BURST = h[i++];
         RNIC_DPDK_TX_BURST = h[i++];
         RNIC_DPDK_PKTMBUF_ALLOC_BULK = h[i++];
         RNIC_DPDK_ERRNO = h[i++];
+        RNIC_DPDK_MEMPOOL_CACHE_FLUSH = h[i++];
         RNIC_DPDK_LAYOUT = h[i++];
     }
 
@@ -516,6 +523,19 @@ public final class DpdkBindings
         catch (final Throwable ex)
         {
             throw downcallFailed("rnic_dpdk_errno", ex);
+        }
+    }
+
+    /** Empties the calling thread's lcore cache of the pool back into the pool (the shim). */
+    public static void rte_mempool_cache_flush(final long mempool)
+    {
+        try
+        {
+            RNIC_DPDK_MEMPOOL_CACHE_FLUSH.invokeExact(mempool);
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("rnic_dpdk_mempool_cache_flush", ex);
         }
     }
 
@@ -872,6 +892,18 @@ public final class DpdkBindings
         catch (final Throwable ex)
         {
             throw downcallFailed("rte_eth_dev_get_mtu", ex);
+        }
+    }
+
+    public static int rte_eth_dev_default_mac_addr_set(final short portId, final MemorySegment address)
+    {
+        try
+        {
+            return (int)RTE_ETH_DEV_DEFAULT_MAC_ADDR_SET.invokeExact(portId, address);
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("rte_eth_dev_default_mac_addr_set", ex);
         }
     }
 

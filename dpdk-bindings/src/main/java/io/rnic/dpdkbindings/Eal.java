@@ -85,9 +85,10 @@ public final class Eal
         }
     }
 
-    /** Gives the calling thread's lcore id back (before the thread ends). */
+    /** Gives the calling thread's lcore id back (before the thread ends), its mempool caches emptied first. */
     public static void unregisterCurrentThread()
     {
+        PacketMempool.flushThreadCaches();
         DpdkBindings.rte_thread_unregister();
     }
 

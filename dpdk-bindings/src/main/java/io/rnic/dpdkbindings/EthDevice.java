@@ -228,6 +228,20 @@ public final class EthDevice
         }
     }
 
+    /** Sets the port's MAC address (low 48 bits). */
+    public void macAddress(final long mac)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment address = arena.allocate(DpdkBindings.RTE_ETHER_ADDR);
+            for (int i = 0; i < 6; i++)
+            {
+                address.set(JAVA_BYTE, i, (byte)(mac >>> (40 - 8 * i)));
+            }
+            check("rte_eth_dev_default_mac_addr_set", DpdkBindings.rte_eth_dev_default_mac_addr_set(portId, address));
+        }
+    }
+
     /** The configured MTU (the largest Ethernet payload). */
     public int mtu()
     {

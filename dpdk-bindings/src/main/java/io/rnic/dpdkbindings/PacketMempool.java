@@ -1,6 +1,7 @@
 package io.rnic.dpdkbindings;
 
 import java.lang.foreign.Arena;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A pool of packet mbufs ({@code rte_pktmbuf_pool_create}). Its data room holds a whole frame plus DPDK's headroom,
@@ -8,6 +9,9 @@ import java.lang.foreign.Arena;
  */
 public final class PacketMempool implements AutoCloseable
 {
+    /** Every live pool of the process: a thread leaving EAL empties its cache of each. */
+    private static final CopyOnWriteArrayList<PacketMempool> LIVE = new CopyOnWriteArrayList<>();
+
     private final String name;
     private final long address;
     private final int size;
@@ -51,7 +55,21 @@ public final class PacketMempool implements AutoCloseable
                 " bytes) failed: " + DpdkBindings.rte_strerror(errno) + " (errno " + errno + ")" +
                 (errno == DpdkBindings.ENOMEM ? ": give EAL more memory (-m MB) or hugepages" : ""));
         }
-        return new PacketMempool(name, address, count, dataRoom);
+        final PacketMempool pool = new PacketMempool(name, address, count, dataRoom);
+        LIVE.add(pool);
+        return pool;
+    }
+
+    /**
+     * Empties the calling thread's cache of every live pool back into its pool. An EAL thread that frees mbufs of a
+     * pool keeps up to the cache size of them; once it gives its lcore id back they would be stranded.
+     */
+    public static void flushThreadCaches()
+    {
+        for (final PacketMempool pool : LIVE)
+        {
+            DpdkBindings.rte_mempool_cache_flush(pool.address);
+        }
     }
 
     public String name()
@@ -79,12 +97,22 @@ public final class PacketMempool implements AutoCloseable
     /** Mbufs taken out of the pool (held by a device's rings, a port or an application). */
     public int inUse()
     {
+        requireLive();
         return DpdkBindings.rte_mempool_in_use_count(address);
     }
 
     public int available()
     {
+        requireLive();
         return DpdkBindings.rte_mempool_avail_count(address);
+    }
+
+    private void requireLive()
+    {
+        if (freed)
+        {
+            throw new IllegalStateException("mempool " + name + " was freed");
+        }
     }
 
     /** Frees the pool; every mbuf must be back (close the devices that use it first). Idempotent. */
@@ -94,6 +122,7 @@ public final class PacketMempool implements AutoCloseable
         if (!freed)
         {
             freed = true;
+            LIVE.remove(this);
             DpdkBindings.rte_mempool_free(address);
         }
     }

@@ -213,10 +213,10 @@ final class Responder
         final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);
         final int mtu = qp.mtuBytes;
         final int packets = (int)Math.max(1, (length + mtu - 1) / mtu);
-        final UnsafeBuffer out = tx.buffer();
         long offset = 0;
         for (int i = 0; i < packets; i++)
         {
+            final UnsafeBuffer out = tx.buffer();
             final int operation = packets == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : i == 0 ?
                 Opcode.RC_RDMA_READ_RESPONSE_FIRST : i == packets - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST :
                 Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;

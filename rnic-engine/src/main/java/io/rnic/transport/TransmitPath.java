@@ -6,9 +6,11 @@ import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Builds the engine's outgoing frames in one aligned off-heap buffer and hands them to the {@link PacketSink}.
- * The requester and responder put payload straight at {@link #payloadOffset} (copied from a memory region), then
- * call {@link #send}: one copy from application memory to the frame, none after. Engine thread only.
+ * Builds the engine's outgoing frames and hands them to the {@link PacketSink}. The requester and responder call
+ * {@link #buffer} once per frame, put payload straight at {@link #payloadOffset} (copied from a memory region), then
+ * call {@link #send}. When the sink lends its memory ({@link FrameBufferSink}: a DPDK mbuf) the frame is built
+ * there and no copy follows; otherwise it is built in one aligned off-heap buffer and the sink copies it. Engine
+ * thread only.
  */
 final class TransmitPath
 {
@@ -18,21 +20,30 @@ final class TransmitPath
     private final UnsafeBuffer buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(BUFFER_BYTES, 64));
     private final TransportCounters counters;
     private PacketSink sink;
+    private FrameBufferSink lender;
+    private UnsafeBuffer claimed;
 
     TransmitPath(final PacketSink sink, final TransportCounters counters)
     {
-        this.sink = sink;
         this.counters = counters;
+        sink(sink);
     }
 
     void sink(final PacketSink sink)
     {
         this.sink = sink;
+        this.lender = sink instanceof FrameBufferSink frameBufferSink ? frameBufferSink : null;
+        this.claimed = null;
     }
 
+    /** Where the next frame is built: the sink's memory when it lends some, else the path's own buffer. */
     UnsafeBuffer buffer()
     {
-        return buffer;
+        if (claimed == null && lender != null)
+        {
+            claimed = lender.claimFrame();
+        }
+        return claimed != null ? claimed : buffer;
     }
 
     int payloadOffset(final FrameSpec spec)
@@ -43,9 +54,29 @@ final class TransmitPath
     /** Builds the frame around the payload already at {@link #payloadOffset} and sends it. */
     void send(final FrameSpec spec, final int payloadLength)
     {
-        final int length = builder.buildAroundPayload(buffer, 0, spec, payloadLength);
+        if (payloadLength == 0)
+        {
+            buffer(); // a header-only frame (an ACK) needs no earlier call
+        }
+        final UnsafeBuffer frame = claimed;
+        if (frame != null)
+        {
+            claimed = null;
+            final int length = builder.buildAroundPayload(frame, 0, spec, payloadLength);
+            count(length);
+            lender.commitFrame(length);
+        }
+        else
+        {
+            final int length = builder.buildAroundPayload(buffer, 0, spec, payloadLength);
+            count(length);
+            sink.send(buffer, 0, length);
+        }
+    }
+
+    private void count(final int length)
+    {
         counters.increment(TransportCounter.PACKETS_SENT);
         counters.add(TransportCounter.BYTES_SENT, length);
-        sink.send(buffer, 0, length);
     }
 }

@@ -5,6 +5,7 @@ import io.rnic.datapath.neighbour.NeighbourDiscovery;
 import io.rnic.datapath.port.FrameHandler;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.pcap.PcapWriter;
+import io.rnic.transport.FrameBufferSink;
 import io.rnic.transport.PacketSink;
 import io.rnic.transport.RnicEngine;
 import org.agrona.DirectBuffer;
@@ -12,6 +13,7 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
 import java.nio.ByteOrder;
@@ -40,7 +42,7 @@ public final class EngineAgent implements Agent
     private final NanoClock clock;
     private final PcapWriter capture;
     private final FrameHandler onFrame = this::onFrame;
-    private final PacketSink transmit = this::transmit;
+    private final PacketSink transmit = new TransmitSink();
     private final MessageHandler onHandedOver = this::onHandedOver;
     private final ShardRouter router;
     private final ManyToOneRingBuffer inbox;
@@ -173,6 +175,7 @@ public final class EngineAgent implements Agent
         {
             ThreadAffinity.pinCurrentThread(cpu);
         }
+        port.onEngineThreadStart();
         thread = Thread.currentThread();
         engine.engineThread(thread);
     }
@@ -214,6 +217,7 @@ public final class EngineAgent implements Agent
         engine.flushAcknowledges();
         port.flush();
         engine.engineThread(null);
+        port.onEngineThreadStop();
         if (capture != null)
         {
             capture.flush();
@@ -304,12 +308,35 @@ public final class EngineAgent implements Agent
         engine.onFrame(buffer, index, length);
     }
 
-    private void transmit(final DirectBuffer buffer, final int offset, final int length)
+    /** To the port (and the capture); frames are built in the port's memory when it lends some. */
+    private final class TransmitSink implements FrameBufferSink
     {
-        if (capture != null)
+        private UnsafeBuffer claimed;
+
+        @Override
+        public void send(final DirectBuffer buffer, final int offset, final int length)
         {
-            capture.write(buffer, offset, length, clock.nanoTime());
+            if (capture != null)
+            {
+                capture.write(buffer, offset, length, clock.nanoTime());
+            }
+            port.transmit(buffer, offset, length);
         }
-        port.transmit(buffer, offset, length);
+
+        @Override
+        public UnsafeBuffer claimFrame()
+        {
+            return claimed = port.claimFrame();
+        }
+
+        @Override
+        public void commitFrame(final int length)
+        {
+            if (capture != null)
+            {
+                capture.write(claimed, 0, length, clock.nanoTime());
+            }
+            port.commitFrame(length);
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.rnic.datapath.port;
 
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * An Ethernet port as the engine thread sees it: bursts of received frames handed over in place, and frames to send
@@ -27,6 +28,34 @@ public interface PacketPort extends AutoCloseable
      * after flushing) — counted in {@link #transmitDrops()}.
      */
     boolean transmit(DirectBuffer buffer, int offset, int length);
+
+    /**
+     * Lends the port's own transmit memory for the next frame (a DPDK mbuf), so it is built in place: a buffer
+     * from index 0 of at least {@link #mtu()} + 18 bytes, the same one until {@link #commitFrame}. Null when the
+     * port does not lend memory (the default) or has none free now: build elsewhere and {@link #transmit} a copy.
+     */
+    default UnsafeBuffer claimFrame()
+    {
+        return null;
+    }
+
+    /** Queues the frame built in the claimed buffer ({@code length} bytes from index 0), as {@link #transmit}. */
+    default void commitFrame(final int length)
+    {
+        throw new IllegalStateException(name() + " lends no transmit memory");
+    }
+
+    /**
+     * Called once on the engine thread before its first receive (DPDK registers the thread with EAL here), and
+     * {@link #onEngineThreadStop} once after its last flush.
+     */
+    default void onEngineThreadStart()
+    {
+    }
+
+    default void onEngineThreadStop()
+    {
+    }
 
     /**
      * Pushes every queued frame to the wire.

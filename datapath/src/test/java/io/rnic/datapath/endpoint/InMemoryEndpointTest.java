@@ -2,28 +2,11 @@ package io.rnic.datapath.endpoint;
 
 import io.rnic.datapath.port.InMemoryPort;
 import io.rnic.transport.LocalPort;
-import io.rnic.transport.TransportCounter;
-import io.rnic.verbs.AccessFlags;
-import io.rnic.verbs.CompletionQueue;
-import io.rnic.verbs.ConnectParameters;
-import io.rnic.verbs.MemoryRegion;
-import io.rnic.verbs.ProtectionDomain;
-import io.rnic.verbs.QpInitAttributes;
-import io.rnic.verbs.QpType;
-import io.rnic.verbs.QueuePair;
-import io.rnic.verbs.RecvWorkRequest;
-import io.rnic.verbs.SendWorkRequest;
-import io.rnic.verbs.WcOpcode;
-import io.rnic.verbs.WcStatus;
-import io.rnic.verbs.WorkCompletion;
-import io.rnic.verbs.WrOpcode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.time.Duration;
 
@@ -104,120 +87,7 @@ class InMemoryEndpointTest
     @Test
     void shouldRunRcOperationsBetweenEngineThreads() throws Exception
     {
-        final Side sa = new Side(a, QpType.RC);
-        final Side sb = new Side(b, QpType.RC);
-        connect(sa, sb, InetAddress.getByAddress(new byte[]{10, 10, 0, 2}), 1);
-        connect(sb, sa, InetAddress.getByAddress(new byte[]{10, 10, 0, 1}), 1);
-
-        final int size = 100_000;
-        for (int i = 0; i < size; i++)
-        {
-            sa.memory.set(ValueLayout.JAVA_BYTE, i, (byte)(i * 7 + 3));
-        }
-        final SendWorkRequest write = new SendWorkRequest();
-        write.opcode = WrOpcode.RDMA_WRITE;
-        write.wrId = 1;
-        write.sgl.add(sa.mr.address(), size, sa.mr.lKey());
-        write.remoteAddress = sb.mr.address() + 4096;
-        write.rKey = sb.mr.rKey();
-        assertEquals(0, sa.qp.postSend(write));
-        assertEquals(WcStatus.SUCCESS, sa.await(sa.sendCq).status());
-        assertEquals(-1, sb.memory.asSlice(4096, size).mismatch(sa.memory.asSlice(0, size)));
-
-        final SendWorkRequest read = new SendWorkRequest();
-        read.opcode = WrOpcode.RDMA_READ;
-        read.wrId = 2;
-        read.sgl.add(sa.mr.address() + 200_000, size, sa.mr.lKey());
-        read.remoteAddress = sb.mr.address() + 4096;
-        read.rKey = sb.mr.rKey();
-        assertEquals(0, sa.qp.postSend(read));
-        final WorkCompletion readDone = sa.await(sa.sendCq);
-        assertEquals(WcStatus.SUCCESS, readDone.status());
-        assertEquals(WcOpcode.RDMA_READ, readDone.opcode());
-        assertEquals(-1, sa.memory.asSlice(200_000, size).mismatch(sa.memory.asSlice(0, size)));
-
-        final RecvWorkRequest recv = new RecvWorkRequest();
-        recv.wrId = 3;
-        recv.sgl.add(sb.mr.address() + 300_000, 5000, sb.mr.lKey());
-        assertEquals(0, sb.qp.postRecv(recv));
-        final SendWorkRequest send = new SendWorkRequest();
-        send.opcode = WrOpcode.SEND_WITH_IMM;
-        send.immediateOrInvalidateRKey = 0x1234_5678;
-        send.wrId = 4;
-        send.sgl.add(sa.mr.address(), 5000, sa.mr.lKey());
-        assertEquals(0, sa.qp.postSend(send));
-        assertEquals(WcStatus.SUCCESS, sa.await(sa.sendCq).status());
-        final WorkCompletion received = sb.await(sb.recvCq);
-        assertEquals(WcStatus.SUCCESS, received.status());
-        assertEquals(5000, received.byteLength());
-        assertEquals(0x1234_5678, received.immediateData());
-        assertEquals(-1, sb.memory.asSlice(300_000, 5000).mismatch(sa.memory.asSlice(0, 5000)));
-
-        sb.memory.set(ValueLayout.JAVA_LONG_UNALIGNED, 400_000, 40L);
-        final SendWorkRequest add = new SendWorkRequest();
-        add.opcode = WrOpcode.ATOMIC_FETCH_AND_ADD;
-        add.wrId = 5;
-        add.sgl.add(sa.mr.address() + 500_000, 8, sa.mr.lKey());
-        add.remoteAddress = sb.mr.address() + 400_000;
-        add.rKey = sb.mr.rKey();
-        add.compareAdd = 2;
-        assertEquals(0, sa.qp.postSend(add));
-        assertEquals(WcStatus.SUCCESS, sa.await(sa.sendCq).status());
-        assertEquals(40L, sa.memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 500_000));
-        assertEquals(42L, sb.memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 400_000));
-
-        final String report = a.countersReport();
-        assertTrue(report.contains("port frames transmitted"), report);
-        assertEquals(0, a.engineErrors() + b.engineErrors());
-        assertEquals(0, a.engine().counters().get(TransportCounter.RETRANSMITTED_PACKETS));
+        EndpointPairScenario.rcOperations(a, b, new byte[]{10, 10, 0, 1}, new byte[]{10, 10, 0, 2}, arena);
     }
 
-    private static void connect(final Side local, final Side remote, final InetAddress peer, final int sgidIndex)
-    {
-        final long mac = local.endpoint.resolveMac(peer, sgidIndex, Duration.ofSeconds(5));
-        final ConnectParameters parameters = new ConnectParameters()
-            .remote(remote.qp.qpn(), 0x100)
-            .localPsn(0x100)
-            .readAtomic(4, 4);
-        parameters.addressVector.destinationIpv4(
-            (int)InterfaceAddresses.gidOf(peer)[1]).destinationMac(mac).sourceGidIndex(sgidIndex);
-        parameters.applyTo(local.qp);
-    }
-
-    private final class Side
-    {
-        final Endpoint endpoint;
-        final ProtectionDomain pd;
-        final CompletionQueue sendCq;
-        final CompletionQueue recvCq;
-        final QueuePair qp;
-        final MemorySegment memory;
-        final MemoryRegion mr;
-        final WorkCompletion[] completion = { new WorkCompletion() };
-
-        Side(final Endpoint endpoint, final QpType type)
-        {
-            this.endpoint = endpoint;
-            pd = endpoint.device().allocPd();
-            sendCq = endpoint.device().createCq(256);
-            recvCq = endpoint.device().createCq(256);
-            qp = endpoint.device().createQp(new QpInitAttributes().type(type).pd(pd).cqs(sendCq, recvCq));
-            memory = arena.allocate(1 << 20, 4096);
-            mr = endpoint.device().registerMemoryRegion(pd, memory, AccessFlags.ALL);
-        }
-
-        WorkCompletion await(final CompletionQueue cq) throws InterruptedException
-        {
-            final long deadline = System.nanoTime() + 10_000_000_000L;
-            while (cq.poll(completion, 1) == 0)
-            {
-                if (System.nanoTime() > deadline)
-                {
-                    throw new AssertionError("no completion within 10 s; counters:\n" + endpoint.countersReport());
-                }
-                Thread.sleep(0, 100_000);
-            }
-            return completion[0];
-        }
-    }
 }

@@ -1,0 +1,443 @@
+package io.rnic.datapath.dpdk;
+
+import io.rnic.datapath.port.FrameHandler;
+import io.rnic.datapath.port.PacketPort;
+import io.rnic.dpdkbindings.BurstFunctions;
+import io.rnic.dpdkbindings.DpdkBindings;
+import io.rnic.dpdkbindings.DpdkException;
+import io.rnic.dpdkbindings.Eal;
+import io.rnic.dpdkbindings.EthDevice;
+import io.rnic.dpdkbindings.PacketMempool;
+import org.agrona.BufferUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.rnic.dpdkbindings.DpdkBindings.MBUF_BUF_ADDR;
+import static io.rnic.dpdkbindings.DpdkBindings.MBUF_DATA_LEN;
+import static io.rnic.dpdkbindings.DpdkBindings.MBUF_DATA_OFF;
+import static io.rnic.dpdkbindings.DpdkBindings.MBUF_NB_SEGS;
+import static io.rnic.dpdkbindings.DpdkBindings.MBUF_PKT_LEN;
+
+/**
+ * One queue pair of a DPDK ethdev as a {@link PacketPort}. Receive: a burst of mbufs, each frame handed to the
+ * engine in place (an Agrona buffer over the mbuf's data, no copy), the burst freed in bulk after. Transmit: the
+ * engine builds frames straight into mbufs ({@link #claimFrame}); copies of other frames ({@link #transmit}) go into
+ * mbufs too; {@link #flush} offers the queued mbufs to the device, and what it does not take yet stays queued, in
+ * order, for the next flush. Every mbuf goes back to the pool on every path: {@link PacketMempool#inUse} returns to
+ * its start once the ports are closed.
+ * <p>
+ * The engine thread registers itself with EAL ({@link #onEngineThreadStart}), as DPDK requires of a thread that
+ * polls queues and allocates mbufs. The ports of one device share it and its pool; the last one closed stops it.
+ */
+public final class DpdkPort implements PacketPort
+{
+    private static final int RX_BURST_MAX = 256;
+    private static final int TX_BACKLOG = 512;
+    private static final int STASH = 64;
+
+    private final Device device;
+    private final int queue;
+    private final BurstFunctions bursts;
+    private final int frameCapacity;
+    private final int mtu;
+    private final long rxMbufs;
+    private final long txMbufs;
+    private final long stash;
+    private final UnsafeBuffer rxFrame = new UnsafeBuffer(0, 0);
+    private final UnsafeBuffer txFrame = new UnsafeBuffer(0, 0);
+    private int txCount;
+    private int stashCount;
+    private long claimedMbuf;
+    private long framesReceived;
+    private long framesTransmitted;
+    private long transmitDrops;
+    private long multiSegmentDrops;
+    private boolean closed;
+
+    private DpdkPort(final Device device, final int queue, final boolean fpOps)
+    {
+        this.device = device;
+        this.queue = queue;
+        this.bursts = fpOps ? BurstFunctions.fpOps(device.eth, queue) : BurstFunctions.shim(device.eth, queue);
+        this.frameCapacity = device.pool.frameCapacity();
+        this.mtu = device.mtu;
+        // the mbuf pointer arrays live off-heap: DPDK writes and reads them
+        final UnsafeBuffer arrays = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            8 * (RX_BURST_MAX + TX_BACKLOG + STASH + 1), 64)); // + 1: free()'s scratch slot
+        this.rxMbufs = arrays.addressOffset();
+        this.txMbufs = rxMbufs + 8L * RX_BURST_MAX;
+        this.stash = txMbufs + 8L * TX_BACKLOG;
+        device.arrays[queue] = arrays; // keeps the memory reachable as long as the device
+    }
+
+    /**
+     * Initialises EAL (first time in the process), configures the device with {@code config.queues()} queue pairs
+     * and starts it: one port per queue, for one engine thread each.
+     *
+     * @throws DpdkException naming the problem: DPDK missing, a wrong EAL argument, no such device, no memory.
+     */
+    public static DpdkPort[] open(final DpdkConfig config)
+    {
+        Eal.init(config.ealArgs());
+        final Device device = new Device(config);
+        final DpdkPort[] ports = new DpdkPort[config.queues()];
+        for (int q = 0; q < ports.length; q++)
+        {
+            ports[q] = new DpdkPort(device, q, config.fpOpsBursts());
+        }
+        return ports;
+    }
+
+    @Override
+    public void onEngineThreadStart()
+    {
+        Eal.registerCurrentThread();
+    }
+
+    @Override
+    public void onEngineThreadStop()
+    {
+        returnHeldMbufs(); // into this thread's mempool cache, before the thread gives its lcore id back
+        Eal.unregisterCurrentThread();
+    }
+
+    @Override
+    public int receive(final FrameHandler handler, final int limit)
+    {
+        final int received = bursts.receive(rxMbufs, Math.min(limit, RX_BURST_MAX));
+        for (int i = 0; i < received; i++)
+        {
+            final long mbuf = UnsafeApi.getLong(rxMbufs + 8L * i);
+            final int length = UnsafeApi.getShort(mbuf + MBUF_DATA_LEN) & 0xFFFF;
+            if (UnsafeApi.getShort(mbuf + MBUF_NB_SEGS) != 1)
+            {
+                multiSegmentDrops++; // larger than the pool's data room: the engine needs a frame in one piece
+                continue;
+            }
+            final long data = UnsafeApi.getLong(mbuf + MBUF_BUF_ADDR) + (UnsafeApi.getShort(mbuf + MBUF_DATA_OFF) & 0xFFFF);
+            rxFrame.wrap(data, length);
+            handler.onFrame(rxFrame, 0, length);
+        }
+        if (received > 0)
+        {
+            framesReceived += received;
+            DpdkBindings.rte_pktmbuf_free_bulk(rxMbufs, received);
+        }
+        return received;
+    }
+
+    @Override
+    public boolean transmit(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length < 14 || length > frameCapacity)
+        {
+            transmitDrops++;
+            return false;
+        }
+        final long mbuf = takeMbuf();
+        if (mbuf == 0)
+        {
+            return false;
+        }
+        buffer.getBytes(offset, dataView(mbuf), 0, length);
+        return enqueue(mbuf, length);
+    }
+
+    @Override
+    public UnsafeBuffer claimFrame()
+    {
+        if (claimedMbuf == 0)
+        {
+            claimedMbuf = takeMbuf();
+            if (claimedMbuf == 0)
+            {
+                return null;
+            }
+            dataView(claimedMbuf);
+        }
+        return txFrame;
+    }
+
+    @Override
+    public void commitFrame(final int length)
+    {
+        final long mbuf = claimedMbuf;
+        claimedMbuf = 0;
+        if (length < 14 || length > frameCapacity)
+        {
+            transmitDrops++;
+            free(mbuf);
+            return;
+        }
+        enqueue(mbuf, length);
+    }
+
+    @Override
+    public int flush()
+    {
+        if (txCount == 0)
+        {
+            return 0;
+        }
+        final int sent = bursts.transmit(txMbufs, txCount);
+        if (sent < txCount)
+        {
+            // the device's ring is full: the rest stays queued, in order, for the next flush
+            UnsafeApi.copyMemory(txMbufs + 8L * sent, txMbufs, 8L * (txCount - sent));
+        }
+        txCount -= sent;
+        framesTransmitted += sent;
+        return sent;
+    }
+
+    @Override
+    public String name()
+    {
+        return device.eth.name() + (device.queues > 1 ? "/" + queue : "");
+    }
+
+    @Override
+    public long macAddress()
+    {
+        return device.mac;
+    }
+
+    @Override
+    public int mtu()
+    {
+        return mtu;
+    }
+
+    @Override
+    public long framesReceived()
+    {
+        return framesReceived;
+    }
+
+    @Override
+    public long framesTransmitted()
+    {
+        return framesTransmitted;
+    }
+
+    /** The device's missed and no-mbuf counts (all queues), and frames in more than one segment. */
+    @Override
+    public long receiveDrops()
+    {
+        if (closed)
+        {
+            return multiSegmentDrops;
+        }
+        final EthDevice.Stats stats = device.eth.stats();
+        return stats.rxMissed() + stats.rxNoMbuf() + multiSegmentDrops;
+    }
+
+    @Override
+    public long transmitDrops()
+    {
+        return transmitDrops;
+    }
+
+    /** The device's pool, for accounting ({@link PacketMempool#inUse}). */
+    public PacketMempool pool()
+    {
+        return device.pool;
+    }
+
+    /**
+     * Mbufs still out of the pool when the device's last port closed (0: every one came back and the pool was freed),
+     * or -1 while a port of the device is open.
+     */
+    public int mbufsInUseAtClose()
+    {
+        return device.inUseAtClose;
+    }
+
+    public EthDevice device()
+    {
+        return device.eth;
+    }
+
+    /**
+     * Frees what the port holds (queued frames, the stash, a claimed mbuf); the last port of the device stops and
+     * closes it and frees its pool. Call after the engine thread stopped. Idempotent.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        returnHeldMbufs();
+        closed = true;
+        device.release();
+    }
+
+    private void returnHeldMbufs()
+    {
+        if (txCount > 0)
+        {
+            transmitDrops += txCount;
+            DpdkBindings.rte_pktmbuf_free_bulk(txMbufs, txCount);
+            txCount = 0;
+        }
+        if (stashCount > 0)
+        {
+            DpdkBindings.rte_pktmbuf_free_bulk(stash, stashCount);
+            stashCount = 0;
+        }
+        if (claimedMbuf != 0)
+        {
+            free(claimedMbuf);
+            claimedMbuf = 0;
+        }
+    }
+
+    private long takeMbuf()
+    {
+        if (stashCount == 0)
+        {
+            if (DpdkBindings.rte_pktmbuf_alloc_bulk(device.pool.address(), stash, STASH) != 0)
+            {
+                transmitDrops++; // the pool is empty: everything is in rings or backlogs
+                return 0;
+            }
+            stashCount = STASH;
+        }
+        return UnsafeApi.getLong(stash + 8L * --stashCount);
+    }
+
+    private UnsafeBuffer dataView(final long mbuf)
+    {
+        final long data = UnsafeApi.getLong(mbuf + MBUF_BUF_ADDR) + (UnsafeApi.getShort(mbuf + MBUF_DATA_OFF) & 0xFFFF);
+        txFrame.wrap(data, frameCapacity);
+        return txFrame;
+    }
+
+    private boolean enqueue(final long mbuf, final int length)
+    {
+        UnsafeApi.putShort(mbuf + MBUF_DATA_LEN, (short)length);
+        UnsafeApi.putInt(mbuf + MBUF_PKT_LEN, length);
+        if (txCount == TX_BACKLOG)
+        {
+            flush();
+            if (txCount == TX_BACKLOG)
+            {
+                transmitDrops++; // the device has taken nothing for a whole backlog
+                free(mbuf);
+                return false;
+            }
+        }
+        UnsafeApi.putLong(txMbufs + 8L * txCount++, mbuf);
+        return true;
+    }
+
+    private void free(final long mbuf)
+    {
+        // one pointer through the bulk call: the stash's free slot is scratch space here
+        final long slot = stash + 8L * stashCount;
+        UnsafeApi.putLong(slot, mbuf);
+        DpdkBindings.rte_pktmbuf_free_bulk(slot, 1);
+    }
+
+    /** The ethdev and its pool, shared by the ports of its queues. */
+    private static final class Device
+    {
+        final EthDevice eth;
+        final PacketMempool pool;
+        final int queues;
+        final int mtu;
+        final long mac;
+        final UnsafeBuffer[] arrays;
+        final AtomicInteger open;
+        volatile int inUseAtClose = -1;
+
+        Device(final DpdkConfig config)
+        {
+            eth = EthDevice.byName(config.device());
+            queues = config.queues();
+            final int mtuBytes = config.mtu() != 0 ? config.mtu() : Math.max(1500, eth.mtu());
+            // a whole frame in one mbuf: MTU + Ethernet header + VLAN tag, rounded up
+            final int frameBytes = (mtuBytes + 18 + 63) & ~63;
+            pool = PacketMempool.create("rnic_" + eth.portId() + "_" + System.nanoTime() % 1_000_000,
+                config.poolSize(), 256, Math.max(2048, frameBytes), eth.socketId());
+            try
+            {
+                eth.configure(queues, config.mtu());
+                for (int q = 0; q < queues; q++)
+                {
+                    eth.setupRxQueue(q, config.descriptors(), pool);
+                    eth.setupTxQueue(q, config.descriptors());
+                }
+                eth.start();
+                eth.promiscuous(); // peers reach us by the MAC we advertise; some vdevs have a random one
+            }
+            catch (final RuntimeException ex)
+            {
+                try
+                {
+                    eth.close();
+                }
+                catch (final DpdkException ignored)
+                {
+                    // the original failure is the one to report
+                }
+                pool.close();
+                throw ex;
+            }
+            mtu = mtuBytes;
+            mac = addressOf(eth);
+            arrays = new UnsafeBuffer[queues];
+            open = new AtomicInteger(queues);
+        }
+
+        /**
+         * The device's MAC, or a locally administered one made from the port id and the process id when it has none
+         * (net_ring starts with 00:00:00:00:00:00, which no neighbour table can hold).
+         */
+        private static long addressOf(final EthDevice eth)
+        {
+            final long mac = eth.macAddress();
+            if (mac != 0)
+            {
+                return mac;
+            }
+            final long made = 0x02_52_00_00_00_00L | (ProcessHandle.current().pid() & 0xFF_FFFF) << 8 |
+                (eth.portId() & 0xFF);
+            try
+            {
+                eth.macAddress(made);
+            }
+            catch (final DpdkException unsupported)
+            {
+                // net_ring cannot set one: it filters nothing, and the port is promiscuous anyway
+            }
+            return made;
+        }
+
+        void release()
+        {
+            if (open.decrementAndGet() == 0)
+            {
+                eth.stop();
+                eth.close();
+                final int leaked = pool.inUse();
+                inUseAtClose = leaked;
+                if (leaked == 0)
+                {
+                    pool.close();
+                }
+                else
+                {
+                    // a pool with mbufs out must not be freed under them: report, keep it
+                    System.err.println("rnic: DPDK pool " + pool.name() + " still has " + leaked +
+                        " mbufs in use after closing " + eth.name() + "; not freed");
+                }
+            }
+        }
+    }
+}
