@@ -26,9 +26,15 @@ final class PerftestOutOfBand implements OutOfBand
         this.server = server;
     }
 
-    static PerftestOutOfBand open(final String server, final int port, final long timeoutMs) throws IOException
+    /**
+     * @param server   the server to connect to, or null to be the server.
+     * @param bindHost the server's listening address (null: every address).
+     */
+    static PerftestOutOfBand open(final String server, final String bindHost, final int port, final long timeoutMs)
+        throws IOException
     {
-        final PerftestOutOfBand oob = new PerftestOutOfBand(TcpChannel.open(server, port, timeoutMs), server == null);
+        final PerftestOutOfBand oob =
+            new PerftestOutOfBand(TcpChannel.open(server, bindHost, port, timeoutMs), server == null);
         try
         {
             oob.versions();

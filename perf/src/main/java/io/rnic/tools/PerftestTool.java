@@ -75,7 +75,8 @@ public final class PerftestTool
         final PortFactory.OpenedPort opened;
         try
         {
-            opened = portFactory.open(options.portKind, iface, options.engines, options.qdiscBypass);
+            opened = portFactory.open(new PortFactory.Request(options.portKind, iface, options.engines,
+                options.qdiscBypass, options.ealArgs, options.addresses));
         }
         catch (final IllegalArgumentException ex)
         {
@@ -101,8 +102,8 @@ public final class PerftestTool
         }
         final EndpointOptions endpointOptions = EndpointOptions.defaults().withCpu(options.cpu)
             .withIdleStrategy(options.idle).withCapture(options.pcap)
-            .withHoldRocePort(!"memory".equals(options.portKind))
-            .withAnswerNeighbours("memory".equals(options.portKind)); // no kernel behind an in-memory port
+            .withHoldRocePort("afpacket".equals(options.portKind))
+            .withAnswerNeighbours(!"afpacket".equals(options.portKind)); // no kernel behind DPDK or in-memory ports
         try (Endpoint endpoint = Endpoint.start(opened.ports(), localPort, endpointOptions);
             Arena arena = Arena.ofShared())
         {
@@ -143,8 +144,8 @@ public final class PerftestTool
             out.println("************************************");
         }
         try (OutOfBand oob = kind.isPingpong() ?
-            PingpongOutOfBand.open(options.server, options.tcpPort, options.timeoutMs) :
-            PerftestOutOfBand.open(options.server, options.tcpPort, options.timeoutMs))
+            PingpongOutOfBand.open(oobPeer(), options.oobHost, options.oobTcpPort(), options.timeoutMs) :
+            PerftestOutOfBand.open(oobPeer(), options.oobHost, options.oobTcpPort(), options.timeoutMs))
         {
             oob.exchange(qps, gidHigh, gidLow, remotes ->
             {
@@ -528,6 +529,12 @@ public final class PerftestTool
                 " (largest IB MTU: " + largest + ")");
         }
         return options.mtu;
+    }
+
+    /** The client's TCP peer: --oob's host, else the server address; null on the server. */
+    private String oobPeer()
+    {
+        return options.isServer() ? null : options.oobHost != null ? options.oobHost : options.server;
     }
 
     private static String defaultInterface()

@@ -25,9 +25,14 @@ final class PingpongOutOfBand implements OutOfBand
         this.server = server;
     }
 
-    static PingpongOutOfBand open(final String server, final int port, final long timeoutMs) throws IOException
+    /**
+     * @param server   the server to connect to, or null to be the server.
+     * @param bindHost the server's listening address (null: every address).
+     */
+    static PingpongOutOfBand open(final String server, final String bindHost, final int port, final long timeoutMs)
+        throws IOException
     {
-        return new PingpongOutOfBand(TcpChannel.open(server, port, timeoutMs), server == null);
+        return new PingpongOutOfBand(TcpChannel.open(server, bindHost, port, timeoutMs), server == null);
     }
 
     static String encode(final int qpn, final int psn, final long gidHigh, final long gidLow)

@@ -20,9 +20,20 @@ public interface PortFactory
     }
 
     /**
+     * What to open.
+     *
+     * @param kind        {@code afpacket}, {@code dpdk} or {@code memory}.
+     * @param iface       the interface (AF_PACKET), device (DPDK) or registered name (memory).
      * @param engines     how many queues (engine threads) to open on the interface.
      * @param qdiscBypass AF_PACKET: skip the interface's queueing discipline.
-     * @throws IllegalArgumentException naming the problem: an unknown kind, a missing interface, missing privileges.
+     * @param ealArgs     DPDK: EAL's arguments (null: the defaults).
+     * @param addresses   DPDK: the port's IPv4 and IPv6 addresses (it has no kernel interface).
      */
-    OpenedPort open(String kind, String iface, int engines, boolean qdiscBypass);
+    record Request(String kind, String iface, int engines, boolean qdiscBypass, java.util.List<String> ealArgs,
+        java.util.List<String> addresses)
+    {
+    }
+
+    /** @throws IllegalArgumentException naming the problem: an unknown kind, a missing interface or device, … */
+    OpenedPort open(Request request);
 }

@@ -3,15 +3,22 @@ package io.rnic.tools;
 import io.rnic.datapath.afpacket.AfPacketConfig;
 import io.rnic.datapath.afpacket.AfPacketPort;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.datapath.dpdk.DpdkConfig;
+import io.rnic.datapath.dpdk.DpdkPort;
 import io.rnic.datapath.port.PacketPort;
+import io.rnic.dpdkbindings.DpdkException;
 import io.rnic.transport.LocalPort;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The port kinds the tools know: {@code afpacket} (a kernel interface through a raw socket; the default) and
- * {@code memory} (in-process ports registered by name, for tests and embedding).
+ * The port kinds the tools know: {@code afpacket} (a kernel interface through a raw socket; the default),
+ * {@code dpdk} (a DPDK ethdev, with addresses given on the command line) and {@code memory} (in-process ports
+ * registered by name, for tests and embedding).
  */
 public final class Ports
 {
@@ -21,12 +28,14 @@ public final class Ports
     {
     }
 
-    public static PortFactory.OpenedPort open(
-        final String kind, final String iface, final int engines, final boolean qdiscBypass)
+    public static PortFactory.OpenedPort open(final PortFactory.Request request)
     {
-        return switch (kind)
+        final String iface = request.iface();
+        final int engines = request.engines();
+        return switch (request.kind())
         {
-            case "afpacket" -> afPacket(iface, engines, qdiscBypass);
+            case "afpacket" -> afPacket(iface, engines, request.qdiscBypass());
+            case "dpdk" -> dpdk(request);
             case "memory" ->
             {
                 if (engines != 1)
@@ -41,7 +50,8 @@ public final class Ports
                 }
                 yield port;
             }
-            default -> throw new IllegalArgumentException("unknown port kind '" + kind + "' (afpacket or memory)");
+            default -> throw new IllegalArgumentException("unknown port kind '" + request.kind() +
+                "' (afpacket, dpdk or memory)");
         };
     }
 
@@ -49,6 +59,36 @@ public final class Ports
     public static void registerInMemory(final String name, final PacketPort port, final LocalPort addressing)
     {
         IN_MEMORY.put(name, new PortFactory.OpenedPort(new PacketPort[]{ port }, addressing));
+    }
+
+    /** One queue per engine thread; the GID table from the MAC (link-local) and the given addresses. */
+    private static PortFactory.OpenedPort dpdk(final PortFactory.Request request)
+    {
+        final List<String> eal = request.ealArgs() != null ? request.ealArgs() : DpdkConfig.EAL_DEFAULT;
+        final DpdkPort[] ports;
+        try
+        {
+            ports = DpdkPort.open(DpdkConfig.of(request.iface(), eal).withQueues(request.engines()));
+        }
+        catch (final DpdkException ex)
+        {
+            throw new IllegalArgumentException(ex.getMessage(), ex);
+        }
+        final LocalPort local = new LocalPort(ports[0].macAddress()).ethernetMtu(ports[0].mtu());
+        local.addGid(0xFE80_0000_0000_0000L, InterfaceAddresses.eui64(ports[0].macAddress()));
+        for (final String address : request.addresses())
+        {
+            try
+            {
+                final long[] gid = InterfaceAddresses.gidOf(InetAddress.getByName(address));
+                local.addGid(gid[0], gid[1]);
+            }
+            catch (final UnknownHostException ex)
+            {
+                throw new IllegalArgumentException("--ip " + address + ": " + ex.getMessage());
+            }
+        }
+        return new PortFactory.OpenedPort(ports, local);
     }
 
     /** One socket per engine thread; several join one PACKET_FANOUT group, which spreads flows by hash. */

@@ -32,17 +32,23 @@ final class TcpChannel implements AutoCloseable
         this.peer = socket.getRemoteSocketAddress().toString();
     }
 
-    static TcpChannel open(final String server, final int port, final long timeoutMs) throws IOException
+    static TcpChannel open(final String server, final String bindHost, final int port, final long timeoutMs)
+        throws IOException
     {
-        return server == null ? accept(port, timeoutMs) : connect(server, port, timeoutMs);
+        return server == null ? accept(bindHost, port, timeoutMs) : connect(server, port, timeoutMs);
     }
 
     static TcpChannel accept(final int port, final long timeoutMs) throws IOException
     {
+        return accept(null, port, timeoutMs);
+    }
+
+    static TcpChannel accept(final String bindHost, final int port, final long timeoutMs) throws IOException
+    {
         try (ServerSocket listener = new ServerSocket())
         {
             listener.setReuseAddress(true);
-            listener.bind(new InetSocketAddress(port));
+            listener.bind(bindHost == null ? new InetSocketAddress(port) : new InetSocketAddress(bindHost, port));
             listener.setSoTimeout((int)Math.min(Integer.MAX_VALUE, timeoutMs));
             final Socket socket = listener.accept();
             socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, timeoutMs));

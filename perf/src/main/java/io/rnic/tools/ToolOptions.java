@@ -43,6 +43,13 @@ public final class ToolOptions
     public String idle = "spin";
     public String server;
     public boolean atomicCompareSwap;
+    /** {@code --port dpdk}: EAL arguments (split on white space), or null for the defaults. */
+    public List<String> ealArgs;
+    /** {@code --ip ADDR/PREFIX}: the port's addresses when it has no kernel interface to take them from (DPDK). */
+    public final List<String> addresses = new ArrayList<>();
+    /** {@code --oob HOST[:PORT]}: where the TCP exchange runs when not over the port's address (null: there). */
+    public String oobHost;
+    public int oobPort = -1;
     public long timeoutMs = 60_000;
 
     private ToolOptions(final ToolKind kind)
@@ -85,8 +92,9 @@ public final class ToolOptions
             " [--warmup N]" + (kind.isLatency() ? "" : " [-t TX_DEPTH]") +
             (kind.operation() == ToolKind.Operation.ATOMIC ? " [-A CMP_AND_SWAP|FETCH_AND_ADD]" : "") +
             (kind.operation() == ToolKind.Operation.SEND ? " [-r RX_DEPTH] [--imm]" : "") +
-            " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " + IdleStrategies.NAMES.replace(", ", "|") +
-            "] [--timeout-ms MS] [SERVER_ADDRESS]";
+            " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " +
+            IdleStrategies.NAMES.replace(", ", "|") + "] [--timeout-ms MS] [--port afpacket|dpdk] [--eal \"EAL ARGS\"]" +
+            " [--ip ADDR/PREFIX]... [--oob HOST[:PORT]] [SERVER_ADDRESS]";
     }
 
     public static ToolOptions parse(final ToolKind kind, final String[] args)
@@ -181,6 +189,9 @@ public final class ToolOptions
                     options.idle = value;
                 }
                 case "--timeout-ms" -> options.timeoutMs = number(option, value, 1, 86_400_000);
+                case "--eal" -> options.ealArgs = List.of(value.trim().split("\\s+"));
+                case "--ip" -> options.addresses.add(address(value));
+                case "--oob" -> options.oob(value);
                 default -> throw new UsageException("unknown option " + option);
             }
         }
@@ -191,6 +202,48 @@ public final class ToolOptions
         options.server = positional.isEmpty() ? null : positional.get(0);
         options.check();
         return options;
+    }
+
+    private void oob(final String value)
+    {
+        final int colon = value.lastIndexOf(':');
+        // HOST, HOST:PORT, [V6]:PORT or a bare IPv6 address
+        if (colon > 0 && (value.indexOf(':') == colon || value.startsWith("[")))
+        {
+            oobHost = value.substring(0, colon).replace("[", "").replace("]", "");
+            oobPort = (int)number("--oob", value.substring(colon + 1), 1, 65535);
+        }
+        else
+        {
+            oobHost = value.replace("[", "").replace("]", "");
+        }
+        if (oobHost.isEmpty())
+        {
+            throw new UsageException("--oob takes HOST[:PORT], not '" + value + "'");
+        }
+    }
+
+    /** ADDR/PREFIX (the prefix is checked and otherwise unused: peers are on the same link). */
+    private static String address(final String value)
+    {
+        final int slash = value.indexOf('/');
+        final String host = slash < 0 ? value : value.substring(0, slash);
+        final boolean v6 = host.contains(":");
+        if (slash >= 0)
+        {
+            number("--ip prefix", value.substring(slash + 1), 0, v6 ? 128 : 32);
+        }
+        if (!v6 && !host.matches("\\d{1,3}(\\.\\d{1,3}){3}") || v6 && !host.matches("[0-9a-fA-F:.]+"))
+        {
+            throw new UsageException("--ip takes an IPv4 or IPv6 address with an optional /PREFIX, not '" + value + "'");
+        }
+        return host;
+    }
+
+    /** The TCP port of the exchange: --oob's, else -p. */
+    public int oobTcpPort()
+    {
+        return oobPort > 0 ? oobPort : tcpPort;
     }
 
     private void check()
@@ -206,6 +259,20 @@ public final class ToolOptions
         if (immediate && kind.operation() != ToolKind.Operation.SEND)
         {
             throw new UsageException("--imm applies to SEND tools (send-lat, send-bw, the pingpongs)");
+        }
+        if ("dpdk".equals(portKind) && iface == null)
+        {
+            throw new UsageException("--port dpdk needs -d DEVICE: the DPDK port's name (a --vdev of --eal, e.g. " +
+                "net_memif0)");
+        }
+        if ("dpdk".equals(portKind) && addresses.isEmpty())
+        {
+            throw new UsageException("--port dpdk needs --ip ADDR/PREFIX: a DPDK port has no kernel interface to " +
+                "take addresses from");
+        }
+        if (!"dpdk".equals(portKind) && (ealArgs != null || !addresses.isEmpty()))
+        {
+            throw new UsageException("--eal and --ip apply to --port dpdk");
         }
         if (kind.isLatency() && qps != 1)
         {
