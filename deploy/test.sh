@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: set-up (packages, JDK 25 check), then `mvn -B verify` with the tshark-based tests required.
+# Runs every test: set-up (packages, JDK 25 check), then `mvn -B verify` with the tshark- and DPDK-based tests required.
 # Extra arguments go to Maven (e.g. deploy/test.sh -o -pl rnic-engine). Exits with Maven's status.
 set -euo pipefail
 
@@ -10,4 +10,4 @@ rnic_find_jdk || { rnic_jdk_missing; exit 2; }
 
 export JAVA_HOME=$RNIC_JAVA_HOME
 cd "$root"
-exec mvn -B verify -Drnic.require.tshark=true "$@"
+exec mvn -B verify -Drnic.require.tshark=true -Drnic.require.dpdk=true "$@"

@@ -1,6 +1,7 @@
 package io.rnic.tools;
 
 import io.rnic.cli.UsageException;
+import io.rnic.datapath.dpdk.DpdkPort;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.EndpointOptions;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
@@ -83,6 +84,12 @@ public final class PerftestTool
             throw new UsageException(ex.getMessage());
         }
         final LocalPort localPort = opened.addressing();
+        if (opened.ports()[0] instanceof DpdkPort dpdk && !awaitLink(dpdk))
+        {
+            opened.close();
+            throw new IOException("the link of " + dpdk.name() + " is still down after " + options.timeoutMs +
+                " ms (a memif pair is up once both ends run)");
+        }
         final int gidIndex;
         final int mtu;
         try
@@ -440,7 +447,7 @@ public final class PerftestTool
     {
         final RemoteQp remote = q.remote;
         final InetAddress peer = InterfaceAddresses.gidAddress(remote.gidHigh(), remote.gidLow());
-        final long mac = endpoint.resolveMac(peer, gidIndex, Duration.ofSeconds(5));
+        final long mac = endpoint.resolveMac(peer, gidIndex, Duration.ofMillis(Math.min(options.timeoutMs, 30_000)));
         final ConnectParameters parameters = new ConnectParameters()
             .remote(remote.qpn(), remote.psn())
             .localPsn(q.psn)
@@ -529,6 +536,19 @@ public final class PerftestTool
                 " (largest IB MTU: " + largest + ")");
         }
         return options.mtu;
+    }
+
+    private boolean awaitLink(final DpdkPort port)
+    {
+        try
+        {
+            return port.awaitLinkUp(options.timeoutMs);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** The client's TCP peer: --oob's host, else the server address; null on the server. */

@@ -23,10 +23,15 @@ final class ToolProcess
         this.description = description;
     }
 
+    /** @param namespace the network namespace to run in, or null for the test's own. */
     static ToolProcess start(final String namespace, final List<String> arguments) throws IOException
     {
-        final List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", namespace,
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        final List<String> command = new ArrayList<>();
+        if (namespace != null)
+        {
+            command.addAll(List.of("ip", "netns", "exec", namespace));
+        }
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED",
             "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector", "-XX:+UseParallelGC",
             "-Xmx512m", "-cp", classPath(), "io.rnic.cli.RnicCli"));
@@ -34,7 +39,8 @@ final class ToolProcess
         final Path output = Files.createTempFile("rnic-" + arguments.get(0) + "-", ".out");
         final Process process = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(output.toFile()).start();
-        return new ToolProcess(process, output, namespace + ": rnic " + String.join(" ", arguments));
+        return new ToolProcess(process, output, (namespace == null ? "" : namespace + ": ") + "rnic " +
+            String.join(" ", arguments));
     }
 
     /** Waits for the exit; returns status and output. Kills the process when it overstays. */

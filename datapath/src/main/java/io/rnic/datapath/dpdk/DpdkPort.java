@@ -37,10 +37,12 @@ public final class DpdkPort implements PacketPort
     private static final int RX_BURST_MAX = 256;
     private static final int TX_BACKLOG = 512;
     private static final int STASH = 64;
+    private static final long START_RETRY_NS = 15_000_000_000L;
 
     private final Device device;
     private final int queue;
-    private final BurstFunctions bursts;
+    private final boolean fpOps;
+    private BurstFunctions bursts;
     private final int frameCapacity;
     private final int mtu;
     private final long rxMbufs;
@@ -61,6 +63,7 @@ public final class DpdkPort implements PacketPort
     {
         this.device = device;
         this.queue = queue;
+        this.fpOps = fpOps;
         this.bursts = fpOps ? BurstFunctions.fpOps(device.eth, queue) : BurstFunctions.shim(device.eth, queue);
         this.frameCapacity = device.pool.frameCapacity();
         this.mtu = device.mtu;
@@ -256,6 +259,42 @@ public final class DpdkPort implements PacketPort
         return device.inUseAtClose;
     }
 
+    /**
+     * Waits until the device reports its link up (a memif pair once both ends connected), at most {@code timeoutMs};
+     * restarts the device while it stays down. Before the engine thread starts only.
+     *
+     * @return true when up.
+     */
+    public boolean awaitLinkUp(final long timeoutMs) throws InterruptedException
+    {
+        final long deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
+        long restartNs = System.nanoTime() + restartDelayNs();
+        while (!device.eth.link().up())
+        {
+            final long nowNs = System.nanoTime();
+            if (nowNs > deadlineNs)
+            {
+                return false;
+            }
+            if (nowNs > restartNs)
+            {
+                // a memif connection refused during the peer's own start-up is not retried by DPDK: restart to
+                // connect again (at a jittered pace, so two ends restarting do not keep meeting each other's restart)
+                device.eth.stop();
+                Device.startRetrying(device.eth);
+                bursts = fpOps ? BurstFunctions.fpOps(device.eth, queue) : BurstFunctions.shim(device.eth, queue);
+                restartNs = System.nanoTime() + restartDelayNs();
+            }
+            Thread.sleep(5);
+        }
+        return true;
+    }
+
+    private static long restartDelayNs()
+    {
+        return 700_000_000L + java.util.concurrent.ThreadLocalRandom.current().nextLong(600_000_000L);
+    }
+
     public EthDevice device()
     {
         return device.eth;
@@ -373,7 +412,7 @@ public final class DpdkPort implements PacketPort
                     eth.setupRxQueue(q, config.descriptors(), pool);
                     eth.setupTxQueue(q, config.descriptors());
                 }
-                eth.start();
+                startRetrying(eth);
                 eth.promiscuous(); // peers reach us by the MAC we advertise; some vdevs have a random one
             }
             catch (final RuntimeException ex)
@@ -393,6 +432,40 @@ public final class DpdkPort implements PacketPort
             mac = addressOf(eth);
             arrays = new UnsafeBuffer[queues];
             open = new AtomicInteger(queues);
+        }
+
+        /**
+         * Starts the device, retrying for a while: a device that connects to a peer when it starts (a memif client
+         * whose server is not listening yet) fails to start until the peer is there.
+         */
+        private static void startRetrying(final EthDevice eth)
+        {
+            final long deadlineNs = System.nanoTime() + START_RETRY_NS;
+            while (true)
+            {
+                try
+                {
+                    eth.start();
+                    return;
+                }
+                catch (final DpdkException ex)
+                {
+                    if (System.nanoTime() > deadlineNs)
+                    {
+                        throw new DpdkException(ex.getMessage() + " (retried for " + START_RETRY_NS / 1_000_000_000L +
+                            " s; a memif client needs its server listening)");
+                    }
+                    try
+                    {
+                        Thread.sleep(100);
+                    }
+                    catch (final InterruptedException interrupted)
+                    {
+                        Thread.currentThread().interrupt();
+                        throw ex;
+                    }
+                }
+            }
         }
 
         /**
