@@ -8,11 +8,11 @@
 #
 #   deploy/bench/memif-bench.sh [--seconds S] [--bw-iters N] [--lat-iters N]
 #
-# Prints markdown tables for BENCHMARKS.md.
+# Prints markdown tables for BENCHMARKS.md. Long runs: the JIT needs ~1 s of traffic before the engine is compiled.
 set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
 seconds=8
-bw_iters=300000
+bw_iters=3000000
 lat_iters=100000
 while (($#)); do
   case $1 in
@@ -73,7 +73,7 @@ run_pair() { # tool args...: server on CPU 1, client on CPU 0; prints the client
   cat "$work/client.log"
 }
 for size in 64 1024 4096; do
-  out=$(run_pair write-bw -s "$size" -n "$bw_iters" --warmup 20000)
+  out=$(run_pair write-bw -s "$size" -n "$bw_iters" --warmup 300000)
   line=$(grep -E "^ *$size +[0-9]+ " <<<"$out" | head -1)
   mbs=$(awk '{print $3}' <<<"$line"); mpps=$(awk '{print $4}' <<<"$line")
   frames=$(( (size + 1023) / 1024 ))
@@ -82,6 +82,6 @@ done
 echo
 echo "| rnic write-lat over memif, round trip µs | p50 | p90 | p99 | p99.9 | p99.99 | max |"
 echo "|---|---|---|---|---|---|---|"
-out=$(run_pair write-lat -s 2 -n "$lat_iters" --warmup 20000)
+out=$(run_pair write-lat -s 2 -n "$lat_iters" --warmup 300000)
 grep -o 'round trip \[usec\]: .*' <<<"$out" |
   sed -E 's/round trip \[usec\]: p50=([^ ]+) p90=([^ ]+) p99=([^ ]+) p99.9=([^ ]+) p99.99=([^ ]+) max=([^ ]+)/| write-lat -s 2 | \1 | \2 | \3 | \4 | \5 | \6 |/'
