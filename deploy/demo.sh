@@ -5,23 +5,32 @@
 # with --verify on both sides, over IPv4, plus a WRITE latency test over IPv6. Prints each client's results and
 # counters; the topology is removed afterwards, even on failure. Exit 0 when every run passed.
 #
-#   deploy/demo.sh [--quick]      --quick: fewer iterations
+# With --port dpdk the same runs go between two endpoint processes on DPDK, joined by net_memif (shared memory,
+# no hugepages needed) instead of a veth: the DPDK endpoints take their addresses from --ip and answer ARP/ND.
+#
+#   deploy/demo.sh [--quick] [--port afpacket|dpdk]      --quick: fewer iterations
 set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 bash "$root/deploy/setup.sh"
 rnic="$root/bin/rnic"
 lat_iters=50000 lat_warmup=20000 bw_iters=50000
-if [[ ${1:-} == --quick ]]; then
-  lat_iters=5000 lat_warmup=2000 bw_iters=5000
-fi
+port=afpacket
+while (($#)); do
+  case $1 in
+    --quick) lat_iters=5000 lat_warmup=2000 bw_iters=5000; shift ;;
+    --port) port=${2:?--port takes afpacket or dpdk}; shift 2 ;;
+    *) echo "usage: deploy/demo.sh [--quick] [--port afpacket|dpdk]" >&2; exit 2 ;;
+  esac
+done
+[[ $port == afpacket || $port == dpdk ]] || { echo "demo: --port takes afpacket or dpdk, not $port" >&2; exit 2; }
 
 echo
 echo "=== 1. wire format and transport self-check (bin/rnic demo)"
 "$rnic" demo
 
 if ((EUID != 0)); then
-  echo "the veth demo needs root (network namespaces, AF_PACKET): run deploy/demo.sh as root" >&2
+  echo "the demo needs root (network namespaces and AF_PACKET, or DPDK's memif socket): run deploy/demo.sh as root" >&2
   exit 1
 fi
 
@@ -29,13 +38,21 @@ name=demo$$
 server_pid=
 cleanup() {
   [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-  "$root/deploy/topology.sh" down --name "$name" >/dev/null
+  [[ $port == afpacket ]] && "$root/deploy/topology.sh" down --name "$name" >/dev/null
+  rm -f "/run/$name.sock"
 }
 trap cleanup EXIT
-echo
-echo "=== 2. topology: two namespaces joined by a veth pair"
-eval "$("$root/deploy/topology.sh" up --name "$name" --env | tr '\n' ' ')"
-"$root/deploy/topology.sh" status --name "$name"
+if [[ $port == afpacket ]]; then
+  echo
+  echo "=== 2. topology: two namespaces joined by a veth pair"
+  eval "$("$root/deploy/topology.sh" up --name "$name" --env | tr '\n' ' ')"
+  "$root/deploy/topology.sh" status --name "$name"
+else
+  echo
+  echo "=== 2. two DPDK endpoint processes joined by net_memif (socket /run/$name.sock)"
+  RNIC_IP4_A=10.61.0.1 RNIC_IP4_B=10.61.0.2 RNIC_IP6_A=fd61::1 RNIC_IP6_B=fd61::2
+  eal="--no-huge -m 512 --no-shconf --no-pci"
+fi
 
 # 2 cores are common here: the server's engine thread on CPU 1, the client's on CPU 0 (one spinner per core)
 cpus=$(nproc)
@@ -48,10 +65,20 @@ run() {
   shift 2
   echo
   echo "=== $title: rnic $*"
-  ip netns exec "$RNIC_NS_A" "$rnic" "$@" -d "$RNIC_IF_A" "${server_cpu[@]}" --verify >"/tmp/$name.server" 2>&1 &
+  local server=() client=()
+  if [[ $port == afpacket ]]; then
+    server=(ip netns exec "$RNIC_NS_A" "$rnic" "$@" -d "$RNIC_IF_A")
+    client=(ip netns exec "$RNIC_NS_B" "$rnic" "$@" -d "$RNIC_IF_B")
+  else
+    local vdev="net_memif0,socket=/run/$name.sock"
+    server=("$rnic" "$@" --port dpdk -d net_memif0 --ip "$RNIC_IP4_A/24" --ip "$RNIC_IP6_A/64" --oob 127.0.0.1
+      --eal "$eal --file-prefix ${name}a --vdev=$vdev,role=server")
+    client=("$rnic" "$@" --port dpdk -d net_memif0 --ip "$RNIC_IP4_B/24" --ip "$RNIC_IP6_B/64" --oob 127.0.0.1
+      --eal "$eal --file-prefix ${name}b --vdev=$vdev,role=client")
+  fi
+  "${server[@]}" "${server_cpu[@]}" --verify >"/tmp/$name.server" 2>&1 &
   server_pid=$!
-  if ip netns exec "$RNIC_NS_B" "$rnic" "$@" -d "$RNIC_IF_B" "${client_cpu[@]}" --verify "$address" \
-      >"/tmp/$name.client" 2>&1 && wait "$server_pid"; then
+  if "${client[@]}" "${client_cpu[@]}" --verify "$address" >"/tmp/$name.client" 2>&1 && wait "$server_pid"; then
     sed -n '/^ #bytes/,$p;/usec\/iter/p' "/tmp/$name.client" | grep -v '^---' || true
   else
     failures=$((failures + 1))
