@@ -72,7 +72,8 @@ public final class Ports
         }
         catch (final DpdkException ex)
         {
-            throw new IllegalArgumentException(ex.getMessage(), ex);
+            throw new IllegalArgumentException(ex.getMessage() + "\n(without DPDK: --port afpacket -d IFACE runs on a " +
+                "kernel interface)", ex);
         }
         final LocalPort local = new LocalPort(ports[0].macAddress()).ethernetMtu(ports[0].mtu());
         local.addGid(0xFE80_0000_0000_0000L, InterfaceAddresses.eui64(ports[0].macAddress()));

@@ -9,6 +9,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -99,6 +101,36 @@ class DpdkEndToEndTest
         final List<String> client = new ArrayList<>(common);
         client.addAll(List.of("-d", topology.ifB, "-x", "1", "--oob", topology.ip4A, dpdkIp));
         runPair(topology.nsA, server, topology.nsB, client);
+    }
+
+    /** With hugepages (reserved for the test and given back after): {@code --in-memory}, no --file-prefix needed. */
+    @Test
+    void shouldRunOverMemifWithHugepages() throws Exception
+    {
+        final Path reserve = Path.of("/proc/sys/vm/nr_hugepages");
+        assumeTrue(Files.isWritable(reserve), "needs root to reserve hugepages");
+        final String before = Files.readString(reserve).trim();
+        try
+        {
+            Files.writeString(reserve, Integer.toString(Math.max(Integer.parseInt(before), 300)));
+            assumeTrue(Files.readString(Path.of("/proc/meminfo")).matches("(?s).*HugePages_Free:\\s+[1-9].*"),
+                "the kernel reserved no hugepages");
+            final String socket = "/run/rnic-test-" + ProcessHandle.current().pid() + "-huge.sock";
+            final String oobPort = Integer.toString(40_000 + (int)(ProcessHandle.current().pid() % 20_000));
+            final List<String> common = List.of("write-bw", "--port", "dpdk", "-d", "net_memif0", "--verify",
+                "--timeout-ms", "60000", "-p", oobPort, "-s", "4096", "-n", "2000", "--oob", "127.0.0.1");
+            final List<String> server = new ArrayList<>(common);
+            server.addAll(List.of("--eal", "--in-memory -m 256 --no-pci --vdev=net_memif0,role=server,socket=" +
+                socket, "--ip", "10.52.1.1/24"));
+            final List<String> client = new ArrayList<>(common);
+            client.addAll(List.of("--eal", "--in-memory -m 256 --no-pci --vdev=net_memif0,role=client,socket=" +
+                socket, "--ip", "10.52.1.2/24", "10.52.1.1"));
+            runPair(null, server, null, client);
+        }
+        finally
+        {
+            Files.writeString(reserve, before);
+        }
     }
 
     @Test

@@ -97,6 +97,11 @@ public final class DpdkPort implements PacketPort
     @Override
     public void onEngineThreadStart()
     {
+        if (Thread.currentThread().isVirtual())
+        {
+            // a virtual thread hops between carriers: DPDK's per-lcore state would follow the wrong one
+            throw new IllegalStateException("a DPDK port is polled from a platform thread, not a virtual one");
+        }
         Eal.registerCurrentThread();
     }
 
