@@ -73,25 +73,39 @@ public final class EthDevice
     }
 
     /**
-     * A net_ring port over two {@code rte_ring}s: what it sends goes into {@code txRing}, what it receives comes from
-     * {@code rxRing}. Two such ports with their rings crossed are a wire inside one process.
+     * A net_ring port over {@code rte_ring}s, one pair per queue: what queue q sends goes into {@code txRings[q]},
+     * what it receives comes from {@code rxRings[q]}. Two such ports with their rings crossed are a wire inside one
+     * process.
      */
-    public static EthDevice fromRings(final String name, final long rxRing, final long txRing)
+    public static EthDevice fromRings(final String name, final long[] rxRings, final long[] txRings)
     {
         final int port;
         try (Arena arena = Arena.ofConfined())
         {
-            final MemorySegment rx = arena.allocate(ADDRESS);
-            rx.set(JAVA_LONG, 0, rxRing);
-            final MemorySegment tx = arena.allocate(ADDRESS);
-            tx.set(JAVA_LONG, 0, txRing);
-            port = DpdkBindings.rte_eth_from_rings(arena.allocateFrom(name), rx, 1, tx, 1, 0);
+            final MemorySegment rx = arena.allocate(ADDRESS, rxRings.length);
+            final MemorySegment tx = arena.allocate(ADDRESS, txRings.length);
+            for (int i = 0; i < rxRings.length; i++)
+            {
+                rx.setAtIndex(JAVA_LONG, i, rxRings[i]);
+            }
+            for (int i = 0; i < txRings.length; i++)
+            {
+                tx.setAtIndex(JAVA_LONG, i, txRings[i]);
+            }
+            port = DpdkBindings.rte_eth_from_rings(arena.allocateFrom(name), rx, rxRings.length, tx, txRings.length,
+                0);
             if (port < 0)
             {
                 throw DpdkException.of("rte_eth_from_rings " + name, DpdkBindings.rte_errno());
             }
         }
         return new EthDevice((short)port, "net_ring_" + name); // the driver prefixes the name
+    }
+
+    /** {@link #fromRings(String, long[], long[])} with one queue. */
+    public static EthDevice fromRings(final String name, final long rxRing, final long txRing)
+    {
+        return fromRings(name, new long[]{ rxRing }, new long[]{ txRing });
     }
 
     /** The names of every port DPDK knows. */

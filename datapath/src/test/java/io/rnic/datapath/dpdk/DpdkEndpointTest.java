@@ -66,6 +66,56 @@ class DpdkEndpointTest
         }
     }
 
+    /**
+     * Two queues a side, one engine thread each, QPs sharded over them: a frame that arrives on the queue of the
+     * other shard is handed over to the QP's owner (net_ring has no RSS: a frame lands on the queue it was sent
+     * from).
+     */
+    @Test
+    void shouldRunRcOperationsOverTwoQueuesAndHandFramesToTheOwningShard() throws Exception
+    {
+        try (Arena arena = Arena.ofShared())
+        {
+            final long[] aToB = { ring(arena, "q_ab0"), ring(arena, "q_ab1") };
+            final long[] bToA = { ring(arena, "q_ba0"), ring(arena, "q_ba1") };
+            final String nameA = EthDevice.fromRings("q_a", bToA, aToB).name();
+            final String nameB = EthDevice.fromRings("q_b", aToB, bToA).name();
+            final DpdkPort[] portsA = DpdkPort.open(DpdkConfig.of(nameA, EAL).withMtu(4096).withQueues(2));
+            final DpdkPort[] portsB = DpdkPort.open(DpdkConfig.of(nameB, EAL).withMtu(4096).withQueues(2));
+            final EndpointOptions options = EndpointOptions.defaults().withIdleStrategy("yield")
+                .withAnswerNeighbours(true).withHoldRocePort(false);
+            try (Endpoint a = Endpoint.start(portsA, addressing(portsA[0], 1), options);
+                Endpoint b = Endpoint.start(portsB, addressing(portsB[0], 2), options))
+            {
+                // one more QP on B first: B's QPs then sit on the other shard than their peers on A
+                final var pd = b.device().allocPd();
+                final var cq = b.device().createCq(16);
+                b.device().createQp(new io.rnic.verbs.QpInitAttributes().pd(pd).cqs(cq, cq));
+                for (int round = 0; round < 3; round++)
+                {
+                    // a new QP pair a round: QPNs alternate over the shards
+                    EndpointPairScenario.rcOperations(a, b, new byte[]{10, 11, 0, 1}, new byte[]{10, 11, 0, 2},
+                        arena);
+                }
+                long handedOver = 0;
+                for (final var agent : b.agents())
+                {
+                    handedOver += agent.framesHandedOver();
+                }
+                assertTrue(handedOver > 0, "some frames reached the other shard's queue and were handed over");
+            }
+            for (final DpdkPort port : new DpdkPort[]{ portsA[0], portsB[0] })
+            {
+                assertEquals(0, port.mbufsInUseAtClose(), "every mbuf back in " + port.name() + "'s pool");
+            }
+            for (int i = 0; i < 2; i++)
+            {
+                DpdkBindings.rte_ring_free(aToB[i]);
+                DpdkBindings.rte_ring_free(bToA[i]);
+            }
+        }
+    }
+
     @Test
     void shouldNameTheKnownPortsWhenTheDeviceIsMissing()
     {
