@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Latency and bandwidth over a veth pair between two network namespaces, side by side in one run:
-#   - raw AF_PACKET ping-pong in C (the floor of this path),
+#   - raw AF_PACKET ping-pong in C (the floor of this path), receiving from a PACKET_MMAP ring polled in user space
+#     as rnic does (raw-afpacket-mmap), and with a recvfrom() system call per poll (raw-afpacket),
 #   - kernel UDP ping-pong in C (what a user would use instead),
 #   - rnic write-lat (RDMA WRITE ping-pong: AF_PACKET, RoCEv2, RC, ACKs),
 # then rnic write-bw at 64 B, 1 KB and 4 KB. Servers pinned to CPU 1, clients to CPU 0.
@@ -39,11 +40,12 @@ rnic=("$root/bin/rnic")
 "${rnic[@]}" help >/dev/null # builds the jar once, outside the measurements
 
 # a RoCEv2 RDMA WRITE of 2 bytes is a 78-byte frame: the raw frames are that size, the UDP payload the same 36 bytes
-raw_line() {
-  ip netns exec "$RNIC_NS_B" "$cbin/raw_pingpong" -i "$RNIC_IF_B" -s -C 1 &
+raw_line() { # [-m]: receive from a PACKET_MMAP ring instead of recvfrom()
+  ip netns exec "$RNIC_NS_B" "$cbin/raw_pingpong" -i "$RNIC_IF_B" -s -C 1 "$@" &
   pids+=($!)
   sleep 0.3
-  ip netns exec "$RNIC_NS_A" "$cbin/raw_pingpong" -i "$RNIC_IF_A" -c "$RNIC_MAC_B" -n "$iters" -w "$warmup" -l 78 -C 0
+  ip netns exec "$RNIC_NS_A" "$cbin/raw_pingpong" -i "$RNIC_IF_A" -c "$RNIC_MAC_B" -n "$iters" -w "$warmup" -l 78 -C 0 \
+    "$@"
   kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
 }
 udp_line() {
@@ -76,7 +78,7 @@ bw_line() {
 echo "# veth-bench $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(uname -r), iters $iters (+$warmup warm-up)"
 lines=()
 for ((r = 1; r <= runs; r++)); do
-  lines+=("$(raw_line)" "$(udp_line)" "$(rnic_line)")
+  lines+=("$(raw_line -m)" "$(raw_line)" "$(udp_line)" "$(rnic_line)")
 done
 echo
 echo "| round trip, µs | p50 | p90 | p99 | p99.9 | p99.99 | max |"
