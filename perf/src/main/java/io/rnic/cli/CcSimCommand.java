@@ -76,9 +76,9 @@ final class CcSimCommand
         }
 
         out.println(config.describe());
-        out.println("DCQCN parameters: " + config.dcqcn);
         final long wallStartNs = System.nanoTime();
         final CongestionScenario.Result dcqcn = CongestionScenario.run(config);
+        out.println("DCQCN parameters: " + dcqcn.dcqcn);
         out.println(dcqcn.summary());
         final DcqcnParameters parameters = config.dcqcn;
         config.dcqcn = null;

@@ -31,8 +31,9 @@ public final class CongestionPlot
         sb.append("<h1>").append(escape(title)).append("</h1>\n");
         for (final CongestionScenario.Result result : results)
         {
-            sb.append("<h2>Congestion control: ").append(result.config.dcqcn == null ? "none" : "DCQCN")
-                .append("</h2>\n<p>").append(escape(result.config.describe())).append("</p>\n");
+            sb.append("<h2>Congestion control: ").append(result.dcqcn == null ? "none" : "DCQCN")
+                .append("</h2>\n<p>").append(escape(result.config.describe().replaceAll("DCQCN$|none$", "")))
+                .append(result.dcqcn == null ? "none" : "DCQCN " + escape(result.dcqcn.toString())).append("</p>\n");
             sb.append("<p class=\"summary\">").append(escape(result.summary())).append("</p>\n");
             rates(sb, result);
             queue(sb, result);

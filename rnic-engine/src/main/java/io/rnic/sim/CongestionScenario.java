@@ -64,6 +64,8 @@ public final class CongestionScenario
     public static final class Result
     {
         public final Config config;
+        /** The parameters the run used (line rate set to the ports'), or null: no congestion control. */
+        public final DcqcnParameters dcqcn;
         public final long[] timeNs;
         /** [flow][sample]: bits/s of the flow's frames leaving the bottleneck in the sample period. */
         public final long[][] throughputBitsPerSec;
@@ -86,9 +88,10 @@ public final class CongestionScenario
         public long convergenceNs = -1;
         public boolean qpInError;
 
-        Result(final Config config)
+        Result(final Config config, final DcqcnParameters dcqcn)
         {
             this.config = config;
+            this.dcqcn = dcqcn;
             final int capacity = (int)(config.durationNs / config.sampleNs) + 1;
             timeNs = new long[capacity];
             throughputBitsPerSec = new long[config.flows][capacity];
@@ -101,7 +104,7 @@ public final class CongestionScenario
             final StringBuilder sb = new StringBuilder();
             sb.append(String.format("congestion control %s: drops %d, CE marks %d, CNPs sent %d / handled %d, " +
                 "retransmitted %d packets, max queue %.1f KB of %d KB, Jain's index %.4f, convergence %s%s",
-                config.dcqcn == null ? "none" : "DCQCN", drops, marked, cnpsSent, cnpsHandled, retransmittedPackets,
+                dcqcn == null ? "none" : "DCQCN", drops, marked, cnpsSent, cnpsHandled, retransmittedPackets,
                 maxQueueBytesOverall / 1024.0, config.bottleneck.capacityBytes / 1024, jainIndex,
                 convergenceNs < 0 ? "never" : String.format("%.2f ms", convergenceNs / 1e6),
                 qpInError ? ", a QP went to the error state" : ""));
@@ -163,7 +166,7 @@ public final class CongestionScenario
         {
             fabric.sender(i).congestionControl(dcqcn);
         }
-        final Result result = new Result(config);
+        final Result result = new Result(config, dcqcn);
         try (Arena arena = Arena.ofConfined())
         {
             final long t0 = fabric.clock().nanoTime();
