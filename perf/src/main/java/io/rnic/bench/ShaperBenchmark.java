@@ -2,6 +2,7 @@ package io.rnic.bench;
 
 import io.rnic.cc.DcqcnParameters;
 import io.rnic.cc.DcqcnReactionPoint;
+import io.rnic.cc.QpCongestion;
 import io.rnic.cc.TokenBucketShaper;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -27,6 +28,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code reactionPointBytesAndAdvance}: {@link DcqcnReactionPoint#onBytesSent} of one frame and
  *   {@link DcqcnReactionPoint#advance}, ConnectX defaults, with a CNP every 4096 calls so that the QP stays in
  *   recovery (increase timer, byte counter and alpha decay all active).</li>
+ *   <li>{@code qpCongestionPerPacket}: what the engine's requester does per packet with DCQCN on
+ *   ({@link QpCongestion#mayTransmit}, and when allowed {@link QpCongestion#onTransmitted}), ConnectX defaults at
+ *   10 Gb/s with a CNP every 4096 calls.</li>
  * </ul>
  * Run with {@code -prof gc} to see that neither allocates.
  */
@@ -49,6 +53,9 @@ public class ShaperBenchmark
 
     private TokenBucketShaper shaper;
     private DcqcnReactionPoint reactionPoint;
+    private QpCongestion qpCongestion;
+    private long qpNowNs;
+    private int qpCalls;
     private long shaperNowNs;
     private long reactionPointNowNs;
     private int calls;
@@ -59,6 +66,24 @@ public class ShaperBenchmark
         shaper = new TokenBucketShaper(10_000_000_000L, 2 * FRAME_BYTES, 0);
         reactionPoint = new DcqcnReactionPoint(DcqcnParameters.connectX());
         reactionPoint.onCnp(0);
+        qpCongestion = new QpCongestion(DcqcnParameters.connectX().with("lineRateBitsPerSec", "10000000000"), 0);
+        qpCongestion.onCnp(0);
+    }
+
+    @Benchmark
+    public long qpCongestionPerPacket()
+    {
+        final long nowNs = qpNowNs += stepNs;
+        if ((++qpCalls & CNP_EVERY_CALLS_MASK) == 0)
+        {
+            qpCongestion.onCnp(nowNs);
+        }
+        if (qpCongestion.mayTransmit(nowNs))
+        {
+            qpCongestion.onTransmitted(FRAME_BYTES, nowNs);
+            return 1;
+        }
+        return 0;
     }
 
     @Benchmark

@@ -40,6 +40,11 @@ public final class RnicCli
             "loses, reorders, duplicates and corrupts frames; prints retransmissions, NAKs and time; exit 1 on any " +
             "mismatch",
             SimulateCommand::run));
+        COMMANDS.put("cc-sim", new Entry(CcSimCommand.SYNOPSIS,
+            "congestion control on a simulated bottleneck (RED/ECN marking, tail drop): RC flows with DCQCN and " +
+            "without; prints fairness, queue and drops, writes CSV and an HTML plot; exit 1 if DCQCN is unfair or " +
+            "lossy",
+            CcSimCommand::run));
         COMMANDS.put("demo", new Entry(
             "demo [--out FILE.pcap]",
             "wire-format self-check: build every RoCEv2 opcode (IPv4/IPv6, with/without VLAN), write a pcap, read it " +

@@ -123,6 +123,7 @@ public final class PerftestTool
     {
         final LocalPort localPort = endpoint.localPort();
         final QpLayout layout = new QpLayout(options.size, kind.qpType() == QpType.UD);
+        endpoint.device().congestionControl(options.congestionControl); // before the QPs: they take the default
         final ProtectionDomain pd = endpoint.device().allocPd();
         final MemorySegment buffer = arena.allocate(layout.regionBytes * options.qps, 4096);
         final MemoryRegion mr = endpoint.device().registerMemoryRegion(pd, buffer, AccessFlags.ALL);
@@ -187,6 +188,7 @@ public final class PerftestTool
             report(application, histogram, elapsedNs);
             out.println(" rnic counters (" + endpoint.port().name() + "):");
             out.print(endpoint.countersReport());
+            ToolReport.congestion(out, options, endpoint.device().engines(), qps);
             if (problem != null)
             {
                 err.println(kind.command() + ": " + problem);

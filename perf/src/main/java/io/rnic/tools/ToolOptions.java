@@ -1,5 +1,6 @@
 package io.rnic.tools;
 
+import io.rnic.cc.DcqcnParameters;
 import io.rnic.cli.UsageException;
 import io.rnic.datapath.agent.IdleStrategies;
 
@@ -51,6 +52,10 @@ public final class ToolOptions
     public String oobHost;
     public int oobPort = -1;
     public long timeoutMs = 60_000;
+    /** {@code --cc dcqcn} with any {@code --cc-param NAME=VALUE} applied, or null ({@code --cc none}, the default). */
+    public DcqcnParameters congestionControl;
+    private String ccName = "none";
+    private final List<String> ccParams = new ArrayList<>();
 
     private ToolOptions(final ToolKind kind)
     {
@@ -94,7 +99,8 @@ public final class ToolOptions
             (kind.operation() == ToolKind.Operation.SEND ? " [-r RX_DEPTH] [--imm]" : "") +
             " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " +
             IdleStrategies.NAMES.replace(", ", "|") + "] [--timeout-ms MS] [--port afpacket|dpdk] [--eal \"EAL ARGS\"]" +
-            " [--ip ADDR/PREFIX]... [--oob HOST[:PORT]] [SERVER_ADDRESS]";
+            " [--ip ADDR/PREFIX]... [--oob HOST[:PORT]] [--cc dcqcn|none] [--cc-param NAME=VALUE]..." +
+            " [SERVER_ADDRESS]";
     }
 
     public static ToolOptions parse(final ToolKind kind, final String[] args)
@@ -192,6 +198,15 @@ public final class ToolOptions
                 case "--eal" -> options.ealArgs = List.of(value.trim().split("\\s+"));
                 case "--ip" -> options.addresses.add(address(value));
                 case "--oob" -> options.oob(value);
+                case "--cc" ->
+                {
+                    if (!value.equals("dcqcn") && !value.equals("none"))
+                    {
+                        throw new UsageException("--cc takes dcqcn or none, not '" + value + "'");
+                    }
+                    options.ccName = value;
+                }
+                case "--cc-param" -> options.ccParams.add(value);
                 default -> throw new UsageException("unknown option " + option);
             }
         }
@@ -274,10 +289,39 @@ public final class ToolOptions
         {
             throw new UsageException("--eal and --ip apply to --port dpdk");
         }
+        congestionControl = congestionControl();
         if (kind.isLatency() && qps != 1)
         {
             throw new UsageException("latency tests run one QP (-q 1)");
         }
+    }
+
+    /** DCQCN's ConnectX defaults changed by each --cc-param in order, or null for --cc none. */
+    private DcqcnParameters congestionControl()
+    {
+        if (ccName.equals("none"))
+        {
+            if (!ccParams.isEmpty())
+            {
+                throw new UsageException("--cc-param applies to --cc dcqcn");
+            }
+            return null;
+        }
+        DcqcnParameters parameters = DcqcnParameters.connectX();
+        for (final String param : ccParams)
+        {
+            try
+            {
+                parameters = parameters.with(param);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                final String message = ex.getMessage();
+                throw new UsageException(message.startsWith("cc-param") ? "--" + message :
+                    "--cc-param " + param + ": " + message);
+            }
+        }
+        return parameters;
     }
 
     static long number(final String option, final String value, final long min, final long max)

@@ -1,5 +1,7 @@
 package io.rnic.tools;
 
+import io.rnic.transport.RnicEngine;
+import io.rnic.transport.TransportCounter;
 import org.HdrHistogram.Histogram;
 
 import java.io.PrintStream;
@@ -89,6 +91,38 @@ final class ToolReport
         out.printf(" %-10d %-14d %-21.2f %-16.6f %.3f%n", options.size, operations,
             bytes / seconds / (1 << 20), operations / seconds / 1e6, bytes * 8 / seconds / 1e9);
         out.println(RULE);
+    }
+
+    /**
+     * Congestion control at the end of a run: the parameters, the notification point's and reaction point's
+     * counters summed over the engines, and each QP's final DCQCN rate.
+     */
+    static void congestion(final PrintStream out, final ToolOptions options, final RnicEngine[] engines,
+        final LocalQp[] qps)
+    {
+        if (options.congestionControl == null)
+        {
+            out.println(" congestion control: none");
+            return;
+        }
+        long cnpsSent = 0;
+        long cnpsHandled = 0;
+        long cnpsIgnored = 0;
+        long ecnMarked = 0;
+        for (final RnicEngine engine : engines)
+        {
+            cnpsSent += engine.counters().get(TransportCounter.CNP_SENT);
+            cnpsHandled += engine.counters().get(TransportCounter.CNP_RECEIVED);
+            cnpsIgnored += engine.counters().get(TransportCounter.CNP_IGNORED);
+            ecnMarked += engine.counters().get(TransportCounter.ECN_MARKED_RECEIVED);
+        }
+        out.println(" congestion control: DCQCN " + options.congestionControl);
+        out.printf(" CNPs sent: %d   CNPs received: %d (ignored %d)   ECN-marked (CE) packets received: %d%n",
+            cnpsSent, cnpsHandled, cnpsIgnored, ecnMarked);
+        for (final LocalQp q : qps)
+        {
+            out.printf(" QP 0x%04x final rate: %.3f Gb/s%n", q.qp.qpn(), q.qp.rateBitsPerSec() / 1e9);
+        }
     }
 
     /** rdma-core's pingpong summary: bytes both ways, and time per iteration. */

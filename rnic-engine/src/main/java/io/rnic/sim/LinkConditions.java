@@ -11,6 +11,8 @@ public final class LinkConditions
     public double reorder;
     public double duplicate;
     public double corrupt;
+    /** Probability that an ECN-capable frame is marked CE, as by a congested switch (see {@link EcnMarking}). */
+    public double ceMark;
     public long delayNs = 1_000;
     public long reorderWindowNs = 20_000;
 
@@ -38,6 +40,12 @@ public final class LinkConditions
         return this;
     }
 
+    public LinkConditions ceMark(final double p)
+    {
+        ceMark = check("ce-mark", p);
+        return this;
+    }
+
     public LinkConditions delayNs(final long ns)
     {
         if (ns < 0)
@@ -60,6 +68,7 @@ public final class LinkConditions
     public String toString()
     {
         return "loss=" + loss + " reorder=" + reorder + " dup=" + duplicate + " corrupt=" + corrupt +
+            " ce-mark=" + ceMark +
             " delay=" + delayNs + "ns";
     }
 }

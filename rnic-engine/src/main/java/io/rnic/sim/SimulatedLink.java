@@ -43,6 +43,8 @@ public final class SimulatedLink implements PacketSink
     private long framesCorrupted;
     private long framesReordered;
     private long framesOverflowed;
+    private long framesMarked;
+    private final EcnMarking marking = new EcnMarking();
 
     public SimulatedLink(final LinkConditions conditions, final long seed, final VirtualClock clock, final int capacity)
     {
@@ -95,6 +97,11 @@ public final class SimulatedLink implements PacketSink
             framesCorrupted++;
             final int at = random.nextInt(length);
             slots[slot].putByte(at, (byte)(slots[slot].getByte(at) ^ (1 + random.nextInt(255))));
+        }
+        if (conditions.ceMark > 0 && random.nextDouble() < conditions.ceMark &&
+            marking.markCongestionExperienced(slots[slot], 0, length))
+        {
+            framesMarked++;
         }
         long delay = conditions.delayNs;
         if (random.nextDouble() < conditions.reorder)
@@ -167,6 +174,12 @@ public final class SimulatedLink implements PacketSink
     public long framesOverflowed()
     {
         return framesOverflowed;
+    }
+
+    /** ECN-capable frames marked CE ({@link LinkConditions#ceMark}). */
+    public long framesMarked()
+    {
+        return framesMarked;
     }
 
     private boolean before(final int a, final int b)

@@ -1,5 +1,6 @@
 package io.rnic.transport;
 
+import io.rnic.cc.QpCongestion;
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
@@ -10,6 +11,7 @@ import io.rnic.verbs.QpType;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WorkQueueRing;
+import io.rnic.wire.Ecn;
 import io.rnic.wire.FrameSpec;
 
 /**
@@ -53,6 +55,8 @@ public final class QpContext
     /** Addressing of every packet of a connected QP, filled when the QP reaches RTR. */
     final FrameSpec frame = new FrameSpec();
     int windowPackets = DEFAULT_WINDOW_PACKETS;
+    /** DCQCN of this QP, or null: congestion control off (no ECT marking, no pacing, no CNPs). */
+    volatile QpCongestion congestion;
 
     // ---- requester (rxe_req.c)
     /** Position in the send ring of the WQE being transmitted. */
@@ -182,6 +186,18 @@ public final class QpContext
     public int expectedPsn()
     {
         return ePsn;
+    }
+
+    /** The QP's DCQCN state, or null when congestion control is off. Engine thread, except its rate. */
+    public QpCongestion congestion()
+    {
+        return congestion;
+    }
+
+    /** The ECN bits of the QP's packets: ECT(0) with congestion control on, not ECN-capable otherwise. */
+    int ecn()
+    {
+        return congestion != null ? Ecn.ECT_0 : Ecn.NOT_ECT;
     }
 
     /** The transport state in one line, for diagnostics. Control path (allocates). */

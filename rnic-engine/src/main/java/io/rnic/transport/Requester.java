@@ -1,5 +1,6 @@
 package io.rnic.transport;
 
+import io.rnic.cc.QpCongestion;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.SendFlags;
@@ -64,9 +65,18 @@ final class Requester
             {
                 break;
             }
+            final QpCongestion congestion = qp.congestion;
+            if (congestion != null && !congestion.mayTransmit(nowNs))
+            {
+                break; // paced by DCQCN: this QP waits for its shaper, the others go on
+            }
             if (!sendPacket(qp, wqe, nowNs))
             {
                 break;
+            }
+            if (congestion != null)
+            {
+                congestion.onTransmitted(tx.lastFrameBytes(), nowNs);
             }
             sent++;
         }
@@ -261,7 +271,7 @@ final class Requester
         {
             return qp.frame.destinationQp(qp.destQpn);
         }
-        Addressing.apply(udSpec, wqe.udAddress, port, qp.qpn, wqe.udRemoteQpn, 0);
+        Addressing.apply(udSpec, wqe.udAddress, port, qp.qpn, wqe.udRemoteQpn, qp.ecn());
         final long qkey = wqe.udRemoteQkey < 0 ? qp.qkey : wqe.udRemoteQkey; // controlled Q_Key: use the QP's
         return udSpec.deth(qkey & 0xFFFF_FFFFL, qp.qpn).destinationQp(wqe.udRemoteQpn);
     }

@@ -1,5 +1,7 @@
 package io.rnic.transport;
 
+import io.rnic.cc.DcqcnParameters;
+import io.rnic.cc.QpCongestion;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
@@ -8,6 +10,7 @@ import io.rnic.verbs.QpStateTable;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.VerbsException;
 import io.rnic.wire.DropReason;
+import io.rnic.wire.Ecn;
 import io.rnic.wire.InboundValidator;
 import io.rnic.wire.Ipv4Flyweight;
 import io.rnic.wire.Ipv6Flyweight;
@@ -47,6 +50,9 @@ public final class RnicEngine
     private final Requester requester;
     private final Completer completer;
     private final Responder responder;
+    private final CnpSender cnpSender;
+    /** Congestion control of QPs created from now on: DCQCN with these parameters, or off when null. */
+    private volatile DcqcnParameters congestionDefaults;
     private final ManyToOneConcurrentLinkedQueue<Runnable> commands = new ManyToOneConcurrentLinkedQueue<>();
     /** 1.024 µs ticks, 4096 spokes: a 4.2 ms revolution (the shortest RC timeout is 8 µs, the longest 2.4 hours). */
     private final QpTimerWheel timers;
@@ -89,6 +95,7 @@ public final class RnicEngine
         this.requester = new Requester(tx, memory, completions, counters, port);
         this.completer = new Completer(requester, memory, completions, counters);
         this.responder = new Responder(tx, memory, completions, counters);
+        this.cnpSender = new CnpSender(tx, port, counters);
         this.nowNs = clock.nanoTime();
         this.timers = new QpTimerWheel(nowNs, 1024, 4096);
     }
@@ -247,12 +254,12 @@ public final class RnicEngine
             return;
         }
         final int opcode = packet.opcode();
+        final QpContext qp = qps.get(packet.destinationQp());
         if (opcode == Opcode.CNP)
         {
-            counters.increment(TransportCounter.CNP_RECEIVED);
+            onCnp(qp);
             return;
         }
-        final QpContext qp = qps.get(packet.destinationQp());
         if (qp == null)
         {
             counters.increment(TransportCounter.DROPPED_UNKNOWN_QP);
@@ -268,6 +275,10 @@ public final class RnicEngine
             counters.increment(TransportCounter.DROPPED_PKEY);
             return;
         }
+        if (packet.ecn() == Ecn.CE)
+        {
+            onCongestionExperienced(qp);
+        }
         if (Opcode.has(opcode, Opcode.FLAG_REQUEST))
         {
             responder.onRequest(qp, packet, buffer);
@@ -276,6 +287,37 @@ public final class RnicEngine
         {
             completer.onResponse(qp, packet, buffer, nowNs);
             armTimer(qp);
+        }
+    }
+
+    /** Reaction point: the CNP's DestQP is our QP whose data met congestion. */
+    private void onCnp(final QpContext qp)
+    {
+        final QpCongestion congestion = qp == null ? null : qp.congestion;
+        if (congestion == null)
+        {
+            counters.increment(TransportCounter.CNP_IGNORED);
+            return;
+        }
+        counters.increment(TransportCounter.CNP_RECEIVED);
+        congestion.onCnp(nowNs);
+    }
+
+    /**
+     * Notification point: a valid packet for {@code qp} was marked CE on its way; the peer QP that sent it gets a
+     * CNP, at most one per interval. Only connected QPs answer (a UD peer's address would come from the packet).
+     */
+    private void onCongestionExperienced(final QpContext qp)
+    {
+        counters.increment(TransportCounter.ECN_MARKED_RECEIVED);
+        final QpCongestion congestion = qp.congestion;
+        if (congestion != null && qp.type != QpType.UD && congestion.onCeMarked(nowNs))
+        {
+            final QpState state = qp.state;
+            if (state != QpState.RESET && state != QpState.INIT)
+            {
+                cnpSender.send(qp, packet.partitionKey());
+            }
         }
     }
 
@@ -343,7 +385,34 @@ public final class RnicEngine
 
     public void addQp(final QpContext qp)
     {
+        final DcqcnParameters defaults = congestionDefaults;
+        qp.congestion = defaults == null ? null : new QpCongestion(defaults, nowNs);
         qps.add(qp);
+    }
+
+    /**
+     * Congestion control of the QPs created after this call: DCQCN with {@code parameters} (ECT(0) on their
+     * packets, CNPs for CE-marked ones, the requester paced at the reaction point's rate), or off when null.
+     */
+    public void congestionControl(final DcqcnParameters parameters)
+    {
+        congestionDefaults = parameters;
+    }
+
+    public DcqcnParameters congestionControl()
+    {
+        return congestionDefaults;
+    }
+
+    /** Turns DCQCN on ({@code parameters}) or off (null) for one QP, starting again at line rate. Control path. */
+    public void congestionControl(final QpContext qp, final DcqcnParameters parameters)
+    {
+        execute(() ->
+        {
+            qp.congestion = parameters == null ? null : new QpCongestion(parameters, nowNs);
+            qp.frame.ecn(qp.ecn());
+            return null;
+        });
     }
 
     public void removeQp(final QpContext qp)
@@ -450,12 +519,19 @@ public final class RnicEngine
         }
         if (qp.type != QpType.UD && (mask & (QpAttrMask.AV | QpAttrMask.DEST_QPN)) != 0)
         {
-            Addressing.apply(qp.frame, qp.addressVector, port, qp.qpn, qp.destQpn, 0);
+            Addressing.apply(qp.frame, qp.addressVector, port, qp.qpn, qp.destQpn, qp.ecn());
         }
 
         switch (to)
         {
-            case RESET -> qp.resetTransport();
+            case RESET ->
+            {
+                qp.resetTransport();
+                if (qp.congestion != null)
+                {
+                    qp.congestion.reset(nowNs);
+                }
+            }
             case ERR ->
             {
                 if (from != QpState.ERR)

@@ -22,6 +22,7 @@ final class TransmitPath
     private PacketSink sink;
     private FrameBufferSink lender;
     private UnsafeBuffer claimed;
+    private int lastFrameBytes;
 
     TransmitPath(final PacketSink sink, final TransportCounters counters)
     {
@@ -74,8 +75,15 @@ final class TransmitPath
         }
     }
 
+    /** Length of the last frame sent: what the congestion control's shaper charges. */
+    int lastFrameBytes()
+    {
+        return lastFrameBytes;
+    }
+
     private void count(final int length)
     {
+        lastFrameBytes = length;
         counters.increment(TransportCounter.PACKETS_SENT);
         counters.add(TransportCounter.BYTES_SENT, length);
     }

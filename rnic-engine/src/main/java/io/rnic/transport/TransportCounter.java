@@ -44,7 +44,14 @@ public enum TransportCounter
     LOCAL_PROTECTION_ERROR("local_protection_err"),
     LOCAL_LENGTH_ERROR("local_length_err"),
     FLUSHED_WORK_REQUESTS("flushed_wrs"),
-    CNP_RECEIVED("np_cnp_rcvd");
+    /** CNPs for a QP with congestion control on: its rate was cut (mlx5's name). */
+    CNP_RECEIVED("rp_cnp_handled"),
+    /** CNPs for an unknown QP or one with congestion control off. */
+    CNP_IGNORED("rp_cnp_ignored"),
+    /** CNPs sent by the notification point (at most one per QP per interval). */
+    CNP_SENT("np_cnp_sent"),
+    /** Valid packets received with ECN = CE (11), whether or not a CNP answered them. */
+    ECN_MARKED_RECEIVED("np_ecn_marked_roce_packets");
 
     private static final TransportCounter[] VALUES = values();
 

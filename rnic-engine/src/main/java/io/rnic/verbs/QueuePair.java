@@ -1,5 +1,7 @@
 package io.rnic.verbs;
 
+import io.rnic.cc.DcqcnParameters;
+import io.rnic.cc.QpCongestion;
 import io.rnic.transport.QpContext;
 import io.rnic.transport.RnicEngine;
 
@@ -16,6 +18,8 @@ public final class QueuePair
     public static final int POST_QUEUE_FULL = 12;
     /** The QP's state does not allow posting, or the request is malformed (ibverbs: EINVAL). */
     public static final int POST_INVALID = 22;
+    /** {@link #rateBitsPerSec()} of a QP without congestion control. */
+    public static final long NOT_RATE_LIMITED = -1;
 
     private final RnicEngine engine;
     private final QpContext context;
@@ -87,6 +91,31 @@ public final class QueuePair
     public void modify(final QpAttributes attributes, final int mask)
     {
         engine.modifyQp(context, attributes, mask);
+    }
+
+    /**
+     * Turns DCQCN on for this QP with {@code parameters}, or off with null; the QP starts again at line rate.
+     * Any thread; best before the QP is connected (the ECN bits of its packets change at once).
+     */
+    public void congestionControl(final DcqcnParameters parameters)
+    {
+        engine.congestionControl(context, parameters);
+    }
+
+    /** Whether DCQCN runs for this QP. */
+    public boolean isCongestionControlled()
+    {
+        return context.congestion() != null;
+    }
+
+    /**
+     * The rate DCQCN lets this QP's requester send at now (Rc, bits/s, frames as they leave the engine), or
+     * {@link #NOT_RATE_LIMITED} when congestion control is off. Any thread, while the engine runs.
+     */
+    public long rateBitsPerSec()
+    {
+        final QpCongestion congestion = context.congestion();
+        return congestion == null ? NOT_RATE_LIMITED : congestion.rateBitsPerSec();
     }
 
     public String toString()

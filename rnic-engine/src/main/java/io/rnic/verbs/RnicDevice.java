@@ -1,5 +1,6 @@
 package io.rnic.verbs;
 
+import io.rnic.cc.DcqcnParameters;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.PacketSink;
 import io.rnic.transport.QpContext;
@@ -58,6 +59,18 @@ public final class RnicDevice
     public RnicEngine engineFor(final int qpn)
     {
         return engines[qpn % engines.length];
+    }
+
+    /**
+     * The device-wide default of congestion control, for QPs created after the call: DCQCN with {@code parameters},
+     * or off when null (the default). Per QP: {@link QueuePair#congestionControl(DcqcnParameters)}.
+     */
+    public void congestionControl(final DcqcnParameters parameters)
+    {
+        for (final RnicEngine engine : engines)
+        {
+            engine.congestionControl(parameters);
+        }
     }
 
     public ProtectionDomain allocPd()

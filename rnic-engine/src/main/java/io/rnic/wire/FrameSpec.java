@@ -115,6 +115,18 @@ public final class FrameSpec
         return this;
     }
 
+    /** Only the ECN bits ({@link Ecn}), the DSCP kept: congestion control turned on or off for a connected QP. */
+    public FrameSpec ecn(final int ecn)
+    {
+        this.ecn = ecn;
+        return this;
+    }
+
+    public int ecn()
+    {
+        return ecn;
+    }
+
     /** IPv4 TTL or IPv6 hop limit. */
     public FrameSpec hopLimit(final int hopLimit)
     {

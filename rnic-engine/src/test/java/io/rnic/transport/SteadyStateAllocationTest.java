@@ -1,5 +1,6 @@
 package io.rnic.transport;
 
+import io.rnic.cc.DcqcnParameters;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.PathMtu;
@@ -38,7 +39,30 @@ class SteadyStateAllocationTest
         "RDMA_READ, 64", "RDMA_READ, 65536", "ATOMIC_FETCH_AND_ADD, 8" })
     void shouldNotAllocatePerOperation(final String operation, final int size)
     {
-        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 3);
+        assertNoAllocation(new TwoNodeFabric(new LinkConditions(), 3), operation, size);
+    }
+
+    /**
+     * With DCQCN on both sides and 5 % of the data marked CE on the way: ECT marking, CNPs, rate cuts and
+     * recovery, and the shaper holding the requester back all run, and allocate nothing either.
+     */
+    @ParameterizedTest(name = "DCQCN {0} {1} B")
+    @CsvSource({ "RDMA_WRITE, 65536", "SEND, 10000", "RDMA_READ, 65536" })
+    void shouldNotAllocatePerOperationWithCongestionControl(final String operation, final int size)
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions().ceMark(0.05), new LinkConditions(), 3);
+        final DcqcnParameters parameters = DcqcnParameters.connectX()
+            .with(DcqcnParameters.LINE_RATE_BITS_PER_SEC_PARAM_NAME, "10000000000");
+        fabric.a().congestionControl(parameters);
+        fabric.b().congestionControl(parameters);
+        assertNoAllocation(fabric, operation, size);
+        final TransportCounters b = fabric.b().engine().counters();
+        assertTrue(b.get(TransportCounter.CNP_SENT) > 0, "CNPs were sent: " + b);
+        assertTrue(fabric.a().engine().counters().get(TransportCounter.CNP_RECEIVED) > 0);
+    }
+
+    private void assertNoAllocation(final TwoNodeFabric fabric, final String operation, final int size)
+    {
         final Connection[] pair = Connection.rcPair(fabric, arena, 1 << 20, PathMtu.MTU_4096);
         final SendWorkRequest wr = new SendWorkRequest();
         wr.opcode = switch (operation)
@@ -90,9 +114,15 @@ class SteadyStateAllocationTest
         operations.run();
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        final long before = threads.getThreadAllocatedBytes(Thread.currentThread().threadId());
-        operations.run();
-        final long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().threadId()) - before;
+        // up to three measured rounds, as EngineThreadAllocationTest: the first tests of a JVM can still catch the
+        // JIT compiling (and allocating for) a path; an allocation per operation shows in every round
+        long allocated = Long.MAX_VALUE;
+        for (int round = 0; round < 3 && allocated >= 4096; round++)
+        {
+            final long before = threads.getThreadAllocatedBytes(Thread.currentThread().threadId());
+            operations.run();
+            allocated = threads.getThreadAllocatedBytes(Thread.currentThread().threadId()) - before;
+        }
         assertEquals(0, failures[0], "operations that failed");
         System.out.println(operation + " " + size + " B: " + allocated + " bytes allocated over 2000 operations");
         assertTrue(allocated < 4096, "2000 " + operation + " of " + size + " B allocated " + allocated + " bytes");

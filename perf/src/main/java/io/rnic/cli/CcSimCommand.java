@@ -1,0 +1,120 @@
+package io.rnic.cli;
+
+import io.rnic.cc.DcqcnParameters;
+import io.rnic.sim.CongestionPlot;
+import io.rnic.sim.CongestionScenario;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code rnic cc-sim}: the congestion-control scenario of {@link CongestionScenario} (RC flows into one bottleneck
+ * with RED/ECN marking, on a virtual clock), run with DCQCN and without congestion control; prints the figures of
+ * both and writes their time series (CSV) and one HTML page of charts. Exit status 1 when DCQCN does not converge to
+ * a fair share without loss.
+ */
+final class CcSimCommand
+{
+    static final String SYNOPSIS = "cc-sim [--flows N] [--params paper|connectx] [--cc-param NAME=VALUE]... " +
+        "[--duration-ms MS] [--spacing-ms MS] [--capacity-kb KB] [--seed S] [--out DIR]";
+
+    private CcSimCommand()
+    {
+    }
+
+    static int run(final String[] args, final PrintStream out, final PrintStream err) throws IOException
+    {
+        final CongestionScenario.Config config = new CongestionScenario.Config();
+        final List<String> params = new ArrayList<>();
+        Path outDir = Path.of("cc-sim");
+        for (int i = 0; i < args.length; i++)
+        {
+            final String option = args[i];
+            if (i + 1 >= args.length)
+            {
+                throw new UsageException(option.startsWith("--") ? option + " needs a value" : "unknown argument " +
+                    option);
+            }
+            final String value = args[++i];
+            switch (option)
+            {
+                case "--flows" -> config.flows = (int)number(option, value, 1, 16);
+                case "--params" -> config.dcqcn = switch (value)
+                {
+                    case "connectx" -> DcqcnParameters.connectX();
+                    case "paper" -> DcqcnParameters.paper();
+                    default -> throw new UsageException("--params takes connectx or paper, not '" + value + "'");
+                };
+                case "--cc-param" -> params.add(value);
+                case "--duration-ms" -> config.durationNs = number(option, value, 1, 10_000) * 1_000_000;
+                case "--spacing-ms" -> config.flowStartSpacingNs = number(option, value, 0, 10_000) * 1_000_000;
+                case "--capacity-kb" -> config.bottleneck.capacityBytes((int)number(option, value, 16, 1 << 20) * 1024);
+                case "--seed" -> config.seed = number(option, value, 0, Long.MAX_VALUE);
+                case "--out" -> outDir = Path.of(value);
+                default -> throw new UsageException("unknown option " + option);
+            }
+        }
+        for (final String param : params)
+        {
+            try
+            {
+                config.dcqcn = config.dcqcn.with(param);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new UsageException(ex.getMessage());
+            }
+        }
+        if ((config.flows - 1) * config.flowStartSpacingNs >= config.durationNs)
+        {
+            throw new UsageException("the last flow starts after the end: --duration-ms must exceed (flows-1) x " +
+                "--spacing-ms");
+        }
+
+        out.println(config.describe());
+        final long wallStartNs = System.nanoTime();
+        final CongestionScenario.Result dcqcn = CongestionScenario.run(config);
+        out.println("DCQCN parameters: " + dcqcn.dcqcn);
+        out.println(dcqcn.summary());
+        final DcqcnParameters parameters = config.dcqcn;
+        config.dcqcn = null;
+        final CongestionScenario.Result none = CongestionScenario.run(config);
+        config.dcqcn = parameters;
+        out.println(none.summary());
+        Files.createDirectories(outDir);
+        Files.writeString(outDir.resolve("dcqcn.csv"), dcqcn.csv());
+        Files.writeString(outDir.resolve("none.csv"), none.csv());
+        final Path html = outDir.resolve("cc-sim.html");
+        Files.writeString(html, CongestionPlot.html("DCQCN on a simulated bottleneck", dcqcn, none));
+        out.printf("wrote %s, %s and %s (%.1f s of wall time)%n", html, outDir.resolve("dcqcn.csv"),
+            outDir.resolve("none.csv"), (System.nanoTime() - wallStartNs) / 1e9);
+        final boolean ok = dcqcn.drops == 0 && dcqcn.jainIndex >= config.fairJainIndex && dcqcn.convergenceNs >= 0;
+        if (!ok)
+        {
+            err.println("rnic cc-sim: DCQCN did not converge to a fair share without loss");
+        }
+        return ok ? 0 : 1;
+    }
+
+    private static long number(final String option, final String value, final long min, final long max)
+    {
+        final long n;
+        try
+        {
+            n = Long.parseLong(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException(option + " takes a whole number, not '" + value + "'");
+        }
+        if (n < min || n > max)
+        {
+            throw new UsageException(option + " " + value + " out of range " + min + ".." + max);
+        }
+        return n;
+    }
+}
