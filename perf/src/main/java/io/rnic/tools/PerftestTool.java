@@ -41,6 +41,7 @@ public final class PerftestTool
 {
     /** How tools open their packet port; tests put in-memory ports here. */
     private static volatile PortFactory portFactory = Ports::open;
+    private LocalQp[] activeQps = new LocalQp[0];
 
     private final ToolOptions options;
     private final PrintStream out;
@@ -172,6 +173,7 @@ public final class PerftestTool
                 printAddresses(q, gidHigh, gidLow);
             }
 
+            activeQps = qps;
             final SingleWriterRecorder recorder = new SingleWriterRecorder(1, 60_000_000_000L, 3);
             final ToolApplication application = createApplication(qps, expected, recorder);
             oob.sync(); // both sides connected and their receives posted: the client may send
@@ -183,7 +185,17 @@ public final class PerftestTool
             {
                 return 1;
             }
-            oob.sync(); // the client is done: the server may check its memory and leave
+            try
+            {
+                oob.sync(); // the client is done: the server may check its memory and leave
+            }
+            catch (final IOException ex)
+            {
+                err.println(kind.command() + ": " + ex.getMessage() + "; counters:");
+                err.print(endpoint.countersReport());
+                printTransportState(endpoint);
+                throw ex;
+            }
             final String problem = serverChecks(qps, expected);
             report(application, histogram, elapsedNs);
             out.println(" rnic counters (" + endpoint.port().name() + "):");
@@ -288,6 +300,16 @@ public final class PerftestTool
     }
 
     /** Waits for the application, logging histogram intervals each second; false after a failure or timeout. */
+    /** Each QP's transport state (PSNs, timers, queues) and the engine's clock: what a stalled run needs. */
+    private void printTransportState(final Endpoint endpoint)
+    {
+        err.println(" engine clock now=" + System.nanoTime() + " ns");
+        for (final LocalQp q : activeQps)
+        {
+            err.println(" " + q.qp.context().describe());
+        }
+    }
+
     private boolean await(final Endpoint endpoint, final ToolApplication application,
         final SingleWriterRecorder recorder, final Histogram total) throws IOException
     {
@@ -315,6 +337,7 @@ public final class PerftestTool
                     err.println(kind.command() + ": timed out after " + options.timeoutMs + " ms with " +
                         application.iterationsDone() + " iterations done; counters:");
                     err.print(endpoint.countersReport());
+                    printTransportState(endpoint);
                     return false;
                 }
                 if (endpoint.engineErrors() > 0)

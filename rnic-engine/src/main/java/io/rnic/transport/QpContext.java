@@ -209,7 +209,8 @@ public final class QpContext
             highestSentPsnPlusOne, rewoundAtPsn & 0xFF_FFFF) +
             " rdAtomic=" + outstandingReadAtomic + " retryLeft=" + retryLeft + " ackTimer=" + retransmitDeadlineNs +
             " rnrResume=" + rnrResumeNs + String.format(" ePsn=%06x", ePsn) + " rqNext=" + rqNext +
-            " recvInProgress=" + recvInProgress + " lastReq=" + lastRequestOpcode + " nakSent=" + nakSent;
+            " recvInProgress=" + recvInProgress + " lastReq=" + lastRequestOpcode + " nakSent=" + nakSent +
+            " timerWheel=" + (inTimerWheel ? "@" + timerDeadlineNs : "none") + " lastNow=" + lastNowNs;
     }
 
     int slot(final long position)

@@ -305,9 +305,19 @@ final class Requester
             return; // nothing sent from there on: nothing to resend
         }
         final int slot = qp.slot(position);
+        // The WQE the requester is about to start again (go-back-N resent everything before it) while PSNs of it,
+        // sent before the rewind, are now acknowledged: it starts at the requester's PSN (its recorded first PSN is
+        // the same, or stale from an earlier lap of the ring) and resumes at the acknowledged point. Left where it
+        // was, the requester would sit behind the acknowledged PSN, the window check would read that as a full
+        // window, and with nothing outstanding no timer would ever move it (seen under load on a veth).
+        final boolean resumeUnstarted = position == qp.sqNext && !qp.reqWqeStarted && Psn.isAfter(psn, qp.reqPsn);
+        if (resumeUnstarted)
+        {
+            qp.wqeFirstPsn[slot] = qp.reqPsn;
+        }
         final int first = qp.wqeFirstPsn[slot];
         final long offset = isAtomic(wqe.opcode) ? 0 : (long)Psn.distance(first, psn) * qp.mtuBytes;
-        if (position < qp.sqSentEnd || position == qp.sqNext && qp.reqWqeStarted)
+        if (position < qp.sqSentEnd || position == qp.sqNext && (qp.reqWqeStarted || resumeUnstarted))
         {
             qp.sqNext = position;
             qp.reqWqeStarted = true;

@@ -1,5 +1,7 @@
 package io.rnic.transport;
 
+import io.rnic.testing.SteadyStateAllocation;
+
 import io.rnic.cc.DcqcnParameters;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
@@ -14,7 +16,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.lang.foreign.Arena;
-import java.lang.management.ManagementFactory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -110,20 +111,7 @@ class SteadyStateAllocationTest
                 }
             }
         };
-        operations.run(); // warm up: let the JIT compile the path
-        operations.run();
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        // rounds until one stays under the limit, at most 30: run alone (not after the rest of the suite) the path is
-        // still interpreted or C1-compiled for the first ~20 000 operations, and there every Vector API operation of
-        // the ICRC is an object (2.7 KB per operation, measured); an allocation per operation shows in every round
-        long allocated = Long.MAX_VALUE;
-        for (int round = 0; round < 30 && allocated >= 4096; round++)
-        {
-            final long before = threads.getThreadAllocatedBytes(Thread.currentThread().threadId());
-            operations.run();
-            allocated = threads.getThreadAllocatedBytes(Thread.currentThread().threadId()) - before;
-        }
+        final long allocated = SteadyStateAllocation.leastBytes(operations, 4096, 30);
         assertEquals(0, failures[0], "operations that failed");
         System.out.println(operation + " " + size + " B: " + allocated + " bytes allocated over 2000 operations");
         assertTrue(allocated < 4096, "2000 " + operation + " of " + size + " B allocated " + allocated + " bytes");
