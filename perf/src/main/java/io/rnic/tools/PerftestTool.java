@@ -119,7 +119,7 @@ public final class PerftestTool
     }
 
     private int runOn(final Endpoint endpoint, final Arena arena, final String iface, final int gidIndex,
-        final int mtu) throws IOException
+        final int localMtu) throws IOException
     {
         final LocalPort localPort = endpoint.localPort();
         final QpLayout layout = new QpLayout(options.size, kind.qpType() == QpType.UD);
@@ -152,8 +152,16 @@ public final class PerftestTool
         }
         try (OutOfBand oob = kind.isPingpong() ?
             PingpongOutOfBand.open(oobPeer(), options.oobHost, options.oobTcpPort(), options.timeoutMs) :
-            PerftestOutOfBand.open(oobPeer(), options.oobHost, options.oobTcpPort(), options.timeoutMs))
+            PerftestOutOfBand.open(kind, oobPeer(), options.oobHost, options.oobTcpPort(), options.timeoutMs,
+                localMtu))
         {
+            final int mtu = oob.pathMtu(localMtu);
+            if (!kind.isPingpong() && !oob.peerIsRnic() && options.warmup > 0)
+            {
+                // perftest runs no warm-up: both sides must count the same iterations
+                out.println(" the peer is perftest: no warm-up iterations (--warmup " + options.warmup + " ignored)");
+                options.warmup = 0;
+            }
             oob.exchange(qps, gidHigh, gidLow, remotes ->
             {
                 for (int i = 0; i < qps.length; i++)
@@ -182,9 +190,10 @@ public final class PerftestTool
             {
                 return 1;
             }
-            oob.sync(); // the client is done: the server may check its memory and leave
+            // the client is done: the server may check its memory and leave
+            final OutOfBand.BandwidthReport peerReport = oob.finish(bandwidthReport(application));
             final String problem = serverChecks(qps, expected);
-            report(application, histogram, elapsedNs);
+            report(application, histogram, elapsedNs, peerReport);
             out.println(" rnic counters (" + endpoint.port().name() + "):");
             out.print(endpoint.countersReport());
             if (problem != null)
@@ -211,13 +220,15 @@ public final class PerftestTool
         {
             Patterns.fill(expected.asSlice((long)s * layout.slotBytes), layout.messageBytes, s, sender);
         }
-        final boolean fillsSendArea = kind.operation() == ToolKind.Operation.READ ? options.isServer() :
-            bandwidth && !options.isServer();
-        if (fillsSendArea)
+        // READ: the server's announced area (its receive area) is what the client reads; WRITE/SEND bandwidth: the
+        // client sends from its send area
+        final boolean read = kind.operation() == ToolKind.Operation.READ;
+        if (read ? options.isServer() : bandwidth && !options.isServer())
         {
+            final long offset = read ? layout.areaBytes : 0;
             for (final LocalQp q : qps)
             {
-                MemorySegment.copy(expected, 0, q.region, 0, layout.areaBytes);
+                MemorySegment.copy(expected, 0, q.region, offset, layout.areaBytes);
             }
         }
         return expected;
@@ -405,7 +416,21 @@ public final class PerftestTool
         return null;
     }
 
-    private void report(final ToolApplication application, final Histogram histogram, final long elapsedNs)
+    /** What a bandwidth client tells a perftest server (which prints it as its own result). */
+    private OutOfBand.BandwidthReport bandwidthReport(final ToolApplication application)
+    {
+        if (!(application instanceof Bandwidth bandwidth) || bandwidth.elapsedNs() <= 0)
+        {
+            return null;
+        }
+        final double seconds = bandwidth.elapsedNs() / 1e9;
+        final long operations = bandwidth.operations();
+        final double mbps = (double)operations * options.size / seconds / (1 << 20);
+        return new OutOfBand.BandwidthReport(options.size, operations, mbps, mbps, operations / seconds / 1e6);
+    }
+
+    private void report(final ToolApplication application, final Histogram histogram, final long elapsedNs,
+        final OutOfBand.BandwidthReport peerReport)
     {
         if (kind.isPingpong())
         {
@@ -437,6 +462,10 @@ public final class PerftestTool
             // the server cannot tell warm-up from measurement: its figure covers both
             ToolReport.bandwidth(out, options, (options.iterations + options.warmup) * options.qps, elapsedNs);
         }
+        else if (peerReport != null && peerReport.iterations() > 0)
+        {
+            ToolReport.peerBandwidth(out, peerReport);
+        }
         else
         {
             out.println(" (the client measures bandwidth; see its output)");
@@ -452,7 +481,9 @@ public final class PerftestTool
             .remote(remote.qpn(), remote.psn())
             .localPsn(q.psn)
             .pathMtu(PathMtu.ofBytes(mtu))
-            .readAtomic(16, 16);
+            // perftest gives its max_dest_rd_atomic the out_reads it announces: never have more outstanding
+            .readAtomic(Math.max(1, Math.min(PerftestOutOfBand.OUT_READS, remote.outReads())),
+                PerftestOutOfBand.OUT_READS);
         parameters.qkey = LocalQp.QKEY;
         parameters.addressVector.destinationGid(remote.gidHigh(), remote.gidLow()).destinationMac(mac)
             .sourceGidIndex(gidIndex).hopLimit(64);
@@ -471,7 +502,7 @@ public final class PerftestTool
                 InterfaceAddresses.gidAddress(remote.gidHigh(), remote.gidLow()).getHostAddress());
             return;
         }
-        ToolReport.address(out, "local", q.qp.qpn(), q.psn, q.rKey, q.regionAddress, gidHigh, gidLow);
+        ToolReport.address(out, "local", q.qp.qpn(), q.psn, q.rKey, q.announcedAddress(), gidHigh, gidLow);
         ToolReport.address(out, "remote", remote.qpn(), remote.psn(), remote.rKey(), remote.regionAddress(),
             remote.gidHigh(), remote.gidLow());
     }

@@ -105,7 +105,7 @@ final class WriteLatency extends ToolApplication
             Patterns.fill(sendSlot, size - 1, iteration, sender);
         }
         sendSlot.set(ValueLayout.JAVA_BYTE, size - 1, Patterns.marker(iteration));
-        final int rc = q.post(WrOpcode.RDMA_WRITE, iteration, q.regionAddress, size, q.remoteReceiveSlot(0), true);
+        final int rc = q.post(WrOpcode.RDMA_WRITE, iteration, q.regionAddress, size, q.remoteSlot(0), true);
         if (rc != 0)
         {
             fail("ibv_post_send returned " + rc + " for write " + iteration);
