@@ -162,6 +162,8 @@ public final class PerftestTool
                 out.println(" the peer is perftest: no warm-up iterations (--warmup " + options.warmup + " ignored)");
                 options.warmup = 0;
             }
+            final SingleWriterRecorder recorder = new SingleWriterRecorder(1, 60_000_000_000L, 3);
+            final ToolApplication[] created = new ToolApplication[1];
             oob.exchange(qps, gidHigh, gidLow, remotes ->
             {
                 for (int i = 0; i < qps.length; i++)
@@ -169,7 +171,11 @@ public final class PerftestTool
                     qps[i].remote = remotes[i];
                     connect(endpoint, qps[i], gidIndex, mtu);
                 }
+                // before the server answers: the application posts its receives, and rdma-core's pingpong
+                // client sends as soon as it has our answer (a SEND before them would get an RNR NAK)
+                created[0] = createApplication(qps, expected, recorder);
             });
+            final ToolApplication application = created[0];
             if (!kind.isPingpong())
             {
                 ToolReport.header(out, options, portDescription, mtu, gidIndex);
@@ -179,8 +185,6 @@ public final class PerftestTool
                 printAddresses(q, gidHigh, gidLow);
             }
 
-            final SingleWriterRecorder recorder = new SingleWriterRecorder(1, 60_000_000_000L, 3);
-            final ToolApplication application = createApplication(qps, expected, recorder);
             oob.sync(); // both sides connected and their receives posted: the client may send
             final long startNs = System.nanoTime();
             final Histogram histogram = new Histogram(1, 60_000_000_000L, 3);
