@@ -563,7 +563,10 @@ public final class PerftestTool
         }
         if (options.mtu == 0)
         {
-            return largest;
+            // ibv_rc_pingpong and ibv_uc_pingpong connect with -m (default 1024) and do not exchange it: a peer
+            // running them rejects larger packets, so ours default to it too (UD messages follow the port's MTU)
+            final boolean connectedPingpong = kind == ToolKind.RC_PINGPONG || kind == ToolKind.UC_PINGPONG;
+            return connectedPingpong ? Math.min(1024, largest) : largest;
         }
         if (options.mtu > largest)
         {
