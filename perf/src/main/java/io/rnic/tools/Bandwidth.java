@@ -100,13 +100,13 @@ final class Bandwidth extends ToolApplication
             switch (opcode)
             {
                 case WrOpcode.RDMA_READ ->
-                    rc = q.post(opcode, n, q.layout.receiveSlot(q.regionAddress, slot), size, q.remoteSendSlot(slot),
+                    rc = q.post(opcode, n, q.layout.receiveSlot(q.regionAddress, slot), size, q.remoteSlot(slot),
                         signaled);
                 case WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.ATOMIC_CMP_AND_SWP ->
                 {
                     q.send.compareAdd = opcode == WrOpcode.ATOMIC_FETCH_AND_ADD ? 1 : 0;
                     q.send.swap = 0;
-                    rc = q.post(opcode, n, q.layout.receiveSlot(q.regionAddress, 0), 8, q.remoteReceiveSlot(0),
+                    rc = q.post(opcode, n, q.layout.receiveSlot(q.regionAddress, 0), 8, q.remoteSlot(0),
                         signaled);
                 }
                 case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM ->
@@ -115,7 +115,7 @@ final class Bandwidth extends ToolApplication
                     rc = q.post(opcode, n, q.layout.sendSlot(q.regionAddress, slot), size, 0, signaled);
                 }
                 default -> rc = q.post(opcode, n, q.layout.sendSlot(q.regionAddress, slot), size,
-                    q.remoteReceiveSlot(slot), signaled);
+                    q.remoteSlot(slot), signaled);
             }
             if (rc != 0)
             {

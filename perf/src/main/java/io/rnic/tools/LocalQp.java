@@ -58,13 +58,21 @@ final class LocalQp
         return region.asSlice(layout.areaBytes + slot * layout.slotBytes, layout.slotBytes);
     }
 
-    /** The peer's receive slot (verify mode spreads over slots; otherwise slot 0, as perftest). */
-    long remoteReceiveSlot(final long slot)
+    /**
+     * The address this side announces in the exchange: its receive area, as perftest announces its receive buffer
+     * ({@code buf + num_qps * BUFF_SIZE}). The peer WRITEs, READs and runs atomics there.
+     */
+    long announcedAddress()
     {
-        return remote.regionAddress() + layout.areaBytes + slot * layout.slotBytes;
+        return regionAddress + layout.areaBytes;
     }
 
-    long remoteSendSlot(final long slot)
+    /**
+     * A slot of the area the peer announced (verify mode spreads over slots; otherwise slot 0, as perftest): where
+     * WRITEs land, READs read and atomics operate. A peer running the real tool announced one buffer at least as
+     * large as a message (and its cycle buffer), so slot 0 is all we use against it.
+     */
+    long remoteSlot(final long slot)
     {
         return remote.regionAddress() + slot * layout.slotBytes;
     }

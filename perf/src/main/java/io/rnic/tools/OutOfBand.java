@@ -18,9 +18,34 @@ interface OutOfBand extends AutoCloseable
     RemoteQp[] exchange(LocalQp[] local, long gidHigh, long gidLow, Consumer<RemoteQp[]> connect)
         throws IOException;
 
-    /** Returns once the peer reached its own call to {@code sync}. */
+    /** Before the test: returns once the peer is connected and its receives are posted. */
     void sync() throws IOException;
+
+    /**
+     * After the test: returns once the peer finished too. {@code mine} is this side's bandwidth result (null when it
+     * measured none); returns the peer's when the exchange carries it (perftest's WRITE/READ/atomic bandwidth
+     * tests), else null.
+     */
+    BandwidthReport finish(BandwidthReport mine) throws IOException;
+
+    /** Whether the peer is another rnic tool (it then runs the same warm-up); false for the real tools. */
+    default boolean peerIsRnic()
+    {
+        return false;
+    }
+
+    /** The IB path MTU both sides use, in bytes: ours, or less when the peer announced less (perftest). */
+    default int pathMtu(final int ours)
+    {
+        return ours;
+    }
 
     @Override
     void close();
+
+    /** perftest's {@code struct bw_report_data} as it crosses the wire: MB/s (2^20 bytes) and millions of msgs/s. */
+    record BandwidthReport(long size, long iterations, double peakMBps, double averageMBps, double messageRateMpps)
+    {
+        static final BandwidthReport NONE = new BandwidthReport(0, 0, 0, 0, 0);
+    }
 }

@@ -46,9 +46,14 @@ final class Patterns
         return null;
     }
 
-    /** The last byte a latency test watches for: never 0 (fresh memory) and different from the previous one. */
+    /**
+     * The last byte a latency test watches for: perftest's {@code ib_write_lat} value, {@code (char)++scnt} — the
+     * 1-based iteration number modulo 256 — so that either side may be the real tool. It differs from the
+     * previous iteration's, which is all the watcher needs (0 after 255 is fine: the byte holds 255 then).
+     */
     static byte marker(final long iteration)
     {
-        return (byte)((iteration % 255) + 1);
+        return (byte)(iteration + 1);
     }
+
 }

@@ -120,7 +120,7 @@ public final class PerftestTool
     }
 
     private int runOn(final Endpoint endpoint, final Arena arena, final String iface, final int gidIndex,
-        final int mtu) throws IOException
+        final int localMtu) throws IOException
     {
         final LocalPort localPort = endpoint.localPort();
         final QpLayout layout = new QpLayout(options.size, kind.qpType() == QpType.UD);
@@ -154,8 +154,19 @@ public final class PerftestTool
         }
         try (OutOfBand oob = kind.isPingpong() ?
             PingpongOutOfBand.open(oobPeer(), options.oobHost, options.oobTcpPort(), options.timeoutMs) :
-            PerftestOutOfBand.open(oobPeer(), options.oobHost, options.oobTcpPort(), options.timeoutMs))
+            PerftestOutOfBand.open(kind, oobPeer(), options.oobHost, options.oobTcpPort(), options.timeoutMs,
+                localMtu))
         {
+            final int mtu = oob.pathMtu(localMtu);
+            if (!kind.isPingpong() && !oob.peerIsRnic() && options.warmup > 0)
+            {
+                // perftest runs no warm-up: both sides must count the same iterations
+                out.println(" the peer is perftest: no warm-up iterations (--warmup " + options.warmup + " ignored)");
+                options.warmup = 0;
+            }
+            activeQps = qps;
+            final SingleWriterRecorder recorder = new SingleWriterRecorder(1, 60_000_000_000L, 3);
+            final ToolApplication[] created = new ToolApplication[1];
             oob.exchange(qps, gidHigh, gidLow, remotes ->
             {
                 for (int i = 0; i < qps.length; i++)
@@ -163,7 +174,11 @@ public final class PerftestTool
                     qps[i].remote = remotes[i];
                     connect(endpoint, qps[i], gidIndex, mtu);
                 }
+                // before the server answers: the application posts its receives, and rdma-core's pingpong
+                // client sends as soon as it has our answer (a SEND before them would get an RNR NAK)
+                created[0] = createApplication(qps, expected, recorder);
             });
+            final ToolApplication application = created[0];
             if (!kind.isPingpong())
             {
                 ToolReport.header(out, options, portDescription, mtu, gidIndex);
@@ -173,9 +188,6 @@ public final class PerftestTool
                 printAddresses(q, gidHigh, gidLow);
             }
 
-            activeQps = qps;
-            final SingleWriterRecorder recorder = new SingleWriterRecorder(1, 60_000_000_000L, 3);
-            final ToolApplication application = createApplication(qps, expected, recorder);
             oob.sync(); // both sides connected and their receives posted: the client may send
             final long startNs = System.nanoTime();
             final Histogram histogram = new Histogram(1, 60_000_000_000L, 3);
@@ -185,9 +197,11 @@ public final class PerftestTool
             {
                 return 1;
             }
+            // the client is done: the server may check its memory and leave
+            final OutOfBand.BandwidthReport peerReport;
             try
             {
-                oob.sync(); // the client is done: the server may check its memory and leave
+                peerReport = oob.finish(bandwidthReport(application));
             }
             catch (final IOException ex)
             {
@@ -197,7 +211,7 @@ public final class PerftestTool
                 throw ex;
             }
             final String problem = serverChecks(qps, expected);
-            report(application, histogram, elapsedNs);
+            report(application, histogram, elapsedNs, peerReport);
             out.println(" rnic counters (" + endpoint.port().name() + "):");
             out.print(endpoint.countersReport());
             ToolReport.congestion(out, options, endpoint.device().engines(), qps);
@@ -225,13 +239,15 @@ public final class PerftestTool
         {
             Patterns.fill(expected.asSlice((long)s * layout.slotBytes), layout.messageBytes, s, sender);
         }
-        final boolean fillsSendArea = kind.operation() == ToolKind.Operation.READ ? options.isServer() :
-            bandwidth && !options.isServer();
-        if (fillsSendArea)
+        // READ: the server's announced area (its receive area) is what the client reads; WRITE/SEND bandwidth: the
+        // client sends from its send area
+        final boolean read = kind.operation() == ToolKind.Operation.READ;
+        if (read ? options.isServer() : bandwidth && !options.isServer())
         {
+            final long offset = read ? layout.areaBytes : 0;
             for (final LocalQp q : qps)
             {
-                MemorySegment.copy(expected, 0, q.region, 0, layout.areaBytes);
+                MemorySegment.copy(expected, 0, q.region, offset, layout.areaBytes);
             }
         }
         return expected;
@@ -430,7 +446,21 @@ public final class PerftestTool
         return null;
     }
 
-    private void report(final ToolApplication application, final Histogram histogram, final long elapsedNs)
+    /** What a bandwidth client tells a perftest server (which prints it as its own result). */
+    private OutOfBand.BandwidthReport bandwidthReport(final ToolApplication application)
+    {
+        if (!(application instanceof Bandwidth bandwidth) || bandwidth.elapsedNs() <= 0)
+        {
+            return null;
+        }
+        final double seconds = bandwidth.elapsedNs() / 1e9;
+        final long operations = bandwidth.operations();
+        final double mbps = (double)operations * options.size / seconds / (1 << 20);
+        return new OutOfBand.BandwidthReport(options.size, operations, mbps, mbps, operations / seconds / 1e6);
+    }
+
+    private void report(final ToolApplication application, final Histogram histogram, final long elapsedNs,
+        final OutOfBand.BandwidthReport peerReport)
     {
         if (kind.isPingpong())
         {
@@ -462,6 +492,10 @@ public final class PerftestTool
             // the server cannot tell warm-up from measurement: its figure covers both
             ToolReport.bandwidth(out, options, (options.iterations + options.warmup) * options.qps, elapsedNs);
         }
+        else if (peerReport != null && peerReport.iterations() > 0)
+        {
+            ToolReport.peerBandwidth(out, peerReport);
+        }
         else
         {
             out.println(" (the client measures bandwidth; see its output)");
@@ -477,7 +511,9 @@ public final class PerftestTool
             .remote(remote.qpn(), remote.psn())
             .localPsn(q.psn)
             .pathMtu(PathMtu.ofBytes(mtu))
-            .readAtomic(16, 16);
+            // perftest gives its max_dest_rd_atomic the out_reads it announces: never have more outstanding
+            .readAtomic(Math.max(1, Math.min(PerftestOutOfBand.OUT_READS, remote.outReads())),
+                PerftestOutOfBand.OUT_READS);
         parameters.qkey = LocalQp.QKEY;
         parameters.addressVector.destinationGid(remote.gidHigh(), remote.gidLow()).destinationMac(mac)
             .sourceGidIndex(gidIndex).hopLimit(64);
@@ -496,7 +532,7 @@ public final class PerftestTool
                 InterfaceAddresses.gidAddress(remote.gidHigh(), remote.gidLow()).getHostAddress());
             return;
         }
-        ToolReport.address(out, "local", q.qp.qpn(), q.psn, q.rKey, q.regionAddress, gidHigh, gidLow);
+        ToolReport.address(out, "local", q.qp.qpn(), q.psn, q.rKey, q.announcedAddress(), gidHigh, gidLow);
         ToolReport.address(out, "remote", remote.qpn(), remote.psn(), remote.rKey(), remote.regionAddress(),
             remote.gidHigh(), remote.gidLow());
     }
@@ -553,7 +589,10 @@ public final class PerftestTool
         }
         if (options.mtu == 0)
         {
-            return largest;
+            // ibv_rc_pingpong and ibv_uc_pingpong connect with -m (default 1024) and do not exchange it: a peer
+            // running them rejects larger packets, so ours default to it too (UD messages follow the port's MTU)
+            final boolean connectedPingpong = kind == ToolKind.RC_PINGPONG || kind == ToolKind.UC_PINGPONG;
+            return connectedPingpong ? Math.min(1024, largest) : largest;
         }
         if (options.mtu > largest)
         {

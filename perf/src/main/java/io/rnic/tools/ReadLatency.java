@@ -59,7 +59,7 @@ final class ReadLatency extends ToolApplication
                 return 0;
             }
             startNs = System.nanoTime();
-            final long remote = opcode == WrOpcode.RDMA_READ ? q.remoteSendSlot(0) : q.remoteReceiveSlot(0);
+            final long remote = q.remoteSlot(0);
             q.send.compareAdd = opcode == WrOpcode.ATOMIC_FETCH_AND_ADD ? 1 : iteration;
             q.send.swap = iteration + 1;
             final int rc = q.post(opcode, iteration, q.layout.receiveSlot(q.regionAddress, 0), size, remote, true);

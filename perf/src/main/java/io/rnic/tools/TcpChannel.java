@@ -134,6 +134,30 @@ final class TcpChannel implements AutoCloseable
         return bytes;
     }
 
+    /** Reads up to {@code length} bytes if they come within a second; errors and EOF are ignored (tear-down). */
+    void readQuietly(final int length)
+    {
+        try
+        {
+            socket.setSoTimeout(1000);
+            final byte[] bytes = new byte[length];
+            int done = 0;
+            while (done < length)
+            {
+                final int n = in.read(bytes, done, length - done);
+                if (n < 0)
+                {
+                    return;
+                }
+                done += n;
+            }
+        }
+        catch (final IOException ignored)
+        {
+            // the peer may have closed already: nothing more to learn
+        }
+    }
+
     /** A NUL-terminated ASCII string of a fixed-size message. */
     static String text(final byte[] message)
     {

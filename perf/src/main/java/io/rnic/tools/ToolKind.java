@@ -17,7 +17,8 @@ public enum ToolKind
     ATOMIC_LAT("atomic-lat", "ib_atomic_lat", Operation.ATOMIC, true),
     ATOMIC_BW("atomic-bw", "ib_atomic_bw", Operation.ATOMIC, false),
     RC_PINGPONG("rc-pingpong", "ibv_rc_pingpong", Operation.SEND, true),
-    UD_PINGPONG("ud-pingpong", "ibv_ud_pingpong", Operation.SEND, true);
+    UD_PINGPONG("ud-pingpong", "ibv_ud_pingpong", Operation.SEND, true),
+    UC_PINGPONG("uc-pingpong", "ibv_uc_pingpong", Operation.SEND, true);
 
     /** What one iteration of a tool does on the wire. */
     public enum Operation
@@ -73,12 +74,17 @@ public enum ToolKind
 
     public boolean isPingpong()
     {
-        return this == RC_PINGPONG || this == UD_PINGPONG;
+        return this == RC_PINGPONG || this == UD_PINGPONG || this == UC_PINGPONG;
     }
 
     public QpType qpType()
     {
-        return this == UD_PINGPONG ? QpType.UD : QpType.RC;
+        return switch (this)
+        {
+            case UD_PINGPONG -> QpType.UD;
+            case UC_PINGPONG -> QpType.UC;
+            default -> QpType.RC;
+        };
     }
 
     public static ToolKind byCommand(final String command)

@@ -125,6 +125,17 @@ final class ToolReport
         }
     }
 
+    /** The client's result as a perftest client sends it to the server (perftest's server prints it too). */
+    static void peerBandwidth(final PrintStream out, final OutOfBand.BandwidthReport report)
+    {
+        out.println(RULE);
+        out.println(" the client's report (perftest exchange):");
+        out.println(" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]");
+        out.printf(" %-10d %-14d %-18.2f %-20.2f %.6f%n", report.size(), report.iterations(), report.peakMBps(),
+            report.averageMBps(), report.messageRateMpps());
+        out.println(RULE);
+    }
+
     /** rdma-core's pingpong summary: bytes both ways, and time per iteration. */
     static void pingpong(final PrintStream out, final ToolOptions options, final long iterations,
         final long elapsedNs)

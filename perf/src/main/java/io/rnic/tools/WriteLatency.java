@@ -8,8 +8,11 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * {@code ib_write_lat}: the two sides RDMA WRITE to each other in turn. Each watches the last byte of its receive
- * slot (a write's last byte lands last: RC places in PSN order); the client times from posting its write to seeing
- * the server's. With {@code --verify} every byte of every message is checked on arrival.
+ * slot (a write's last byte lands last: RC places in PSN order), which carries perftest's counter
+ * ({@link Patterns#marker}). As in perftest 4.5 ({@code run_iter_lat_write}), the <em>server</em> writes first and
+ * the client answers each write with its own, so either side may be the real tool. Both time from posting a write
+ * to seeing the next one arrive; the client reports. With {@code --verify} every byte of every message is checked
+ * on arrival.
  */
 final class WriteLatency extends ToolApplication
 {
@@ -22,9 +25,10 @@ final class WriteLatency extends ToolApplication
     private final int size;
     private final MemorySegment sendSlot;
     private final MemorySegment receiveSlot;
+    /** Writes received (client) or sent (server) so far: the next message's number. */
     private long iteration;
     private long sendsCompleted;
-    private boolean waiting;
+    private long writesPosted;
     private long startNs;
 
     WriteLatency(
@@ -55,47 +59,40 @@ final class WriteLatency extends ToolApplication
             return 0;
         }
         sendsCompleted += completed;
-        final boolean arrived = receiveSlot.get(ValueLayout.JAVA_BYTE, size - 1) == Patterns.marker(iteration);
-        if (client)
+        int work = completed;
+        if (!client && writesPosted == iteration && iteration < total)
         {
-            if (!waiting && iteration < total)
-            {
-                startNs = System.nanoTime();
-                writeMessage(Patterns.CLIENT);
-                waiting = true;
-                return 1;
-            }
-            if (waiting && arrived)
-            {
-                final long roundTripNs = System.nanoTime() - startNs;
-                if (!checkArrival(Patterns.SERVER))
-                {
-                    return 0;
-                }
-                if (iteration >= warmup)
-                {
-                    recorder.recordValue(roundTripNs);
-                }
-                waiting = false;
-                progress(++iteration);
-                return 1;
-            }
+            startNs = System.nanoTime(); // the server opens round trip `iteration`
+            writeMessage(Patterns.SERVER);
+            work++;
         }
-        else if (arrived && iteration < total)
+        else if (iteration < total && receiveSlot.get(ValueLayout.JAVA_BYTE, size - 1) == Patterns.marker(iteration))
         {
-            if (!checkArrival(Patterns.CLIENT))
+            final long nowNs = System.nanoTime();
+            if (!checkArrival(client ? Patterns.SERVER : Patterns.CLIENT))
             {
                 return 0;
             }
-            writeMessage(Patterns.SERVER);
+            // the round trip from our last write to this arrival: the server's number `iteration`, the client's
+            // `iteration - 1` (it answered message iteration - 1 and now sees message iteration)
+            final long roundTrip = client ? iteration - 1 : iteration;
+            if (writesPosted > 0 && roundTrip >= warmup)
+            {
+                recorder.recordValue(nowNs - startNs);
+            }
+            if (client)
+            {
+                startNs = System.nanoTime();
+                writeMessage(Patterns.CLIENT); // answers message `iteration`
+            }
             progress(++iteration);
-            return 1;
+            work++;
         }
         if (iteration == total && sendsCompleted == total)
         {
             finish();
         }
-        return completed;
+        return work;
     }
 
     private void writeMessage(final int sender)
@@ -105,7 +102,8 @@ final class WriteLatency extends ToolApplication
             Patterns.fill(sendSlot, size - 1, iteration, sender);
         }
         sendSlot.set(ValueLayout.JAVA_BYTE, size - 1, Patterns.marker(iteration));
-        final int rc = q.post(WrOpcode.RDMA_WRITE, iteration, q.regionAddress, size, q.remoteReceiveSlot(0), true);
+        final int rc = q.post(WrOpcode.RDMA_WRITE, iteration, q.regionAddress, size, q.remoteSlot(0), true);
+        writesPosted++;
         if (rc != 0)
         {
             fail("ibv_post_send returned " + rc + " for write " + iteration);

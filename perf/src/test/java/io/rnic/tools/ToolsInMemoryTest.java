@@ -49,7 +49,7 @@ class ToolsInMemoryTest
             case ATOMIC_BW -> common.addAll(List.of("-n", "2000", "-q", "2", "--warmup", "100"));
             case ATOMIC_LAT -> common.addAll(List.of("-n", "300", "--warmup", "20"));
             case UD_PINGPONG -> common.addAll(List.of("-s", "1000", "-n", "300"));
-            case RC_PINGPONG -> common.addAll(List.of("-s", "3000", "-n", "300"));
+            case RC_PINGPONG, UC_PINGPONG -> common.addAll(List.of("-s", "3000", "-n", "300"));
             default -> common.addAll(List.of("-s", "3000", "-n", "300", "--warmup", "20"));
         }
         if (kind.operation() == ToolKind.Operation.SEND)

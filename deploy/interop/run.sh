@@ -1,0 +1,149 @@
+#!/bin/bash
+# Interop with Linux Soft-RoCE: the unmodified rdma-core and perftest tools in a QEMU guest running rdma_rxe
+# (the shared harness ../shared/rxe-peer) against our bin/rnic tools on the host end of the guest's bridge
+# (veth rxhost0 in netns rx0), every tool in both roles. Prints a pass/fail table; every tool's own output is
+# kept in $OUT. Builds and boots what it needs and always shuts the guest down.
+#
+#   deploy/interop/run.sh [-o OUTDIR] [-n ITERS] [-f FILTER_REGEX] [--sizes "2 4096 65536"] [--keep-up] [--reuse]
+#
+# -f: only the tests whose name matches (e.g. 'pingpong|write'); --keep-up: leave the guest running;
+# --reuse: use a guest that is already up (and leave it up) instead of building and booting one.
+# Needs root (netns, QEMU). RX_MTU (default 1500: IB MTU 1024) is passed to the harness.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+RXE=$(cd "$REPO/../shared/rxe-peer" && pwd)
+OUT=/tmp/rnic-interop/$(date +%Y%m%d-%H%M%S)
+ITERS=100
+FILTER=.
+SIZES="2 4096 65536"
+KEEP_UP=0
+REUSE=0
+while (($#)); do
+  case $1 in
+    -o) OUT=$2; shift 2 ;;
+    -n) ITERS=$2; shift 2 ;;
+    -f) FILTER=$2; shift 2 ;;
+    --sizes) SIZES=$2; shift 2 ;;
+    --keep-up) KEEP_UP=1; shift ;;
+    --reuse) REUSE=1; KEEP_UP=1; shift ;;
+    *) echo "usage: $0 [-o OUTDIR] [-n ITERS] [-f FILTER_REGEX] [--sizes \"2 4096 65536\"] [--keep-up] [--reuse]" >&2; exit 2 ;;
+  esac
+done
+export RX_MTU=${RX_MTU:-1500}
+NS=rx0 IF=rxhost0 GUEST=10.77.0.2
+T_GUEST=${T_GUEST:-120}        # seconds a guest tool may take
+T_RNIC_MS=${T_RNIC_MS:-90000}  # our tools' --timeout-ms
+mkdir -p "$OUT"
+log() { printf '[interop %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+
+# The machine is shared with latency benchmarks: never start CPU-heavy work while one runs.
+wait_bench() {
+  while [[ -e /tmp/rnic-bench.lock ]]; do log "benchmark lock /tmp/rnic-bench.lock present: waiting"; sleep 30; done
+}
+
+cleanup() {
+  local pid
+  for pid in $(jobs -p); do kill "$pid" 2>/dev/null; done
+  if ((KEEP_UP == 0)); then "$RXE/down.sh" >/dev/null 2>&1 || true; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+wait_bench
+export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+log "building rnic"
+(cd "$REPO" && mvn -B -o -q -DskipTests package) > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
+g() { "$RXE/guest.sh" "$@"; }
+if ((REUSE)) && g -t 5 1 true >/dev/null 2>&1; then
+  log "reusing the running guest 1"
+else
+  log "building and booting the rxe guest"
+  "$RXE/build.sh" > "$OUT/harness-build.log" 2>&1 || { tail -20 "$OUT/harness-build.log"; exit 1; }
+  ip netns list | grep -qw "$NS" && "$RXE/down.sh" >/dev/null 2>&1
+  "$RXE/up.sh" 1 > "$OUT/harness-up.log" 2>&1 || { tail -20 "$OUT/harness-up.log"; exit 1; }
+fi
+g 1 'uname -r; dpkg-query -W -f="\${Package} \${Version}\n" perftest ibverbs-utils rdma-core 2>/dev/null; ibv_devinfo -d rxe0 | grep -E "active_mtu|state"' > "$OUT/guest-info.txt" 2>&1
+COUNTERS='cd /sys/class/infiniband/rxe0/ports/1/hw_counters && grep -H . * | sed "s/:/ /"'
+g 1 "$COUNTERS" > "$OUT/hw_counters.before" 2>&1
+RNIC=("$REPO/bin/rnic")
+
+RESULTS=()
+record() {  # name role result detail
+  RESULTS+=("$(printf '| %-34s | %-22s | %-4s | %s |' "$1" "$2" "$3" "$4")")
+  log "$1 [$2]: $3 $4"
+}
+
+# guest server + rnic client
+run_guest_server() {  # name guest-cmd rnic-tool rnic-args...
+  local name=$1 gcmd=$2 tool=$3; shift 3
+  local f="$OUT/$name.guest-server"
+  wait_bench
+  g 1 "pkill -x -f '^(ib_|ibv_).*' 2>/dev/null; rm -f /tmp/s.log; (timeout $T_GUEST $gcmd; echo \"exit=\$?\") > /tmp/s.log 2>&1 &" >/dev/null
+  sleep 1
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" "$tool" -d "$IF" "$@" --timeout-ms "$T_RNIC_MS" "$GUEST" \
+    > "$f.rnic.txt" 2>&1
+  local rc=$?
+  g -t $((T_GUEST + 10)) 1 "for i in \$(seq $((T_GUEST * 5))); do grep -q '^exit=' /tmp/s.log && break; sleep 0.2; done; cat /tmp/s.log" \
+    > "$f.guest.txt" 2>&1
+  local grc; grc=$(sed -n 's/^exit=//p' "$f.guest.txt" | tail -1)
+  if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "guest server/rnic client" PASS ""
+  else record "$name" "guest server/rnic client" FAIL "rnic exit $rc, guest exit ${grc:-none}"; fi
+}
+
+# rnic server + guest client
+run_rnic_server() {  # name guest-cmd rnic-tool rnic-args...
+  local name=$1 gcmd=$2 tool=$3; shift 3
+  local f="$OUT/$name.rnic-server"
+  wait_bench
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" "$tool" -d "$IF" "$@" --timeout-ms "$T_RNIC_MS" \
+    > "$f.rnic.txt" 2>&1 &
+  local pid=$!
+  for _ in $(seq 150); do
+    ip netns exec "$NS" ss -ltnH 'sport = :18515' 2>/dev/null | grep -q . && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  g -t $((T_GUEST + 10)) 1 "timeout $T_GUEST $gcmd 10.77.0.1; echo exit=\$?" > "$f.guest.txt" 2>&1
+  local grc; grc=$(sed -n 's/^exit=//p' "$f.guest.txt" | tail -1)
+  wait "$pid"; local rc=$?
+  if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "rnic server/guest client" PASS ""
+  else record "$name" "rnic server/guest client" FAIL "rnic exit $rc, guest exit ${grc:-none}"; fi
+}
+
+both() {  # name guest-cmd rnic-tool rnic-args...
+  [[ $1 =~ $FILTER ]] || return 0
+  run_guest_server "$@"
+  run_rnic_server "$@"
+}
+
+PT="-d rxe0 -x 1 -F -n $ITERS"
+both "ibv_rc_pingpong-s4096" "ibv_rc_pingpong -d rxe0 -g 1 -n $ITERS -s 4096" rc-pingpong -g 1 -n "$ITERS" -s 4096
+both "ibv_rc_pingpong-s64" "ibv_rc_pingpong -d rxe0 -g 1 -n $ITERS -s 64" rc-pingpong -g 1 -n "$ITERS" -s 64
+both "ibv_ud_pingpong-s1024" "ibv_ud_pingpong -d rxe0 -g 1 -n $ITERS -s 1024" ud-pingpong -g 1 -n "$ITERS" -s 1024
+both "ibv_uc_pingpong-s4096" "ibv_uc_pingpong -d rxe0 -g 1 -n $ITERS -s 4096" uc-pingpong -g 1 -n "$ITERS" -s 4096
+for s in $SIZES; do
+  both "ib_write_bw-s$s" "ib_write_bw $PT -s $s" write-bw -x 1 -n "$ITERS" -s "$s"
+  both "ib_write_lat-s$s" "ib_write_lat $PT -s $s" write-lat -x 1 -n "$ITERS" -s "$s"
+  both "ib_read_bw-s$s" "ib_read_bw $PT -s $s" read-bw -x 1 -n "$ITERS" -s "$s"
+  both "ib_read_lat-s$s" "ib_read_lat $PT -s $s" read-lat -x 1 -n "$ITERS" -s "$s"
+  both "ib_send_bw-s$s" "ib_send_bw $PT -s $s" send-bw -x 1 -n "$ITERS" -s "$s"
+  both "ib_send_lat-s$s" "ib_send_lat $PT -s $s" send-lat -x 1 -n "$ITERS" -s "$s"
+done
+both "ib_atomic_bw-FETCH_AND_ADD" "ib_atomic_bw $PT -A FETCH_AND_ADD" atomic-bw -x 1 -n "$ITERS" -A FETCH_AND_ADD
+both "ib_atomic_bw-CMP_AND_SWAP" "ib_atomic_bw $PT -A CMP_AND_SWAP" atomic-bw -x 1 -n "$ITERS" -A CMP_AND_SWAP
+both "ib_atomic_lat-FETCH_AND_ADD" "ib_atomic_lat $PT -A FETCH_AND_ADD" atomic-lat -x 1 -n "$ITERS" -A FETCH_AND_ADD
+
+g 1 "$COUNTERS" > "$OUT/hw_counters.after" 2>&1
+{
+  echo "rxe interop $(date -u '+%Y-%m-%d %H:%M UTC'), RX_MTU=$RX_MTU, -n $ITERS, guest: $(head -1 "$OUT/guest-info.txt"), rnic $(git -C "$REPO" rev-parse --short HEAD)"
+  echo
+  echo "| test | role | result | detail |"
+  echo "| --- | --- | --- | --- |"
+  printf '%s\n' "${RESULTS[@]}"
+  echo
+  echo "guest rxe0 hw_counters that changed during the runs (before -> after):"
+  join <(sort "$OUT/hw_counters.before") <(sort "$OUT/hw_counters.after") | awk '$2 != $3 {printf "  %-28s %10s -> %s\n", $1, $2, $3}'
+} | tee "$OUT/results.md"
+pass=$(printf '%s\n' "${RESULTS[@]}" | grep -c '| PASS |')
+echo "$pass of ${#RESULTS[@]} passed; outputs in $OUT"
+[[ $pass == "${#RESULTS[@]}" ]]
