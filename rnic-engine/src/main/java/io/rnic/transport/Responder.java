@@ -178,10 +178,11 @@ final class Responder
             }
             return;
         }
-        if (packet.ackRequest())
-        {
-            deferAcknowledge(qp, Psn.add(qp.ePsn, -1));
-        }
+        // A duplicate SEND or WRITE is acknowledged whether or not it asked (C9-105; rxe does the same): the
+        // requester resends after losing our ACK or a packet past it, and a burst of resent MIDDLE packets carries
+        // no AckReq. Left unanswered, it would resend the same burst on every timeout — and when its new packets
+        // are the ones a full receive ring drops, until its retry count runs out. Coalesced: one ACK per burst.
+        deferAcknowledge(qp, Psn.add(qp.ePsn, -1));
     }
 
     private void read(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn)
