@@ -42,6 +42,8 @@ public final class PerftestTool
     /** How tools open their packet port; tests put in-memory ports here. */
     private static volatile PortFactory portFactory = Ports::open;
     private LocalQp[] activeQps = new LocalQp[0];
+    /** How long a DPDK endpoint keeps its device after it stopped polling, for the peer to stop polling too. */
+    private static final long LINGER_MS = 500;
 
     private final ToolOptions options;
     private final PrintStream out;
@@ -209,6 +211,14 @@ public final class PerftestTool
                 err.print(endpoint.countersReport());
                 printTransportState(endpoint);
                 throw ex;
+            }
+            if (endpoint.port() instanceof DpdkPort)
+            {
+                // a memif peer that disconnects while this side still polls can crash DPDK's memif driver (it
+                // unmaps the rings under a running burst): stop polling now, and give the peer time to stop too
+                // before leaving closes the device
+                endpoint.stopEngines();
+                sleepMs(LINGER_MS);
             }
             final String problem = serverChecks(qps, expected);
             report(application, histogram, elapsedNs, peerReport);

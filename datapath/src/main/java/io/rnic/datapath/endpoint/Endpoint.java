@@ -358,6 +358,18 @@ public final class Endpoint implements AutoCloseable
         error.printStackTrace(System.err);
     }
 
+    /**
+     * Stops the engine threads (their last flush done) and leaves the ports open: nothing polls them any more.
+     * Idempotent; {@link #close} does it first.
+     */
+    public void stopEngines()
+    {
+        for (final AgentRunner runner : runners)
+        {
+            runner.close();
+        }
+    }
+
     /** Stops the engine thread, then closes the port, the capture and the UDP guard. */
     @Override
     public void close()
@@ -366,10 +378,7 @@ public final class Endpoint implements AutoCloseable
         {
             return;
         }
-        for (final AgentRunner runner : runners)
-        {
-            runner.close();
-        }
+        stopEngines();
         closed = true;
         for (final PacketPort each : ports)
         {
