@@ -135,8 +135,40 @@ final class NetnsTopology implements AutoCloseable
             "% (this kernel has no sch_netem: no delay, no reordering)";
     }
 
+    /**
+     * A congested bottleneck at the middle hop: each direction leaves through {@code tc tbf} at {@code rateMbit}
+     * (a short queue that drops the excess), and RoCEv2 IPv4 packets that are ECN-capable (ECT(0)) get marked CE
+     * by nftables when their direction's traffic exceeds {@code markAboveBytesPerSec} — a switch marking before its
+     * queue overflows. (This kernel has no RED or other marking qdisc.)
+     *
+     * @return what was applied, for messages.
+     */
+    String congest(final int rateMbit, final long markAboveBytesPerSec) throws IOException, InterruptedException
+    {
+        if (nsHop == null)
+        {
+            throw new IllegalStateException("a bottleneck needs the topology with a middle hop");
+        }
+        for (final String iface : new String[]{ hopA, hopB })
+        {
+            run("ip", "netns", "exec", nsHop, "tc", "qdisc", "replace", "dev", iface, "root", "tbf", "rate",
+                rateMbit + "mbit", "burst", "32kb", "latency", "2ms");
+        }
+        final String mark = "    meta protocol ip udp dport 4791 ip ecn ect0 limit rate over " +
+            markAboveBytesPerSec + " bytes/second ip ecn set ce counter\n";
+        hopRules(0, 0, mark);
+        return "tbf " + rateMbit + " Mbit/s at the middle hop, ECN CE marking above " + markAboveBytesPerSec / 1000 +
+            " kB/s";
+    }
+
     /** The hop forwards every frame to the other side, dropping and duplicating RoCEv2 frames at random. */
     private void hopRules(final double lossPercent, final double duplicatePercent)
+        throws IOException, InterruptedException
+    {
+        hopRules(lossPercent, duplicatePercent, "");
+    }
+
+    private void hopRules(final double lossPercent, final double duplicatePercent, final String extraRules)
         throws IOException, InterruptedException
     {
         final StringBuilder rules = new StringBuilder("flush ruleset\ntable netdev rnic_hop {\n");
@@ -155,6 +187,7 @@ final class NetnsTopology implements AutoCloseable
                     .append((int)(duplicatePercent * 100)).append(" counter dup to \"").append(direction[1])
                     .append("\"\n");
             }
+            rules.append(extraRules);
             rules.append("    fwd to \"").append(direction[1]).append("\"\n  }\n");
         }
         rules.append("}\n");
