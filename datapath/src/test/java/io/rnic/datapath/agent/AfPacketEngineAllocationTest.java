@@ -1,0 +1,29 @@
+package io.rnic.datapath.agent;
+
+import io.rnic.datapath.afpacket.AfPacketConfig;
+import io.rnic.datapath.afpacket.AfPacketPort;
+import io.rnic.transport.LocalPort;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** {@link EngineThreadAllocationTest} over AF_PACKET on a veth pair, in a JVM of its own. */
+class AfPacketEngineAllocationTest
+{
+    @Test
+    void shouldNotAllocateOnEngineThreadsOverAfPacket() throws Exception
+    {
+        assumeTrue(io.rnic.datapath.afpacket.VethPairAccess.available(), "needs root to create a veth pair");
+        try (var veth = io.rnic.datapath.afpacket.VethPairAccess.create(1500))
+        {
+            final String a = veth.a();
+            final String b = veth.b();
+            final LocalPort portA = EngineThreadAllocationTest.addressed(a, 0x0A0D_0001);
+            final LocalPort portB = EngineThreadAllocationTest.addressed(b, 0x0A0D_0002);
+            EngineThreadAllocationTest.measure(AfPacketPort.open(AfPacketConfig.of(a)),
+                AfPacketPort.open(AfPacketConfig.of(b)), portA, portB,
+                0x0A0D_0001, 0x0A0D_0002);
+        }
+    }
+
+}
