@@ -1,5 +1,7 @@
 package io.rnic.cli;
 
+import io.rnic.tools.ToolOptions;
+
 import io.rnic.cc.DcqcnParameters;
 import io.rnic.sim.CongestionPlot;
 import io.rnic.sim.CongestionScenario;
@@ -42,7 +44,7 @@ final class CcSimCommand
             final String value = args[++i];
             switch (option)
             {
-                case "--flows" -> config.flows = (int)number(option, value, 1, 16);
+                case "--flows" -> config.flows = (int)ToolOptions.number(option, value, 1, 16);
                 case "--params" -> config.dcqcn = switch (value)
                 {
                     case "connectx" -> DcqcnParameters.connectX();
@@ -50,10 +52,10 @@ final class CcSimCommand
                     default -> throw new UsageException("--params takes connectx or paper, not '" + value + "'");
                 };
                 case "--cc-param" -> params.add(value);
-                case "--duration-ms" -> config.durationNs = number(option, value, 1, 10_000) * 1_000_000;
-                case "--spacing-ms" -> config.flowStartSpacingNs = number(option, value, 0, 10_000) * 1_000_000;
-                case "--capacity-kb" -> config.bottleneck.capacityBytes((int)number(option, value, 16, 1 << 20) * 1024);
-                case "--seed" -> config.seed = number(option, value, 0, Long.MAX_VALUE);
+                case "--duration-ms" -> config.durationNs = ToolOptions.number(option, value, 1, 10_000) * 1_000_000;
+                case "--spacing-ms" -> config.flowStartSpacingNs = ToolOptions.number(option, value, 0, 10_000) * 1_000_000;
+                case "--capacity-kb" -> config.bottleneck.capacityBytes((int)ToolOptions.number(option, value, 16, 1 << 20) * 1024);
+                case "--seed" -> config.seed = ToolOptions.number(option, value, 0, Long.MAX_VALUE);
                 case "--out" -> outDir = Path.of(value);
                 default -> throw new UsageException("unknown option " + option);
             }
@@ -98,23 +100,5 @@ final class CcSimCommand
             err.println("rnic cc-sim: DCQCN did not converge to a fair share without loss");
         }
         return ok ? 0 : 1;
-    }
-
-    private static long number(final String option, final String value, final long min, final long max)
-    {
-        final long n;
-        try
-        {
-            n = Long.parseLong(value);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new UsageException(option + " takes a whole number, not '" + value + "'");
-        }
-        if (n < min || n > max)
-        {
-            throw new UsageException(option + " " + value + " out of range " + min + ".." + max);
-        }
-        return n;
     }
 }

@@ -324,7 +324,8 @@ public final class ToolOptions
         return parameters;
     }
 
-    static long number(final String option, final String value, final long min, final long max)
+    /** A whole number in {@code min..max}, or a usage error naming the option. */
+    public static long number(final String option, final String value, final long min, final long max)
     {
         final long n;
         try
