@@ -15,9 +15,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * DCQCN against a real congested hop: two namespaces joined through a middle hop whose egress is a 200 Mbit/s
  * {@code tbf} and which marks ECN-capable RoCEv2 packets CE above 20 MB/s (nftables). RDMA WRITEs with
- * {@code --cc dcqcn} (the paper's parameters, 10 Gb/s line rate): the hop's CE marks reach the receiver, which
- * answers with CNPs that the sender's reaction point takes, every byte verified. The same run without congestion
- * control, and both rates, are printed for comparison.
+ * {@code --cc dcqcn} with increase steps scaled to a 1 Gb/s line rate (g 1/256, T 300 µs, AI 5 Mb/s, HAI 20 Mb/s,
+ * F 5): the hop's CE marks reach the receiver, which answers with CNPs; the sender's reaction point cuts its rate,
+ * so the hop drops far less than without congestion control; every byte verified.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class VethCongestionTest
@@ -25,6 +25,7 @@ class VethCongestionTest
     private static final Pattern BANDWIDTH = Pattern.compile("^ *65536 +\\d+ +([\\d.]+) ", Pattern.MULTILINE);
     private static final Pattern CNPS = Pattern.compile("CNPs sent: (\\d+) +CNPs received: (\\d+)");
     private static final Pattern MARKED = Pattern.compile("ECN-marked \\(CE\\) packets received: (\\d+)");
+    private static final double BOTTLENECK_MBPS = 200 / 8.0;
     private static final Pattern RETRANSMITTED = Pattern.compile("retransmitted_pkts\\s+([\\d,]+)");
 
     private NetnsTopology topology;
@@ -53,13 +54,13 @@ class VethCongestionTest
     }
 
     @Test
-    void shouldMarkCongestionAndAnswerItWithCnpsOnARealPath() throws Exception
+    void shouldKeepTheSenderNearTheBottleneckWithCnpsFlowing() throws Exception
     {
         final List<String> common = List.of("-s", "65536", "-n", "1500", "--warmup", "0");
         final String[] withCc = runner.run("write-bw", concat(common, List.of("--cc", "dcqcn", "--cc-param", "g=1/256", "--cc-param",
-            "byteCounterBytes=10000000", "--cc-param", "rateIncreasePeriodNs=55000", "--cc-param",
-            "fastRecoveryThreshold=5", "--cc-param", "additiveIncreaseBitsPerSec=40000000", "--cc-param",
-            "hyperIncreaseBitsPerSec=200000000", "--cc-param", "lineRateBitsPerSec=10000000000")), "1", topology.ip4A);
+            "byteCounterBytes=10000000", "--cc-param", "rateIncreasePeriodNs=300000", "--cc-param",
+            "fastRecoveryThreshold=5", "--cc-param", "additiveIncreaseBitsPerSec=5000000", "--cc-param",
+            "hyperIncreaseBitsPerSec=20000000", "--cc-param", "lineRateBitsPerSec=1000000000")), "1", topology.ip4A);
         final String[] without = runner.run("write-bw", common, "1", topology.ip4A);
         final double bandwidth = number(BANDWIDTH, withCc[0], 1);
         final long cnpsReceived = (long)number(CNPS, withCc[0], 2);
@@ -72,9 +73,12 @@ class VethCongestionTest
         System.out.println("veth congestion: " + summary);
         assertTrue(marked > 0, "the hop marked packets CE and the receiver counted them: " + summary);
         assertTrue(cnpsSent > 0 && cnpsReceived > 0, "CNPs flowed: " + summary);
-        // Not asserted: that the rate settles near the bottleneck. It does not yet (BENCHMARKS.md): tbf's drops
-        // trigger go-back-N bursts that dominate, with DCQCN as without it.
-        assertTrue(bandwidth > 0 && bandwidthWithout > 0, summary);
+        // DCQCN keeps the sender near the bottleneck: a tenth of the retransmissions of the run without it (4 runs:
+        // 32-47 thousand against 392-408 thousand) at 0.62-0.68 of the bottleneck's rate (BENCHMARKS.md)
+        final long retransmittedWith = Long.parseLong(retransmitted(withCc[0]).replace(",", ""));
+        final long retransmittedWithout = Long.parseLong(retransmitted(without[0]).replace(",", ""));
+        assertTrue(retransmittedWith * 2 < retransmittedWithout, "DCQCN avoided most drops: " + summary);
+        assertTrue(bandwidth > 0.4 * BOTTLENECK_MBPS, "the rate stayed near the bottleneck: " + summary);
     }
 
     private static List<String> concat(final List<String> a, final List<String> b)
