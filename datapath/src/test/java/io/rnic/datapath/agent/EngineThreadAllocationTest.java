@@ -41,7 +41,7 @@ class EngineThreadAllocationTest
 {
     /** Long enough for C2 to compile the whole path, the FFM downcalls' method handles included. */
     private static final int WARMUP_WRITES = 200_000;
-    private static final int MEASURED_WRITES = 100_000;
+    static final int MEASURED_WRITES = 100_000;
     /**
      * Rounds measured until one stays under the limit: on a busy or throttled machine C2 may finish compiling the
      * path (and eliminating its temporary objects) only rounds after the warm-up; seen in CI-like background runs.
@@ -77,6 +77,14 @@ class EngineThreadAllocationTest
         final PacketPort portA, final PacketPort portB, final LocalPort localA, final LocalPort localB, final int ipA,
         final int ipB) throws Exception
     {
+        measure(portA, portB, localA, localB, ipA, ipB, LIMIT_BYTES);
+    }
+
+    /** @param limitBytes what the least round of {@link #MEASURED_WRITES} writes may allocate on the engine threads. */
+    static void measure(
+        final PacketPort portA, final PacketPort portB, final LocalPort localA, final LocalPort localB, final int ipA,
+        final int ipB, final long limitBytes) throws Exception
+    {
         final EndpointOptions options = EndpointOptions.defaults().withIdleStrategy("yield").withHoldRocePort(false);
         try (Arena arena = Arena.ofShared();
             Endpoint a = Endpoint.start(portA, localA, options);
@@ -107,7 +115,7 @@ class EngineThreadAllocationTest
             // in the interpreter for a while, where escape analysis does not apply) shows in one round only.
             final long[] rounds = new long[MEASURED_ROUNDS];
             long least = Long.MAX_VALUE;
-            for (int round = 0; round < MEASURED_ROUNDS && least >= LIMIT_BYTES; round++)
+            for (int round = 0; round < MEASURED_ROUNDS && least >= limitBytes; round++)
             {
                 final long before = allocated(engines);
                 run(qpA, cqA, wr, wc, MEASURED_WRITES);
@@ -115,8 +123,10 @@ class EngineThreadAllocationTest
                 least = Math.min(least, rounds[round]);
             }
             assertEquals(0, a.engineErrors() + b.engineErrors());
-            assertTrue(least < LIMIT_BYTES, "engine threads allocated " + java.util.Arrays.toString(rounds) +
-                " bytes in rounds of " + MEASURED_WRITES + " writes and their ACKs:\n" + a.countersReport());
+            assertTrue(least < limitBytes, "engine threads allocated " + java.util.Arrays.toString(rounds) +
+                " bytes in rounds of " + MEASURED_WRITES + " writes and their ACKs (requester side " +
+                allocated(new Thread[]{ engines[0] }) + ", responder side " + allocated(new Thread[]{ engines[1] }) +
+                " bytes in all):\n" + a.countersReport() + "responder side:\n" + b.countersReport());
         }
     }
 
