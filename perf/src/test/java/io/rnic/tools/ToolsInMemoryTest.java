@@ -56,39 +56,25 @@ class ToolsInMemoryTest
         {
             common.add("--imm");
         }
-        final List<String> server = new ArrayList<>(common);
-        server.addAll(List.of("-d", name + "-s"));
-        final List<String> client = new ArrayList<>(common);
-        client.addAll(List.of("-d", name + "-c", "127.0.0.1"));
-
-        final ExecutorService threads = Executors.newFixedThreadPool(2);
-        try
+        final Result[] results = runPair(kind, name, common);
+        final Result c = results[0];
+        final Result s = results[1];
+        if (System.getenv("RNIC_TEST_PRINT") != null)
         {
-            final Future<Result> serverRun = threads.submit(() -> run(kind, server));
-            final Future<Result> clientRun = threads.submit(() -> run(kind, client));
-            final Result c = clientRun.get(60, TimeUnit.SECONDS);
-            final Result s = serverRun.get(60, TimeUnit.SECONDS);
-            if (System.getenv("RNIC_TEST_PRINT") != null)
-            {
-                System.out.println("=== " + kind + " client:\n" + c.out + c.err + "=== server:\n" + s.out + s.err);
-            }
-            assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
-            assertEquals(0, s.status, "server:\n" + s.out + s.err);
-            assertTrue(c.out.contains("verify: OK") && s.out.contains("verify: OK"), c.out + s.out);
-            if (kind.isLatency())
-            {
-                assertTrue(c.out.contains(kind.isPingpong() ? "usec/iter" : "t_p99.9[usec]"), c.out);
-            }
-            else
-            {
-                assertTrue(c.out.contains("MsgRate[Mpps]"), c.out);
-            }
-            assertTrue(c.out.contains("port frames transmitted"), c.out);
+            System.out.println("=== " + kind + " client:\n" + c.out + c.err + "=== server:\n" + s.out + s.err);
         }
-        finally
+        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
+        assertEquals(0, s.status, "server:\n" + s.out + s.err);
+        assertTrue(c.out.contains("verify: OK") && s.out.contains("verify: OK"), c.out + s.out);
+        if (kind.isLatency())
         {
-            threads.shutdownNow();
+            assertTrue(c.out.contains(kind.isPingpong() ? "usec/iter" : "t_p99.9[usec]"), c.out);
         }
+        else
+        {
+            assertTrue(c.out.contains("MsgRate[Mpps]"), c.out);
+        }
+        assertTrue(c.out.contains("port frames transmitted"), c.out);
     }
 
     /**
@@ -109,6 +95,36 @@ class ToolsInMemoryTest
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
             "--idle", "yield", "--timeout-ms", "30000", "-s", "65536", "-n", "1000", "--warmup", "50", "-q", "2",
             "--cc", "dcqcn", "--cc-param", "lineRateBitsPerSec=500_000_000"));
+        final Result[] results = runPair(kind, name, common);
+        final Result c = results[0];
+        final Result s = results[1];
+        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
+        assertEquals(0, s.status, "server:\n" + s.out + s.err);
+        assertTrue(c.out.contains("congestion control: DCQCN") && c.out.contains("CNPs sent: 0"), c.out);
+        assertTrue(c.out.contains("final rate: 0.500 Gb/s"), c.out);
+        final Matcher bw = Pattern.compile("(?m)^ 65536\\s+\\d+\\s+\\S+\\s+\\S+\\s+(\\S+)$").matcher(c.out);
+        assertTrue(bw.find(), c.out);
+        final double gbps = Double.parseDouble(bw.group(1));
+        // payload under 2 x 0.5 Gb/s of frames (1 KB MTU here: headers and ICRC are 7 % of a frame). How far
+        // under depends on the machine: the bucket holds 8 KB (131 us at 0.5 Gb/s), and an engine thread that
+        // yields (--idle yield) and is descheduled for longer loses that credit (0.764 and 0.414 Gb/s measured
+        // on 2 shared cores)
+        assertTrue(gbps <= 1.0 && gbps > 0.2, "paced write bandwidth " + gbps + " Gb/s");
+        System.out.println("write-bw with --cc dcqcn at 0.5 Gb/s per QP, 2 QPs: " + gbps + " Gb/s");
+    }
+
+    private static LocalPort addressing(final long mac, final int host)
+    {
+        final LocalPort port = new LocalPort(mac).ethernetMtu(1500);
+        port.addGid(0xFE80_0000_0000_0000L, InterfaceAddresses.eui64(mac));
+        port.addIpv4(0x0A5A_0000 | host);
+        return port;
+    }
+
+    /** Server and client of one tool run side by side on two threads; returns {client, server}. */
+    private static Result[] runPair(final ToolKind kind, final String name, final List<String> common)
+        throws Exception
+    {
         final List<String> server = new ArrayList<>(common);
         server.addAll(List.of("-d", name + "-s"));
         final List<String> client = new ArrayList<>(common);
@@ -118,34 +134,12 @@ class ToolsInMemoryTest
         {
             final Future<Result> serverRun = threads.submit(() -> run(kind, server));
             final Future<Result> clientRun = threads.submit(() -> run(kind, client));
-            final Result c = clientRun.get(60, TimeUnit.SECONDS);
-            final Result s = serverRun.get(60, TimeUnit.SECONDS);
-            assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
-            assertEquals(0, s.status, "server:\n" + s.out + s.err);
-            assertTrue(c.out.contains("congestion control: DCQCN") && c.out.contains("CNPs sent: 0"), c.out);
-            assertTrue(c.out.contains("final rate: 0.500 Gb/s"), c.out);
-            final Matcher bw = Pattern.compile("(?m)^ 65536\\s+\\d+\\s+\\S+\\s+\\S+\\s+(\\S+)$").matcher(c.out);
-            assertTrue(bw.find(), c.out);
-            final double gbps = Double.parseDouble(bw.group(1));
-            // payload under 2 x 0.5 Gb/s of frames (1 KB MTU here: headers and ICRC are 7 % of a frame). How far
-            // under depends on the machine: the bucket holds 8 KB (131 us at 0.5 Gb/s), and an engine thread that
-            // yields (--idle yield) and is descheduled for longer loses that credit (0.764 and 0.414 Gb/s measured
-            // on 2 shared cores)
-            assertTrue(gbps <= 1.0 && gbps > 0.2, "paced write bandwidth " + gbps + " Gb/s");
-            System.out.println("write-bw with --cc dcqcn at 0.5 Gb/s per QP, 2 QPs: " + gbps + " Gb/s");
+            return new Result[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
         }
         finally
         {
             threads.shutdownNow();
         }
-    }
-
-    private static LocalPort addressing(final long mac, final int host)
-    {
-        final LocalPort port = new LocalPort(mac).ethernetMtu(1500);
-        port.addGid(0xFE80_0000_0000_0000L, InterfaceAddresses.eui64(mac));
-        port.addIpv4(0x0A5A_0000 | host);
-        return port;
     }
 
     private record Result(int status, String out, String err)
