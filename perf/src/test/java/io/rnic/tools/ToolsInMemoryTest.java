@@ -113,6 +113,36 @@ class ToolsInMemoryTest
         System.out.println("write-bw with --cc dcqcn at 0.5 Gb/s per QP, 2 QPs: " + gbps + " Gb/s");
     }
 
+    /**
+     * ib_write_lat has no closing barrier: the server used to leave as soon as the client's last write arrived, so a
+     * lost ACK of that write left the client retransmitting to a QP that was gone (RETRY_EXC_ERR, seen in CI on the
+     * lossy veth). The server's port here loses exactly that ACK once: the client must recover by retransmitting.
+     */
+    @Test
+    void shouldKeepTheWriteLatencyServerUntilTheClientHasItsLastAck() throws Exception
+    {
+        final ToolKind kind = ToolKind.WRITE_LAT;
+        final int iterations = 50;
+        final String name = "lastack-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final long macServer = 0x02_00_00_00_0E_01L;
+        final long macClient = 0x02_00_00_00_0E_02L;
+        final InMemoryPort[] ports = InMemoryPort.pair(macServer, macClient, 4096, 1 << 23);
+        final DropOnceTransmitPort lossyServer = new DropOnceTransmitPort(ports[0], msn -> msn == iterations);
+        Ports.registerInMemory(name + "-s", lossyServer, addressing(macServer, 1));
+        Ports.registerInMemory(name + "-c", ports[1], addressing(macClient, 2));
+        final int tcpPort = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
+            "--verify", "--idle", "yield", "--timeout-ms", "30000", "-s", "3000", "-n", String.valueOf(iterations),
+            "--warmup", "0"));
+        final Result[] results = runPair(kind, name, common);
+        final Result c = results[0];
+        final Result s = results[1];
+        assertTrue(lossyServer.dropped(), "the ACK of the last write (MSN " + iterations + ") was never sent");
+        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
+        assertEquals(0, s.status, "server:\n" + s.out + s.err);
+        assertTrue(c.out.matches("(?s).*retransmitted_pkts\\s+[1-9].*"), "the client retransmitted:\n" + c.out);
+    }
+
     private static LocalPort addressing(final long mac, final int host)
     {
         final LocalPort port = new LocalPort(mac).ethernetMtu(1500);
