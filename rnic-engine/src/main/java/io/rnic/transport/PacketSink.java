@@ -10,4 +10,13 @@ import org.agrona.DirectBuffer;
 public interface PacketSink
 {
     void send(DirectBuffer frame, int offset, int length);
+
+    /**
+     * Whether a frame sent now would be queued, not dropped for want of transmit space. The requester asks before
+     * each packet and, on false, leaves the rest of its work for a later duty cycle (a full port pushes back).
+     */
+    default boolean hasRoom()
+    {
+        return true;
+    }
 }

@@ -70,6 +70,11 @@ final class Requester
             {
                 break; // paced by DCQCN: this QP waits for its shaper, the others go on
             }
+            if (!tx.hasRoom())
+            {
+                counters.increment(TransportCounter.TX_QUEUE_FULL);
+                break; // the port's transmit queue is full: wait for it rather than lose the packet
+            }
             if (!sendPacket(qp, wqe, nowNs))
             {
                 break;

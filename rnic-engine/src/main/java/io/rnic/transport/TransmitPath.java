@@ -75,6 +75,12 @@ final class TransmitPath
         }
     }
 
+    /** Whether the sink has room for a frame now (a port's transmit queue may be full: then wait, do not drop). */
+    boolean hasRoom()
+    {
+        return claimed != null || sink.hasRoom();
+    }
+
     /** Length of the last frame sent: what the congestion control's shaper charges. */
     int lastFrameBytes()
     {

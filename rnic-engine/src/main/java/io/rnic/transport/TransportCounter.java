@@ -44,6 +44,8 @@ public enum TransportCounter
     LOCAL_PROTECTION_ERROR("local_protection_err"),
     LOCAL_LENGTH_ERROR("local_length_err"),
     FLUSHED_WORK_REQUESTS("flushed_wrs"),
+    /** Duty cycles in which a requester found the port's transmit queue full and waited (nothing is dropped). */
+    TX_QUEUE_FULL("tx_queue_full_waits"),
     /** CNPs for a QP with congestion control on: its rate was cut (mlx5's name). */
     CNP_RECEIVED("rp_cnp_handled"),
     /** CNPs for an unknown QP or one with congestion control off. */

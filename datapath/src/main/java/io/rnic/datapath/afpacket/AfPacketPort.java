@@ -275,6 +275,34 @@ public final class AfPacketPort implements PacketPort
         return true;
     }
 
+    /**
+     * The next TX ring slot is free (and the one after it when the held-back lone frame must move to the ring too).
+     * A slot stays SENDING until the kernel frees the frame's socket buffer, which may be much later than the kick:
+     * behind a queue further on (a rate-limited hop, a busy peer) the whole ring can be in flight. No room either
+     * while the kernel refuses kicks for want of send buffer.
+     */
+    @Override
+    public boolean canTransmit()
+    {
+        if (ringDirty)
+        {
+            // the last kick was refused (EAGAIN/ENOBUFS: the socket's send buffer is spent on frames still queued
+            // further on): the kernel pushes back until a flush gets through
+            return false;
+        }
+        if (txPending == 0 && directSingle)
+        {
+            return true;
+        }
+        return slotFree(txIndex) && (txPending != 1 || !directSingle || slotFree((txIndex + 1) & txMask));
+    }
+
+    private boolean slotFree(final int index)
+    {
+        final int status = tx.getIntVolatile(index * frameSize + (int)TP_STATUS_OFFSET);
+        return status != TP_STATUS_SEND_REQUEST && status != TP_STATUS_SENDING;
+    }
+
     /** Copies a frame into the next TX ring slot and marks it for the kernel; false when the ring stays full. */
     private boolean queueOnRing(final DirectBuffer buffer, final int offset, final int length)
     {
@@ -340,8 +368,13 @@ public final class AfPacketPort implements PacketPort
             ringDirty = true; // the frames stay SEND_REQUEST in the ring: the next flush kicks again
             return false;
         }
-        ringDirty = false;
-        return true;
+        // A kick that runs out of send buffer part way still succeeds (it reports the bytes it did send) and leaves
+        // the rest SEND_REQUEST. The kernel takes frames in ring order, so the last one queued tells: if the kernel
+        // has not taken it, the ring is still dirty — and a lone frame sent by plain sendto now would overtake the
+        // frames left in the ring (seen as reordering, NAKs and timeouts behind a slow hop).
+        final int last = (txIndex - 1) & txMask;
+        ringDirty = tx.getIntVolatile(last * frameSize + (int)TP_STATUS_OFFSET) == TP_STATUS_SEND_REQUEST;
+        return !ringDirty;
     }
 
     @Override

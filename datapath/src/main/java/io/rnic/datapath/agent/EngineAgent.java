@@ -324,6 +324,12 @@ public final class EngineAgent implements Agent
         }
 
         @Override
+        public boolean hasRoom()
+        {
+            return port.canTransmit();
+        }
+
+        @Override
         public UnsafeBuffer claimFrame()
         {
             return claimed = port.claimFrame();

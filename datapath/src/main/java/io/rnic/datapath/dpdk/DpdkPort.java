@@ -154,6 +154,13 @@ public final class DpdkPort implements PacketPort
         return enqueue(mbuf, length);
     }
 
+    /** Room in the ordered backlog (mbufs themselves run out only when every one is in a ring or a backlog). */
+    @Override
+    public boolean canTransmit()
+    {
+        return txCount < TX_BACKLOG;
+    }
+
     @Override
     public UnsafeBuffer claimFrame()
     {

@@ -6,6 +6,7 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RecordDescriptor;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 /**
@@ -89,6 +90,13 @@ public final class InMemoryPort implements PacketPort
         }
         framesTransmitted++;
         return true;
+    }
+
+    /** Room in the ring for one more frame of the largest size. */
+    @Override
+    public boolean canTransmit()
+    {
+        return outbound.capacity() - outbound.size() >= mtu + 18 + 2 * RecordDescriptor.HEADER_LENGTH;
     }
 
     @Override

@@ -30,6 +30,16 @@ public interface PacketPort extends AutoCloseable
     boolean transmit(DirectBuffer buffer, int offset, int length);
 
     /**
+     * Whether a frame given to {@link #transmit} (or claimed) now would be queued rather than dropped for want of
+     * transmit space: a NIC's send queue pushes back on the QPs instead of losing their packets. The engine asks
+     * before each request packet and leaves the rest for a later duty cycle. No system call; may be conservative.
+     */
+    default boolean canTransmit()
+    {
+        return true;
+    }
+
+    /**
      * Lends the port's own transmit memory for the next frame (a DPDK mbuf), so it is built in place: a buffer
      * from index 0 of at least {@link #mtu()} + 18 bytes, the same one until {@link #commitFrame}. Null when the
      * port does not lend memory (the default) or has none free now: build elsewhere and {@link #transmit} a copy.
