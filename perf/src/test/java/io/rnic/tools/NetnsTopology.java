@@ -136,39 +136,89 @@ final class NetnsTopology implements AutoCloseable
     }
 
     /**
-     * A congested bottleneck at the middle hop: each direction leaves through {@code tc tbf} at {@code rateMbit}
-     * (a short queue that drops the excess), and RoCEv2 IPv4 packets that are ECN-capable (ECT(0)) get marked CE
-     * by nftables when their direction's traffic exceeds {@code markAboveBytesPerSec} — a switch marking before its
-     * queue overflows. (This kernel has no RED or other marking qdisc.)
+     * A congested bottleneck at the middle hop, as a switch port with ECN: the hop becomes a bridge whose two ports
+     * leave through {@code tc tbf} at {@code rateMbit} with a queue of {@code queueBytes} (tail drop), and whose
+     * ECN-capable (ECT(0)) RoCEv2 IPv4 frames get marked CE once they arrive faster than {@code markPercent} of the
+     * bottleneck for longer than a burst of {@code markBurstFrames} frames: a phantom queue drained a little slower
+     * than the link, which marks before the real queue fills (HULL's idea; this kernel has no RED or other marking
+     * qdisc). The marker is iptables' hashlimit, a real token bucket (nftables' limit keeps a bucket of one second
+     * of its rate, so it marks nothing before a whole second of excess), reached through br_netfilter.
      *
+     * @param frameBytes the size of the data frames, to turn the marking rate into frames per second.
      * @return what was applied, for messages.
      */
-    String congest(final int rateMbit, final long markAboveBytesPerSec) throws IOException, InterruptedException
+    String congest(final int rateMbit, final int queueBytes, final int markPercent, final int markBurstFrames,
+        final int frameBytes) throws IOException, InterruptedException
     {
         if (nsHop == null)
         {
             throw new IllegalStateException("a bottleneck needs the topology with a middle hop");
         }
+        run("ip", "netns", "exec", nsHop, "nft", "delete", "table", "netdev", "rnic_hop");
+        run("ip", "-n", nsHop, "link", "add", "br0", "type", "bridge");
+        run("ip", "-n", nsHop, "link", "set", hopA, "master", "br0");
+        run("ip", "-n", nsHop, "link", "set", hopB, "master", "br0");
+        run("ip", "-n", nsHop, "link", "set", "br0", "up");
+        run("ip", "netns", "exec", nsHop, "sysctl", "-qw", "net.bridge.bridge-nf-call-iptables=1");
         for (final String iface : new String[]{ hopA, hopB })
         {
             run("ip", "netns", "exec", nsHop, "tc", "qdisc", "replace", "dev", iface, "root", "tbf", "rate",
-                rateMbit + "mbit", "burst", "32kb", "latency", "2ms");
+                rateMbit + "mbit", "burst", "32kb", "limit", String.valueOf(queueBytes));
         }
-        final String mark = "    meta protocol ip udp dport 4791 ip ecn ect0 limit rate over " +
-            markAboveBytesPerSec + " bytes/second ip ecn set ce counter\n";
-        hopRules(0, 0, mark);
-        return "tbf " + rateMbit + " Mbit/s at the middle hop, ECN CE marking above " + markAboveBytesPerSec / 1000 +
-            " kB/s";
+        final long markFramesPerSec = (long)rateMbit * 1_000_000 / 8 * markPercent / 100 / frameBytes;
+        run("ip", "netns", "exec", nsHop, "iptables", "-t", "mangle", "-A", "FORWARD", "-p", "udp", "--dport", "4791",
+            "-m", "ecn", "--ecn-ip-ect", "2", "-m", "hashlimit", "--hashlimit-above", markFramesPerSec + "/sec",
+            "--hashlimit-burst", String.valueOf(markBurstFrames), "--hashlimit-mode", "dstip", "--hashlimit-name",
+            "rnic", "-j", "TOS", "--set-tos", "0x03/0x03");
+        return "tbf " + rateMbit + " Mbit/s with a " + queueBytes / 1000 + " KB queue at the middle hop, ECN CE " +
+            "marking above " + markPercent + "% of it (" + markFramesPerSec + " frames/s) beyond " + markBurstFrames +
+            " frames";
+    }
+
+    /** Frames the hop's bottleneck dropped (both directions) and frames it marked CE, as the kernel counts them. */
+    long[] bottleneckCounters() throws IOException, InterruptedException
+    {
+        long dropped = 0;
+        for (final String iface : new String[]{ hopA, hopB })
+        {
+            final String stats = output("ip", "netns", "exec", nsHop, "tc", "-s", "qdisc", "show", "dev", iface);
+            final java.util.regex.Matcher m = java.util.regex.Pattern.compile("dropped (\\d+)").matcher(stats);
+            if (m.find())
+            {
+                dropped += Long.parseLong(m.group(1));
+            }
+        }
+        long marked = 0;
+        final String rules = output("ip", "netns", "exec", nsHop, "iptables", "-t", "mangle", "-L", "FORWARD", "-v",
+            "-x", "-n");
+        for (final String line : rules.split("\n"))
+        {
+            if (line.contains("TOS"))
+            {
+                marked += Long.parseLong(line.trim().split("\\s+")[0]);
+            }
+        }
+        return new long[]{ dropped, marked };
+    }
+
+    static boolean hasIptables()
+    {
+        return commandWorks("iptables", "--version");
+    }
+
+    private static String output(final String... command) throws IOException, InterruptedException
+    {
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0)
+        {
+            throw new IOException(String.join(" ", command) + " failed: " + output);
+        }
+        return output;
     }
 
     /** The hop forwards every frame to the other side, dropping and duplicating RoCEv2 frames at random. */
     private void hopRules(final double lossPercent, final double duplicatePercent)
-        throws IOException, InterruptedException
-    {
-        hopRules(lossPercent, duplicatePercent, "");
-    }
-
-    private void hopRules(final double lossPercent, final double duplicatePercent, final String extraRules)
         throws IOException, InterruptedException
     {
         final StringBuilder rules = new StringBuilder("flush ruleset\ntable netdev rnic_hop {\n");
@@ -187,7 +237,6 @@ final class NetnsTopology implements AutoCloseable
                     .append((int)(duplicatePercent * 100)).append(" counter dup to \"").append(direction[1])
                     .append("\"\n");
             }
-            rules.append(extraRules);
             rules.append("    fwd to \"").append(direction[1]).append("\"\n  }\n");
         }
         rules.append("}\n");
