@@ -1,8 +1,14 @@
 package io.rnic.transport;
 
+import io.rnic.wire.DethFlyweight;
 import io.rnic.wire.Ecn;
+import io.rnic.wire.EthernetFlyweight;
 import io.rnic.wire.FrameSpec;
+import io.rnic.wire.Ipv4Flyweight;
+import io.rnic.wire.Ipv6Flyweight;
 import io.rnic.wire.Opcode;
+import io.rnic.wire.RocePacket;
+import org.agrona.DirectBuffer;
 
 /**
  * The notification point's transmit side: builds a Congestion Notification Packet (annex A17.9.3, figure 6) to the
@@ -16,7 +22,14 @@ final class CnpSender
     private final TransmitPath tx;
     private final LocalPort port;
     private final TransportCounters counters;
+    /** What a UD CNP carries as hop limit / TTL: the packet's own path gives no better value. */
+    private static final int UD_CNP_HOP_LIMIT = 64;
+
     private final FrameSpec spec = new FrameSpec();
+    private final DethFlyweight deth = new DethFlyweight();
+    private final EthernetFlyweight ethernet = new EthernetFlyweight();
+    private final Ipv4Flyweight ipv4 = new Ipv4Flyweight();
+    private final Ipv6Flyweight ipv6 = new Ipv6Flyweight();
 
     CnpSender(final TransmitPath tx, final LocalPort port, final TransportCounters counters)
     {
@@ -31,6 +44,39 @@ final class CnpSender
         Addressing.apply(spec, qp.addressVector, port, qp.qpn, qp.destQpn, Ecn.NOT_ECT);
         spec.partitionKey(partitionKey)
             .bth(Opcode.CNP, qp.destQpn, 0)
+            .solicitedEvent(false)
+            .migrationRequest(false)
+            .ackRequest(false)
+            .fecnBecn(false, true);
+        tx.send(spec, 0);
+        counters.increment(TransportCounter.CNP_SENT);
+    }
+
+    /**
+     * A CNP from the UD QP {@code qp} back to whoever sent the marked datagram: a UD QP has no peer of its own, so
+     * the addresses are the packet's, swapped (its source MAC and IP, our address it was sent to), and DestQP is the
+     * DETH's source QP.
+     */
+    void sendToSource(final QpContext qp, final RocePacket packet, final DirectBuffer buffer)
+    {
+        final int sourceQp = deth.wrapAt(buffer, packet.headerOffset(Opcode.DETH)).sourceQp();
+        spec.ethernet(ethernet.wrapAt(buffer, packet.frameOffset()).sourceMac(), port.mac());
+        if (packet.isIpv6())
+        {
+            ipv6.wrapAt(buffer, packet.ipOffset());
+            spec.ipv6(ipv6.destinationHigh(), ipv6.destinationLow(), ipv6.sourceHigh(), ipv6.sourceLow());
+        }
+        else
+        {
+            ipv4.wrapAt(buffer, packet.ipOffset());
+            spec.ipv4(ipv4.destination(), ipv4.source());
+        }
+        spec.trafficClass(0, Ecn.NOT_ECT)
+            .hopLimit(UD_CNP_HOP_LIMIT)
+            .ecmpFlow(qp.qpn, sourceQp, 0)
+            .noVlan()
+            .partitionKey(packet.partitionKey())
+            .bth(Opcode.CNP, sourceQp, 0)
             .solicitedEvent(false)
             .migrationRequest(false)
             .ackRequest(false)

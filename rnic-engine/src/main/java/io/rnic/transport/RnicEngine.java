@@ -277,7 +277,7 @@ public final class RnicEngine
         }
         if (packet.ecn() == Ecn.CE)
         {
-            onCongestionExperienced(qp);
+            onCongestionExperienced(qp, buffer);
         }
         if (Opcode.has(opcode, Opcode.FLAG_REQUEST))
         {
@@ -304,17 +304,25 @@ public final class RnicEngine
     }
 
     /**
-     * Notification point: a valid packet for {@code qp} was marked CE on its way; the peer QP that sent it gets a
-     * CNP, at most one per interval. Only connected QPs answer (a UD peer's address would come from the packet).
+     * Notification point: a valid packet for {@code qp} was marked CE on its way; the QP that sent it gets a CNP, at
+     * most one per interval per local QP. A connected QP answers its peer; a UD QP answers the datagram's source (its
+     * addresses and the DETH's source QP), whoever that is.
      */
-    private void onCongestionExperienced(final QpContext qp)
+    private void onCongestionExperienced(final QpContext qp, final DirectBuffer buffer)
     {
         counters.increment(TransportCounter.ECN_MARKED_RECEIVED);
         final QpCongestion congestion = qp.congestion;
-        if (congestion != null && qp.type != QpType.UD && congestion.onCeMarked(nowNs))
+        if (congestion != null && congestion.onCeMarked(nowNs))
         {
             final QpState state = qp.state;
-            if (state != QpState.RESET && state != QpState.INIT)
+            if (qp.type == QpType.UD)
+            {
+                if (state == QpState.RTR || state == QpState.RTS || state == QpState.SQD)
+                {
+                    cnpSender.sendToSource(qp, packet, buffer);
+                }
+            }
+            else if (state != QpState.RESET && state != QpState.INIT)
             {
                 cnpSender.send(qp, packet.partitionKey());
             }

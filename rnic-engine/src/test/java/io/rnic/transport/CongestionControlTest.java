@@ -5,6 +5,7 @@ import io.rnic.sim.EcnMarking;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QpType;
 import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WrOpcode;
@@ -12,9 +13,11 @@ import io.rnic.wire.BthFlyweight;
 import io.rnic.wire.CnpFlyweight;
 import io.rnic.wire.DropReason;
 import io.rnic.wire.Ecn;
+import io.rnic.wire.EthernetFlyweight;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.InboundValidator;
 import io.rnic.wire.Ipv4Flyweight;
+import io.rnic.wire.Ipv6Flyweight;
 import io.rnic.wire.Opcode;
 import io.rnic.wire.PacketBuilder;
 import io.rnic.wire.RocePacket;
@@ -126,6 +129,69 @@ class CongestionControlTest
             "every CNP reached A's reaction point");
         assertEquals(0, a.get(TransportCounter.CNP_IGNORED));
         assertEquals(LINE_RATE_BITS_PER_SEC, first[0].qp.rateBitsPerSec(), "min rate = line rate: no cut");
+    }
+
+    /**
+     * A UD QP has no peer: its CNP goes back to the marked datagram's source — the packet's MAC and IP swapped,
+     * DestQP the DETH's source QP — and cuts the sending UD QP's rate, over IPv4 and IPv6.
+     */
+    @Test
+    void shouldAnswerCeMarkedUdDatagramsWithACnpToTheirSource()
+    {
+        for (final boolean ipv6 : new boolean[]{ false, true })
+        {
+            final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions().ceMark(1.0), new LinkConditions(), 7);
+            fabric.a().congestionControl(TEN_GIG);
+            fabric.b().congestionControl(TEN_GIG);
+            final Connection[] pair = Connection.pair(fabric, arena, QpType.UD, 8192, PathMtu.MTU_1024, 0);
+            final List<Sent> fromB = tap(fabric, fabric.b().engine(), fabric.bToA());
+            final SendWorkRequest send = new SendWorkRequest();
+            send.opcode = WrOpcode.SEND;
+            send.sgl.add(pair[0].mr.address(), 1000, pair[0].mr.lKey());
+            send.udRemoteQpn = pair[1].qp.qpn();
+            send.udRemoteQkey = 0x11111111;
+            if (ipv6)
+            {
+                send.udAddress.destinationGid(0xFD00_0000_0000_0000L, 0xB).sourceGidIndex(1)
+                    .destinationMac(TwoNodeFabric.MAC_B);
+            }
+            else
+            {
+                send.udAddress.destinationIpv4(TwoNodeFabric.IP_B).sourceGidIndex(0).destinationMac(TwoNodeFabric.MAC_B);
+            }
+            for (int i = 0; i < 4; i++)
+            {
+                assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(send));
+            }
+            final TransportCounters b = fabric.b().engine().counters();
+            assertTrue(fabric.runUntil(() -> b.get(TransportCounter.ECN_MARKED_RECEIVED) == 4, 10_000_000),
+                "every datagram arrived marked");
+            runUntilQuiet(fabric);
+            assertEquals(1, b.get(TransportCounter.CNP_SENT), "one CNP: the others fall in the same interval");
+            final List<Sent> cnps = fromB.stream().filter(sent -> sent.packet.opcode() == Opcode.CNP).toList();
+            assertEquals(1, cnps.size());
+            final Sent cnp = cnps.get(0);
+            assertEquals(pair[0].qp.qpn(), cnp.packet.destinationQp(), "DestQP = the datagram's source QP");
+            assertEquals(TwoNodeFabric.MAC_A, new EthernetFlyweight().wrapAt(cnp.frame, 0).destinationMac());
+            assertEquals(TwoNodeFabric.MAC_B, new EthernetFlyweight().wrapAt(cnp.frame, 0).sourceMac());
+            assertEquals(ipv6, cnp.packet.isIpv6());
+            if (ipv6)
+            {
+                final Ipv6Flyweight ip = new Ipv6Flyweight().wrapAt(cnp.frame, cnp.packet.ipOffset());
+                assertEquals(0xA, ip.destinationLow());
+                assertEquals(0xB, ip.sourceLow());
+            }
+            else
+            {
+                final Ipv4Flyweight ip = new Ipv4Flyweight().wrapAt(cnp.frame, cnp.packet.ipOffset());
+                assertEquals(TwoNodeFabric.IP_A, ip.destination());
+                assertEquals(TwoNodeFabric.IP_B, ip.source());
+            }
+            assertEquals(Ecn.NOT_ECT, cnp.packet.ecn());
+            assertTrue(new BthFlyweight().wrapAt(cnp.frame, cnp.packet.bthOffset()).becn());
+            assertEquals(1, fabric.a().engine().counters().get(TransportCounter.CNP_RECEIVED));
+            assertEquals(LINE_RATE_BITS_PER_SEC / 2, pair[0].qp.rateBitsPerSec(), "the UD QP's rate was cut");
+        }
     }
 
     private static void assertCnpFields(final Sent sent, final int senderQpn)
