@@ -121,6 +121,8 @@ public final class QpContext
     long writeRemaining;
     boolean ucDroppingMessage;
     final ReplayCache replay = new ReplayCache(REPLAY_ENTRIES);
+    /** READ responses and atomic acknowledgements owed, in PSN order (the responder sends them as room allows). */
+    final ResponseQueue responses = new ResponseQueue(REPLAY_ENTRIES);
 
     public QpContext(
         final int qpn,
@@ -243,5 +245,6 @@ public final class QpContext
         ucDroppingMessage = false;
         msn = 0;
         replay.clear();
+        responses.clear();
     }
 }

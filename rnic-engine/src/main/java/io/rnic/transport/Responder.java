@@ -1,5 +1,6 @@
 package io.rnic.transport;
 
+import io.rnic.cc.QpCongestion;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
@@ -46,6 +47,8 @@ final class Responder
     private final IethFlyweight ieth = new IethFlyweight();
     private final DethFlyweight deth = new DethFlyweight();
     private QpContext[] pendingAcks = new QpContext[16];
+    /** The engine's clock as of the request being handled: what the QP's shaper is asked with. */
+    private long nowNs;
     private int pendingAckCount;
 
     Responder(
@@ -58,8 +61,9 @@ final class Responder
         this.counters = counters;
     }
 
-    void onRequest(final QpContext qp, final RocePacket packet, final DirectBuffer buffer)
+    void onRequest(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final long nowNs)
     {
+        this.nowNs = nowNs;
         final QpState state = qp.state;
         if (state == QpState.RESET || state == QpState.INIT || state == QpState.ERR)
         {
@@ -83,7 +87,9 @@ final class Responder
         if (distance > 0)
         {
             counters.increment(TransportCounter.OUT_OF_SEQUENCE);
-            if (!qp.nakSent)
+            // while READ responses are still queued a sequence NAK would overtake them and make the requester
+            // resend those READs too: the next packet out of sequence after them asks instead
+            if (!qp.nakSent && qp.responses.isEmpty())
             {
                 qp.nakSent = true;
                 counters.increment(TransportCounter.SEQ_NAK_SENT);
@@ -160,21 +166,24 @@ final class Responder
             final long address = reth.virtualAddress();
             final int rKey = (int)reth.rKey();
             final long length = reth.dmaLength();
-            final MemoryRegion region = length == 0 ? null :
-                regions.checkRemote(rKey, qp.pd, address, length, AccessFlags.REMOTE_READ);
-            if (length != 0 && region == null)
+            if (length != 0 && regions.checkRemote(rKey, qp.pd, address, length, AccessFlags.REMOTE_READ) == null)
             {
                 return;
             }
-            sendReadResponses(qp, psn, region, address, length, qp.replay.msn(entry));
+            if (!qp.responses.isFull())
+            {
+                final int packets = (int)Math.max(1, (length + qp.mtuBytes - 1) / qp.mtuBytes);
+                queueRead(qp, psn, packets, rKey, address, length, qp.replay.msn(entry));
+            }
             return;
         }
         if (Opcode.has(opcode, Opcode.FLAG_ATOMIC))
         {
             final int entry = qp.replay.find(psn);
-            if (entry >= 0 && qp.replay.kind(entry) == ReplayCache.KIND_ATOMIC && qp.replay.firstPsn(entry) == psn)
+            if (entry >= 0 && qp.replay.kind(entry) == ReplayCache.KIND_ATOMIC && qp.replay.firstPsn(entry) == psn &&
+                !qp.responses.isFull())
             {
-                sendAtomicAcknowledge(qp, psn, qp.replay.atomicOriginal(entry), qp.replay.msn(entry));
+                queueAtomic(qp, psn, qp.replay.atomicOriginal(entry), qp.replay.msn(entry));
             }
             return;
         }
@@ -187,6 +196,12 @@ final class Responder
 
     private void read(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn)
     {
+        if (qp.responses.isFull())
+        {
+            // more READs/atomics outstanding than we announced: not executed, as if lost (the requester resends)
+            counters.increment(TransportCounter.RESPONSE_QUEUE_FULL);
+            return;
+        }
         reth.wrapAt(buffer, packet.headerOffset(Opcode.RETH));
         final long address = reth.virtualAddress();
         final int rKey = (int)reth.rKey();
@@ -203,34 +218,123 @@ final class Responder
         qp.replay.recordRead(psn, packets, address, rKey, length, qp.msn);
         qp.lastRequestOpcode = -1;
         qp.ePsn = Psn.add(psn, packets);
-        sendReadResponses(qp, psn, region, address, length, qp.msn);
+        queueRead(qp, psn, packets, rKey, address, length, qp.msn);
     }
 
-    private void sendReadResponses(
-        final QpContext qp, final int firstPsn, final MemoryRegion region, final long address, final long length,
-        final int msn)
+    /** Queues a READ's responses behind any still owed, and sends what the port and the shaper allow now. */
+    private void queueRead(
+        final QpContext qp, final int firstPsn, final int packets, final int rKey, final long address,
+        final long length, final int msn)
     {
-        flushAcknowledge(qp);
-        final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);
-        final int mtu = qp.mtuBytes;
-        final int packets = (int)Math.max(1, (length + mtu - 1) / mtu);
-        long offset = 0;
-        for (int i = 0; i < packets; i++)
+        beforeQueueing(qp, firstPsn);
+        qp.responses.addRead(firstPsn, packets, rKey, address, length, msn);
+        sendResponses(qp, nowNs, RnicEngine.SEND_BUDGET_PER_QP);
+    }
+
+    private void queueAtomic(final QpContext qp, final int psn, final long original, final int msn)
+    {
+        beforeQueueing(qp, psn);
+        qp.responses.addAtomic(psn, original, msn);
+        sendResponses(qp, nowNs, RnicEngine.SEND_BUDGET_PER_QP);
+    }
+
+    /**
+     * Responses go in PSN order: with nothing queued, a deferred ACK for earlier requests goes first; behind queued
+     * responses, one for earlier PSNs is implied by the response being queued (its AETH acknowledges them).
+     */
+    private void beforeQueueing(final QpContext qp, final int firstPsn)
+    {
+        if (qp.responses.isEmpty())
         {
-            final UnsafeBuffer out = tx.buffer();
-            final int operation = packets == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : i == 0 ?
-                Opcode.RC_RDMA_READ_RESPONSE_FIRST : i == packets - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST :
-                Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
-            final int payload = (int)Math.min(mtu, length - offset);
-            spec.opcode(operation).psn(Psn.add(firstPsn, i))
-                .aeth(AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID), msn);
-            if (payload > 0)
-            {
-                out.putBytes(tx.payloadOffset(spec), region.buffer(), (int)(region.offsetOf(address) + offset), payload);
-            }
-            tx.send(spec, payload);
-            offset += payload;
+            flushAcknowledge(qp);
         }
+        else if (qp.ackPending && Psn.isBefore(qp.ackPendingPsn, firstPsn))
+        {
+            qp.ackPending = false;
+        }
+    }
+
+    /**
+     * Sends up to {@code budget} packets of the responses the QP owes, while the port has room and the QP's shaper
+     * allows (DCQCN paces a QP's READ responses like its requests); then the ACK that waited behind them. Called
+     * when a response is queued and by the engine's duty cycle. Returns the packets sent.
+     */
+    int sendResponses(final QpContext qp, final long nowNs, final int budget)
+    {
+        final ResponseQueue queue = qp.responses;
+        int sent = 0;
+        while (sent < budget && !queue.isEmpty())
+        {
+            final QpState state = qp.state;
+            if (state != QpState.RTR && state != QpState.RTS && state != QpState.SQD && state != QpState.SQE)
+            {
+                queue.clear(); // an errored QP answers nothing more
+                return sent;
+            }
+            final QpCongestion congestion = qp.congestion;
+            if (congestion != null && !congestion.mayTransmit(nowNs))
+            {
+                break;
+            }
+            if (!tx.hasRoom())
+            {
+                counters.increment(TransportCounter.TX_QUEUE_FULL);
+                break;
+            }
+            if (queue.headKind() == ResponseQueue.KIND_ATOMIC)
+            {
+                sendAtomicAcknowledge(qp, queue.headFirstPsn(), queue.headAtomicOriginal(), queue.headMsn());
+                queue.removeHead();
+            }
+            else if (!sendReadResponse(qp, queue))
+            {
+                continue; // its memory is gone: dropped, the requester will ask again
+            }
+            if (congestion != null)
+            {
+                congestion.onTransmitted(tx.lastFrameBytes(), nowNs);
+            }
+            sent++;
+        }
+        if (queue.isEmpty())
+        {
+            flushAcknowledge(qp);
+        }
+        return sent;
+    }
+
+    /** The next packet of the READ at the head of the queue; false (and the READ dropped) if its region is gone. */
+    private boolean sendReadResponse(final QpContext qp, final ResponseQueue queue)
+    {
+        final int mtu = qp.mtuBytes;
+        final int packets = queue.headPacketCount();
+        final int i = queue.headPacketsSent();
+        final long length = queue.headLength();
+        final long offset = (long)i * mtu;
+        final int payload = (int)Math.min(mtu, length - offset);
+        final long address = queue.headAddress() + offset;
+        MemoryRegion region = null;
+        if (payload > 0 && (region = regions.checkRemote(queue.headRKey(), qp.pd, address, payload,
+            AccessFlags.REMOTE_READ)) == null)
+        {
+            counters.increment(TransportCounter.READ_REGION_GONE);
+            queue.removeHead();
+            return false;
+        }
+        final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);
+        final UnsafeBuffer out = tx.buffer();
+        final int operation = packets == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : i == 0 ?
+            Opcode.RC_RDMA_READ_RESPONSE_FIRST : i == packets - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST :
+            Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+        spec.opcode(operation).psn(Psn.add(queue.headFirstPsn(), i))
+            .aeth(AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID), queue.headMsn());
+        if (payload > 0)
+        {
+            out.putBytes(tx.payloadOffset(spec), region.buffer(), (int)region.offsetOf(address), payload);
+        }
+        tx.send(spec, payload);
+        queue.headPacketSent();
+        return true;
     }
 
     private void atomic(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn)
@@ -252,6 +356,11 @@ final class Responder
         final UnsafeBuffer memory = region.buffer();
         final int index = (int)region.offsetOf(address);
         final long original;
+        if (qp.responses.isFull())
+        {
+            counters.increment(TransportCounter.RESPONSE_QUEUE_FULL);
+            return; // not executed, as if lost (the requester resends)
+        }
         if (packet.opcode() == Opcode.RC_COMPARE_SWAP)
         {
             final long compare = atomicEth.compare();
@@ -272,7 +381,7 @@ final class Responder
         qp.replay.recordAtomic(psn, original, qp.msn);
         qp.lastRequestOpcode = -1;
         qp.ePsn = Psn.next(psn);
-        sendAtomicAcknowledge(qp, psn, original, qp.msn);
+        queueAtomic(qp, psn, original, qp.msn);
     }
 
     // ------------------------------------------------------------------------------------------------ SEND / WRITE
@@ -472,7 +581,7 @@ final class Responder
 
     private void flushAcknowledge(final QpContext qp)
     {
-        if (qp.ackPending)
+        if (qp.ackPending && qp.responses.isEmpty()) // behind queued responses it waits for them (sendResponses)
         {
             qp.ackPending = false;
             final QpState state = qp.state;
@@ -499,7 +608,6 @@ final class Responder
 
     private void sendAtomicAcknowledge(final QpContext qp, final int psn, final long original, final int msn)
     {
-        flushAcknowledge(qp);
         final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);
         spec.opcode(Opcode.RC_ATOMIC_ACKNOWLEDGE).psn(psn)
             .aeth(AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID), msn)

@@ -172,8 +172,16 @@ public final class RnicEngine
             {
                 work += completions.flush(qp);
             }
-            else if (state == QpState.RTS || state == QpState.SQD)
+            else
             {
+                if (!qp.responses.isEmpty())
+                {
+                    work += responder.sendResponses(qp, nowNs, SEND_BUDGET_PER_QP);
+                }
+                if (state != QpState.RTS && state != QpState.SQD)
+                {
+                    continue;
+                }
                 final int sent = requester.process(qp, nowNs, SEND_BUDGET_PER_QP);
                 if (sent > 0 && qp.type == QpType.RC)
                 {
@@ -281,7 +289,7 @@ public final class RnicEngine
         }
         if (Opcode.has(opcode, Opcode.FLAG_REQUEST))
         {
-            responder.onRequest(qp, packet, buffer);
+            responder.onRequest(qp, packet, buffer, nowNs);
         }
         else
         {

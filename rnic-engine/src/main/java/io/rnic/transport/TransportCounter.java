@@ -46,6 +46,10 @@ public enum TransportCounter
     FLUSHED_WORK_REQUESTS("flushed_wrs"),
     /** Duty cycles in which a requester found the port's transmit queue full and waited (nothing is dropped). */
     TX_QUEUE_FULL("tx_queue_full_waits"),
+    /** READ/atomic requests beyond the responses the responder can owe at once: not executed (as if lost). */
+    RESPONSE_QUEUE_FULL("resp_queue_full_drops"),
+    /** READ responses abandoned because their memory region was deregistered while they waited to be sent. */
+    READ_REGION_GONE("read_region_gone"),
     /** CNPs for a QP with congestion control on: its rate was cut (mlx5's name). */
     CNP_RECEIVED("rp_cnp_handled"),
     /** CNPs for an unknown QP or one with congestion control off. */

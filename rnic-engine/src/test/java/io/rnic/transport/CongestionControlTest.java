@@ -297,6 +297,64 @@ class CongestionControlTest
         runUntilQuiet(fabric);
     }
 
+    /** DCQCN paces all of a QP's data: the READ responses its responder sends follow the rate a CNP cut. */
+    @Test
+    void shouldPaceReadResponsesAtTheRespondersRate()
+    {
+        final DcqcnParameters noRecovery = TEN_GIG
+            .with(DcqcnParameters.RATE_INCREASE_PERIOD_NS_PARAM_NAME, "10000000000")
+            .with(DcqcnParameters.BYTE_COUNTER_BYTES_PARAM_NAME, "0");
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 17);
+        fabric.b().congestionControl(noRecovery);
+        final Connection[] pair = Connection.rcPair(fabric, arena, 1 << 22, PathMtu.MTU_4096);
+        final QueuePair responder = pair[1].qp;
+
+        final double lineRate = measureReadResponseRate(fabric, pair, 1_000_000);
+        assertEquals(LINE_RATE_BITS_PER_SEC, lineRate, LINE_RATE_BITS_PER_SEC * 0.02, "line rate before any CNP");
+
+        final FrameSpec spec = new FrameSpec()
+            .ethernet(TwoNodeFabric.MAC_B, TwoNodeFabric.MAC_A)
+            .ipv4(TwoNodeFabric.IP_A, TwoNodeFabric.IP_B)
+            .bth(Opcode.CNP, responder.qpn(), 0)
+            .fecnBecn(false, true);
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[256]);
+        fabric.b().engine().onFrame(frame, 0, new PacketBuilder().buildAroundPayload(frame, 0, spec, 0));
+        assertEquals(LINE_RATE_BITS_PER_SEC / 2, responder.rateBitsPerSec(), "the responder's QP was cut");
+        final double halved = measureReadResponseRate(fabric, pair, 1_000_000);
+        assertEquals(LINE_RATE_BITS_PER_SEC / 2.0, halved, LINE_RATE_BITS_PER_SEC * 0.01,
+            "its READ responses leave at the cut rate");
+        runUntilQuiet(fabric);
+    }
+
+    /** A keeps eight 64 KB READs outstanding for {@code durationNs}; returns the bits/s B's engine sent. */
+    private static double measureReadResponseRate(
+        final TwoNodeFabric fabric, final Connection[] pair, final long durationNs)
+    {
+        final TransportCounters counters = fabric.b().engine().counters();
+        final long bytesBefore = counters.get(TransportCounter.BYTES_SENT);
+        final long startNs = fabric.clock().nanoTime();
+        final SendWorkRequest wr = new SendWorkRequest();
+        int outstanding = 0;
+        final long endNs = startNs + durationNs;
+        while (fabric.clock().nanoTime() < endNs)
+        {
+            outstanding -= pair[0].sendCq.poll(pair[0].completions, pair[0].completions.length);
+            while (outstanding < 8)
+            {
+                wr.reset();
+                wr.opcode = WrOpcode.RDMA_READ;
+                wr.sgl.add(pair[0].mr.address(), 65536, pair[0].mr.lKey());
+                wr.remoteAddress = pair[1].mr.address();
+                wr.rKey = pair[1].mr.rKey();
+                assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(wr));
+                outstanding++;
+            }
+            fabric.step();
+        }
+        final long elapsedNs = fabric.clock().nanoTime() - startNs;
+        return (counters.get(TransportCounter.BYTES_SENT) - bytesBefore) * 8e9 / elapsedNs;
+    }
+
     @Test
     void shouldRecoverTowardsLineRateWithoutCnps()
     {

@@ -1,0 +1,167 @@
+package io.rnic.transport;
+
+import io.rnic.sim.LinkConditions;
+import io.rnic.sim.TwoNodeFabric;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QueuePair;
+import io.rnic.verbs.SendFlags;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
+import io.rnic.wire.Opcode;
+import org.agrona.DirectBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The responder's side of a full port: READ responses and atomic acknowledgements wait for transmit room instead of
+ * being lost, leave in PSN order across duty cycles, and what follows them (the ACK of a later WRITE, the next
+ * READ) waits behind them.
+ */
+class ResponderBackpressureTest
+{
+    private final Arena arena = Arena.ofShared();
+
+    @AfterEach
+    void close()
+    {
+        arena.close();
+    }
+
+    /** B's transmit path: room for {@code credits} frames per duty cycle, as a small NIC queue drained each cycle. */
+    private static final class RoomLimitedSink implements PacketSink
+    {
+        private final PacketSink link;
+        int credits;
+        int responsesBeyondRoom;
+        final List<Integer> responsePsns = new ArrayList<>();
+
+        RoomLimitedSink(final PacketSink link)
+        {
+            this.link = link;
+        }
+
+        @Override
+        public boolean hasRoom()
+        {
+            return credits > 0;
+        }
+
+        @Override
+        public void send(final DirectBuffer frame, final int offset, final int length)
+        {
+            final int bth = offset + 14 + 20 + 8;
+            final int opcode = frame.getByte(bth) & 0xFF;
+            if (opcode != Opcode.RC_ACKNOWLEDGE)
+            {
+                if (credits <= 0)
+                {
+                    responsesBeyondRoom++;
+                }
+                responsePsns.add(((frame.getByte(bth + 9) & 0xFF) << 16) | ((frame.getByte(bth + 10) & 0xFF) << 8) |
+                    (frame.getByte(bth + 11) & 0xFF));
+            }
+            credits--;
+            link.send(frame, offset, length);
+        }
+    }
+
+    private record Done(long wrId, WcStatus status)
+    {
+    }
+
+    @Test
+    void shouldWaitForTransmitRoomAndAnswerInPsnOrder()
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 3);
+        final Connection[] pair = Connection.rcPair(fabric, arena, 1 << 20, PathMtu.MTU_1024);
+        final RoomLimitedSink sink = new RoomLimitedSink(fabric.bToA());
+        fabric.b().engine().sink(sink);
+        RcOperationsTest.fill(pair[1], 0, 65536, 11);
+        RcOperationsTest.fill(pair[1], 300_000, 5000, 12);
+        RcOperationsTest.fill(pair[0], 400_000, 1000, 13);
+        pair[1].memory.set(ValueLayout.JAVA_LONG, 500_000, 40L);
+
+        final SendWorkRequest read = new SendWorkRequest();
+        read.wrId = 1;
+        read.opcode = WrOpcode.RDMA_READ;
+        read.sgl.add(pair[0].mr.address(), 65536, pair[0].mr.lKey());
+        read.remoteAddress = pair[1].mr.address();
+        read.rKey = pair[1].mr.rKey();
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(read));
+        final SendWorkRequest write = new SendWorkRequest();
+        write.wrId = 2;
+        write.opcode = WrOpcode.RDMA_WRITE;
+        write.sendFlags = SendFlags.SIGNALED;
+        write.sgl.add(pair[0].mr.address() + 400_000, 1000, pair[0].mr.lKey());
+        write.remoteAddress = pair[1].mr.address() + 400_000;
+        write.rKey = pair[1].mr.rKey();
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(write));
+        final SendWorkRequest add = new SendWorkRequest();
+        add.wrId = 3;
+        add.opcode = WrOpcode.ATOMIC_FETCH_AND_ADD;
+        add.compareAdd = 2;
+        add.sgl.add(pair[0].mr.address() + 200_000, 8, pair[0].mr.lKey());
+        add.remoteAddress = pair[1].mr.address() + 500_000;
+        add.rKey = pair[1].mr.rKey();
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(add));
+        final SendWorkRequest second = new SendWorkRequest();
+        second.wrId = 4;
+        second.opcode = WrOpcode.RDMA_READ;
+        second.sgl.add(pair[0].mr.address() + 300_000, 5000, pair[0].mr.lKey());
+        second.remoteAddress = pair[1].mr.address() + 300_000;
+        second.rKey = pair[1].mr.rKey();
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(second));
+
+        final List<Done> completed = new ArrayList<>();
+        final long deadlineNs = fabric.clock().nanoTime() + 1_000_000_000L;
+        while (completed.size() < 4 && fabric.clock().nanoTime() < deadlineNs)
+        {
+            sink.credits = 3;
+            fabric.step();
+            final int n = pair[0].sendCq.poll(pair[0].completions, pair[0].completions.length);
+            for (int i = 0; i < n; i++)
+            {
+                final WorkCompletion wc = pair[0].completions[i];
+                completed.add(new Done(wc.wrId(), wc.status()));
+            }
+        }
+
+        assertEquals(4, completed.size(), "every work request completed");
+        for (int i = 0; i < 4; i++)
+        {
+            assertEquals(WcStatus.SUCCESS, completed.get(i).status(), "wr " + completed.get(i).wrId());
+            assertEquals(i + 1, completed.get(i).wrId(), "completions in order");
+        }
+        RcOperationsTest.assertBytes(pair[0], 0, 65536, 11);
+        RcOperationsTest.assertBytes(pair[0], 300_000, 5000, 12);
+        RcOperationsTest.assertBytes(pair[1], 400_000, 1000, 13);
+        assertEquals(40L, pair[0].memory.get(ValueLayout.JAVA_LONG, 200_000), "the atomic's original value");
+        assertEquals(42L, pair[1].memory.get(ValueLayout.JAVA_LONG, 500_000));
+
+        assertEquals(0, sink.responsesBeyondRoom, "no response was pushed into a full port");
+        assertEquals(64 + 1 + 5, sink.responsePsns.size(), "64 + 5 READ responses and one atomic ACK, each once");
+        for (int i = 1; i < sink.responsePsns.size(); i++)
+        {
+            final int previous = sink.responsePsns.get(i - 1);
+            final int psn = sink.responsePsns.get(i);
+            assertTrue(psn == Psn.next(previous) || psn == Psn.add(previous, 2),
+                "responses in PSN order (the WRITE's PSN between them has no response of its own): " + previous +
+                " then " + psn);
+        }
+        final TransportCounters b = fabric.b().engine().counters();
+        final TransportCounters a = fabric.a().engine().counters();
+        assertTrue(b.get(TransportCounter.TX_QUEUE_FULL) > 0, "the responder waited for room");
+        assertEquals(0, a.get(TransportCounter.RETRANSMITTED_PACKETS), "nothing was lost, nothing resent");
+        assertEquals(0, a.get(TransportCounter.LOCAL_ACK_TIMEOUT));
+    }
+}
