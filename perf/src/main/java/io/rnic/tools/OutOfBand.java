@@ -28,6 +28,16 @@ interface OutOfBand extends AutoCloseable
      */
     BandwidthReport finish(BandwidthReport mine) throws IOException;
 
+    /**
+     * Whether {@link #finish} waits for the peer to be done with the QPs. Without that barrier (rdma-core's
+     * pingpongs, perftest's ib_write_lat) the side that received last may leave while the peer still waits for the
+     * ACK of its last message.
+     */
+    default boolean hasClosingBarrier()
+    {
+        return true;
+    }
+
     /** Whether the peer is another rnic tool (it then runs the same warm-up); false for the real tools. */
     default boolean peerIsRnic()
     {

@@ -170,6 +170,12 @@ final class PerftestOutOfBand implements OutOfBand
     }
 
     @Override
+    public boolean hasClosingBarrier()
+    {
+        return script.closeConnection() || peerIsRnic;
+    }
+
+    @Override
     public int pathMtu(final int ours)
     {
         return Math.min(ours, 128 << peerMtuEnum);

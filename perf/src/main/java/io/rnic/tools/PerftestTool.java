@@ -6,6 +6,7 @@ import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.EndpointOptions;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.transport.LocalPort;
+import io.rnic.transport.TransportCounter;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.ConnectParameters;
@@ -44,6 +45,8 @@ public final class PerftestTool
     private LocalQp[] activeQps = new LocalQp[0];
     /** How long a DPDK endpoint keeps its device after it stopped polling, for the peer to stop polling too. */
     private static final long LINGER_MS = 500;
+    /** How long nothing may arrive before a tool without a closing barrier leaves (see answerLateRetransmissions). */
+    static final long QUIET_BEFORE_LEAVING_MS = 150;
 
     private final ToolOptions options;
     private final PrintStream out;
@@ -212,6 +215,10 @@ public final class PerftestTool
                 printTransportState(endpoint);
                 throw ex;
             }
+            if (!oob.hasClosingBarrier())
+            {
+                answerLateRetransmissions(endpoint);
+            }
             if (endpoint.port() instanceof DpdkPort)
             {
                 // a memif peer that disconnects while this side still polls can crash DPDK's memif driver (it
@@ -322,6 +329,34 @@ public final class PerftestTool
                 return receiver;
             }
             default -> throw new IllegalStateException(kind.toString());
+        }
+    }
+
+    /**
+     * Without a closing barrier the last message's ACK may be lost after we leave, and the peer's retransmissions
+     * would then meet a QP that is gone (it fails with RETRY_EXC_ERR, as rdma-core's pingpongs can on real hardware
+     * too). So the engine keeps answering until nothing has arrived for {@link #QUIET_BEFORE_LEAVING_MS} — longer
+     * than the first retransmission of a peer with the tools' ACK timeout (14: 67 ms) — or a second has passed.
+     */
+    private void answerLateRetransmissions(final Endpoint endpoint)
+    {
+        final long startNs = System.nanoTime();
+        long quietSinceNs = startNs;
+        long received = endpoint.transportCounter(TransportCounter.PACKETS_RECEIVED);
+        while (true)
+        {
+            final long nowNs = System.nanoTime();
+            if (nowNs - quietSinceNs >= QUIET_BEFORE_LEAVING_MS * 1_000_000L || nowNs - startNs >= 1_000_000_000L)
+            {
+                return;
+            }
+            sleepMs(10);
+            final long now = endpoint.transportCounter(TransportCounter.PACKETS_RECEIVED);
+            if (now != received)
+            {
+                received = now;
+                quietSinceNs = System.nanoTime();
+            }
         }
     }
 

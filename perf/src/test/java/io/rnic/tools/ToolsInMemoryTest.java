@@ -143,6 +143,35 @@ class ToolsInMemoryTest
         assertTrue(c.out.matches("(?s).*retransmitted_pkts\\s+[1-9].*"), "the client retransmitted:\n" + c.out);
     }
 
+    /**
+     * rdma-core's rc-pingpong has no barrier after the test: the client leaves once the server's last message has
+     * arrived. Its ACK is lost here once (the client's port drops it): the client must stay to answer the server's
+     * retransmission, or the server fails with RETRY_EXC_ERR.
+     */
+    @Test
+    void shouldAnswerTheLastRetransmissionOfAPingpongPeer() throws Exception
+    {
+        final ToolKind kind = ToolKind.RC_PINGPONG;
+        final int iterations = 40;
+        final String name = "pplast-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final long macServer = 0x02_00_00_00_0E_01L;
+        final long macClient = 0x02_00_00_00_0E_02L;
+        final InMemoryPort[] ports = InMemoryPort.pair(macServer, macClient, 4096, 1 << 23);
+        final DropOnceTransmitPort lossyClient = new DropOnceTransmitPort(ports[1], msn -> msn == iterations);
+        Ports.registerInMemory(name + "-s", ports[0], addressing(macServer, 1));
+        Ports.registerInMemory(name + "-c", lossyClient, addressing(macClient, 2));
+        final int tcpPort = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
+            "--verify", "--idle", "yield", "--timeout-ms", "30000", "-s", "3000", "-n", String.valueOf(iterations)));
+        final Result[] results = runPair(kind, name, common);
+        final Result c = results[0];
+        final Result s = results[1];
+        assertTrue(lossyClient.dropped(), "the ACK of the last message (MSN " + iterations + ") was never sent");
+        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
+        assertEquals(0, s.status, "server:\n" + s.out + s.err + "\nclient:\n" + c.out + c.err);
+        assertTrue(s.out.matches("(?s).*retransmitted_pkts\\s+[1-9].*"), "the server retransmitted:\n" + s.out);
+    }
+
     private static LocalPort addressing(final long mac, final int host)
     {
         final LocalPort port = new LocalPort(mac).ethernetMtu(1500);

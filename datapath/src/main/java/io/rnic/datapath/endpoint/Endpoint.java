@@ -283,6 +283,26 @@ public final class Endpoint implements AutoCloseable
         return lastEngineError;
     }
 
+    /** One transport counter summed over the engines, read on the engine thread while it runs. Control path. */
+    public long transportCounter(final TransportCounter counter)
+    {
+        if (closed)
+        {
+            return sum(counter);
+        }
+        return engine().execute(() -> sum(counter));
+    }
+
+    private long sum(final TransportCounter counter)
+    {
+        long value = 0;
+        for (final EngineAgent each : agents)
+        {
+            value += each.engine().counters().get(counter);
+        }
+        return value;
+    }
+
     /**
      * The endpoint's counters as {@code name value} lines: the transport's, the port's and neighbour resolution's.
      * Read on the engine thread, so consistent while it runs.
