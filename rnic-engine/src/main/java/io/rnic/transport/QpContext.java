@@ -110,6 +110,8 @@ public final class QpContext
     /** Opcode of the last request accepted, to check FIRST/MIDDLE/LAST sequencing; -1 at a message boundary. */
     int lastRequestOpcode = -1;
     boolean nakSent;
+    /** A sequence NAK waits behind queued READ responses (it would overtake them). */
+    boolean sequenceNakOwed;
     /** A positive ACK waits for the end of the receive burst (coalescing); the PSN it acknowledges. */
     boolean ackPending;
     int ackPendingPsn;
@@ -237,6 +239,7 @@ public final class QpContext
         rewoundAtPsn = -1;
         lastRequestOpcode = -1;
         nakSent = false;
+        sequenceNakOwed = false;
         rqNext = rq == null ? 0 : rq.tail();
         recvOffset = 0;
         recvInProgress = false;

@@ -87,13 +87,19 @@ final class Responder
         if (distance > 0)
         {
             counters.increment(TransportCounter.OUT_OF_SEQUENCE);
-            // while READ responses are still queued a sequence NAK would overtake them and make the requester
-            // resend those READs too: the next packet out of sequence after them asks instead
-            if (!qp.nakSent && qp.responses.isEmpty())
+            if (!qp.nakSent)
             {
                 qp.nakSent = true;
-                counters.increment(TransportCounter.SEQ_NAK_SENT);
-                sendAcknowledge(qp, qp.ePsn, AethFlyweight.nakSyndrome(AethFlyweight.NAK_PSN_SEQUENCE_ERROR));
+                if (qp.responses.isEmpty())
+                {
+                    sendSequenceNak(qp);
+                }
+                else
+                {
+                    // a NAK now would overtake the READ responses still queued and make the requester resend
+                    // those READs too: it follows them (sendResponses)
+                    qp.sequenceNakOwed = true;
+                }
             }
             return;
         }
@@ -299,8 +305,22 @@ final class Responder
         if (queue.isEmpty())
         {
             flushAcknowledge(qp);
+            if (qp.sequenceNakOwed)
+            {
+                qp.sequenceNakOwed = false;
+                if (qp.nakSent) // still out of sequence: the expected PSN has not arrived since
+                {
+                    sendSequenceNak(qp);
+                }
+            }
         }
         return sent;
+    }
+
+    private void sendSequenceNak(final QpContext qp)
+    {
+        counters.increment(TransportCounter.SEQ_NAK_SENT);
+        sendAcknowledge(qp, qp.ePsn, AethFlyweight.nakSyndrome(AethFlyweight.NAK_PSN_SEQUENCE_ERROR));
     }
 
     /** The next packet of the READ at the head of the queue; false (and the READ dropped) if its region is gone. */

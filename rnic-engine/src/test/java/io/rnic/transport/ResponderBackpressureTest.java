@@ -164,4 +164,87 @@ class ResponderBackpressureTest
         assertEquals(0, a.get(TransportCounter.RETRANSMITTED_PACKETS), "nothing was lost, nothing resent");
         assertEquals(0, a.get(TransportCounter.LOCAL_ACK_TIMEOUT));
     }
+
+    /** A's transmit path losing the first frame with one opcode, once. */
+    private static final class DropFirstSink implements PacketSink
+    {
+        private final PacketSink link;
+        private final int opcode;
+        boolean dropped;
+
+        DropFirstSink(final PacketSink link, final int opcode)
+        {
+            this.link = link;
+            this.opcode = opcode;
+        }
+
+        @Override
+        public void send(final DirectBuffer frame, final int offset, final int length)
+        {
+            if (!dropped && (frame.getByte(offset + 14 + 20 + 8) & 0xFF) == opcode)
+            {
+                dropped = true;
+                return;
+            }
+            link.send(frame, offset, length);
+        }
+    }
+
+    /**
+     * A WRITE behind a READ loses its first packet while the READ's responses are still queued: the sequence NAK
+     * waits behind them (sent before them it would make the requester resend the READ too), then goes at once —
+     * the requester recovers without waiting for its ACK timeout.
+     */
+    @Test
+    void shouldSendTheSequenceNakAfterTheQueuedResponses()
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 5);
+        final Connection[] pair = Connection.rcPair(fabric, arena, 1 << 20, PathMtu.MTU_1024);
+        final RoomLimitedSink sink = new RoomLimitedSink(fabric.bToA());
+        fabric.b().engine().sink(sink);
+        final DropFirstSink lossy = new DropFirstSink(fabric.aToB(), Opcode.RC_RDMA_WRITE_FIRST);
+        fabric.a().engine().sink(lossy);
+        RcOperationsTest.fill(pair[1], 0, 65536, 21);
+        RcOperationsTest.fill(pair[0], 400_000, 3000, 22);
+
+        final SendWorkRequest read = new SendWorkRequest();
+        read.wrId = 1;
+        read.opcode = WrOpcode.RDMA_READ;
+        read.sgl.add(pair[0].mr.address(), 65536, pair[0].mr.lKey());
+        read.remoteAddress = pair[1].mr.address();
+        read.rKey = pair[1].mr.rKey();
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(read));
+        final SendWorkRequest write = new SendWorkRequest();
+        write.wrId = 2;
+        write.opcode = WrOpcode.RDMA_WRITE;
+        write.sendFlags = SendFlags.SIGNALED;
+        write.sgl.add(pair[0].mr.address() + 400_000, 3000, pair[0].mr.lKey());
+        write.remoteAddress = pair[1].mr.address() + 400_000;
+        write.rKey = pair[1].mr.rKey();
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(write));
+
+        final List<Done> completed = new ArrayList<>();
+        final long deadlineNs = fabric.clock().nanoTime() + 1_000_000_000L;
+        while (completed.size() < 2 && fabric.clock().nanoTime() < deadlineNs)
+        {
+            sink.credits = 3;
+            fabric.step();
+            final int n = pair[0].sendCq.poll(pair[0].completions, pair[0].completions.length);
+            for (int i = 0; i < n; i++)
+            {
+                completed.add(new Done(pair[0].completions[i].wrId(), pair[0].completions[i].status()));
+            }
+        }
+        assertTrue(lossy.dropped);
+        assertEquals(List.of(new Done(1, WcStatus.SUCCESS), new Done(2, WcStatus.SUCCESS)), completed);
+        RcOperationsTest.assertBytes(pair[0], 0, 65536, 21);
+        RcOperationsTest.assertBytes(pair[1], 400_000, 3000, 22);
+        assertEquals(0, sink.responsesBeyondRoom);
+        final TransportCounters a = fabric.a().engine().counters();
+        final TransportCounters b = fabric.b().engine().counters();
+        assertEquals(1, b.get(TransportCounter.SEQ_NAK_SENT), "one NAK, after the responses");
+        assertEquals(1, a.get(TransportCounter.SEQ_NAK_RECEIVED));
+        assertEquals(0, a.get(TransportCounter.LOCAL_ACK_TIMEOUT), "recovered by the NAK, not by a timeout");
+        assertEquals(64, sink.responsePsns.size(), "the READ answered once: its responses were not overtaken");
+    }
 }
