@@ -566,18 +566,48 @@ public final class ConnectionManager implements AutoCloseable
 
     // ------------------------------------------------------------------------------------------------ helpers
 
+    /**
+     * RESET → INIT for an RC QP, with remote READ, WRITE and atomics allowed, as {@code rdma_create_qp} leaves it:
+     * receives may be posted before {@link #accept} or {@link #connect}.
+     */
+    public static void toInit(final QueuePair qp)
+    {
+        if (qp.state() != QpState.RESET)
+        {
+            return;
+        }
+        final QpAttributes attr = new QpAttributes();
+        attr.state = QpState.INIT;
+        attr.accessFlags = QP_ACCESS;
+        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
+    }
+
+    private static final int QP_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE |
+        AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
+
+    /** INIT (keeping the receives posted) → RTR → RTS with the connection's parameters. */
     private void connectQp(final CmConnection c, final int maxReadAtomic, final int maxDestReadAtomic)
     {
-        final ConnectParameters parameters = new ConnectParameters()
-            .remote(c.remoteQpn, c.remotePsn)
-            .localPsn(c.localPsn)
-            .pathMtu(c.pathMtu)
-            .timers(c.localAckTimeout, c.retryCount, c.rnrRetryCount, 12)
-            .readAtomic(Math.max(1, maxReadAtomic), Math.max(1, maxDestReadAtomic))
-            .accessFlags(AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ |
-                AccessFlags.REMOTE_ATOMIC);
-        parameters.addressVector.copyFrom(c.peer);
-        parameters.applyTo(c.qp);
+        final QueuePair qp = c.qp;
+        toInit(qp);
+        final QpAttributes attr = new QpAttributes();
+        attr.state = QpState.RTR;
+        attr.pathMtu = c.pathMtu;
+        attr.destQpNumber = c.remoteQpn;
+        attr.rqPsn = c.remotePsn;
+        attr.maxDestReadAtomic = Math.max(1, maxDestReadAtomic);
+        attr.minRnrTimer = 12;
+        attr.addressVector.copyFrom(c.peer);
+        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
+            QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
+        attr.state = QpState.RTS;
+        attr.sqPsn = c.localPsn;
+        attr.timeout = c.localAckTimeout;
+        attr.retryCount = c.retryCount;
+        attr.rnrRetry = c.rnrRetryCount;
+        attr.maxReadAtomic = Math.max(1, maxReadAtomic);
+        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT |
+            QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
     }
 
     private void toError(final CmConnection c)
