@@ -585,7 +585,12 @@ public final class ConnectionManager implements AutoCloseable
     private static final int QP_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE |
         AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
 
-    /** INIT (keeping the receives posted) → RTR → RTS with the connection's parameters. */
+    /**
+     * INIT (keeping the receives posted) → RTR → RTS with the connection's parameters. The starting PSN each side
+     * announces (REQ, REP) is the PSN it expects to receive first: the peer sends from it. So Linux does, as
+     * rping.pcap shows (the client's first SEND carries the REP's PSN, the server's first READ the REQ's), and
+     * rxe answers a packet at the other PSN with a sequence-error NAK.
+     */
     private void connectQp(final CmConnection c, final int maxReadAtomic, final int maxDestReadAtomic)
     {
         final QueuePair qp = c.qp;
@@ -594,14 +599,14 @@ public final class ConnectionManager implements AutoCloseable
         attr.state = QpState.RTR;
         attr.pathMtu = c.pathMtu;
         attr.destQpNumber = c.remoteQpn;
-        attr.rqPsn = c.remotePsn;
+        attr.rqPsn = c.localPsn;
         attr.maxDestReadAtomic = Math.max(1, maxDestReadAtomic);
         attr.minRnrTimer = 12;
         attr.addressVector.copyFrom(c.peer);
         qp.modify(attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
             QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
         attr.state = QpState.RTS;
-        attr.sqPsn = c.localPsn;
+        attr.sqPsn = c.remotePsn;
         attr.timeout = c.localAckTimeout;
         attr.retryCount = c.retryCount;
         attr.rnrRetry = c.rnrRetryCount;

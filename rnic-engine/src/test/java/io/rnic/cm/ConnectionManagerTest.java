@@ -131,6 +131,11 @@ class ConnectionManagerTest
         assertEquals(b.qp.qpn(), active.remoteQpn());
         assertEquals(p.localPsn(), active.remotePsn());
         assertEquals(p.localCommId(), active.remoteCommId());
+        // as Linux: each side receives from the PSN it announced (REQ / REP) and sends from the one its peer did
+        assertEquals(p.localPsn(), a.qp.context().sendPsn());
+        assertEquals(active.localPsn(), a.qp.context().expectedPsn());
+        assertEquals(active.localPsn(), b.qp.context().sendPsn());
+        assertEquals(p.localPsn(), b.qp.context().expectedPsn());
 
         // the QPs the CM connected carry an RC SEND and an RDMA READ
         a.memory.asSlice(0, 100).fill((byte)0x5A);
