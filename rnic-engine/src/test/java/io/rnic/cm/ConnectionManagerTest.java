@@ -167,6 +167,67 @@ class ConnectionManagerTest
         assertEquals(2, cmB.counter(CmCounter.MADS_SENT), "REP, DREP");
     }
 
+    /**
+     * Each reply lost once on the way back: the lost REP makes A send its REQ again, which B answers with the same REP;
+     * the lost RTU makes B send its REP again, which A answers with the RTU; the lost DREP makes A send its DREQ again.
+     */
+    @Test
+    void shouldAnswerDuplicatesWhenRepliesAreLost()
+    {
+        final LinkConditions aToB = new LinkConditions();
+        final LinkConditions bToA = new LinkConditions();
+        final TwoNodeFabric fabric = new TwoNodeFabric(aToB, bToA, 1);
+        final ConnectionManager cmA = manager(fabric, fabric.a(), 11);
+        final ConnectionManager cmB = manager(fabric, fabric.b(), 12);
+        cmB.listen(PORT);
+        final Side a = new Side(fabric.a());
+        final Side b = new Side(fabric.b());
+
+        final CmConnection active = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
+        final CmConnection[] passive = new CmConnection[1];
+        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
+        bToA.loss = 1.0; // the REP is lost
+        cmB.accept(passive[0], b.qp, 1, 1, fabric.clock().nanoTime());
+        assertTrue(run(fabric, () -> fabric.bToA().framesIn() > 0 && fabric.bToA().isEmpty(), cmA, cmB));
+        bToA.loss = 0;
+        assertTrue(run(fabric, active::isEstablished, cmA, cmB));
+        // B's own REP timer, as long as A's REQ timer, may also fire (A answers that REP with its RTU): let it settle
+        final long settledNs = fabric.clock().nanoTime() + 50_000_000L;
+        assertTrue(run(fabric, () -> fabric.clock().nanoTime() > settledNs, cmA, cmB));
+        assertEquals(1, cmA.counter(CmCounter.RETRANSMISSIONS), "the REQ again");
+        assertEquals(1, cmB.counter(CmCounter.DUPLICATES_ANSWERED), "the REP again");
+        final long bRetransmissions = cmB.counter(CmCounter.RETRANSMISSIONS);
+        final long aDuplicates = cmA.counter(CmCounter.DUPLICATES_ANSWERED); // a REP of B's own timer: RTU again
+        assertTrue(run(fabric, passive[0]::isEstablished, cmA, cmB));
+        assertEquals(null, cmB.pollConnectRequest(), "a duplicate REQ is no new connection");
+
+        final CmConnection p = passive[0];
+        final Side c = new Side(fabric.a());
+        final Side d = new Side(fabric.b());
+        final CmConnection second = cmA.connect(c.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
+        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
+        final long framesBefore = fabric.aToB().framesIn();
+        aToB.loss = 1.0; // the RTU is lost
+        cmB.accept(passive[0], d.qp, 1, 1, fabric.clock().nanoTime());
+        assertTrue(run(fabric, () -> second.isEstablished() && fabric.aToB().framesIn() > framesBefore &&
+            fabric.aToB().isEmpty(), cmA, cmB));
+        aToB.loss = 0;
+        assertTrue(run(fabric, passive[0]::isEstablished, cmA, cmB));
+        assertEquals(bRetransmissions + 1, cmB.counter(CmCounter.RETRANSMISSIONS), "the REP again");
+        assertEquals(aDuplicates + 1, cmA.counter(CmCounter.DUPLICATES_ANSWERED), "the RTU again");
+
+        cmA.disconnect(active, fabric.clock().nanoTime());
+        bToA.loss = 1.0; // the DREP is lost
+        final long repliesBefore = fabric.bToA().framesIn();
+        assertTrue(run(fabric, () -> p.state() == CmState.DISCONNECTED && fabric.bToA().framesIn() > repliesBefore &&
+            fabric.bToA().isEmpty(), cmA, cmB));
+        bToA.loss = 0;
+        assertTrue(run(fabric, () -> active.state() == CmState.DISCONNECTED, cmA, cmB));
+        assertEquals(2, cmA.counter(CmCounter.RETRANSMISSIONS), "the DREQ again");
+        assertTrue(cmB.counter(CmCounter.DUPLICATES_ANSWERED) >= 2, "the DREP again");
+        assertEquals(CmState.ESTABLISHED, second.state(), "the other connection is untouched");
+    }
+
     @Test
     void shouldRetransmitTheRequestUntilThePeerAnswers()
     {
