@@ -14,6 +14,7 @@ public enum CmCounter
     DROPPED_UNKNOWN_CONNECTION("dropped: no connection with the message's communication IDs"),
     DROPPED_BAD_STATE("dropped: message unexpected in the connection's state"),
     DROPPED_BAD_PRIVATE_DATA("dropped: REQ without a valid RDMA CM IP header"),
+    DROPPED_UNRESOLVED("dropped: a REQ from an address whose MAC we could not resolve"),
     DROPPED_RECEIVE_ERROR("dropped: receive completion with an error"),
     SEND_ERRORS("GSI send completions with an error"),
     TIMEOUTS("connections given up after their last retry");

@@ -427,13 +427,20 @@ public final class ConnectionManager implements AutoCloseable
             localGid = gidOf(0, 0x0000_FFFF_0000_0000L | (buffer.getInt(grh + 20 + 16, java.nio.ByteOrder.BIG_ENDIAN) &
                 0xFFFF_FFFFL));
         }
-        if (req.transportServiceType() != 0 || c.servicePort < 0 || !listening.contains(c.servicePort))
+        try
         {
             addressPeer(c, localGid < 0 ? gidIndex : localGid);
+        }
+        catch (final RuntimeException ex)
+        {
+            count(CmCounter.DROPPED_UNRESOLVED); // nobody answers ARP / ND for the requester: it will retry
+            return;
+        }
+        if (req.transportServiceType() != 0 || c.servicePort < 0 || !listening.contains(c.servicePort))
+        {
             sendReject(c.transactionId, c.remoteCommId, c.localCommId, CmRejFlyweight.REASON_INVALID_SERVICE_ID, c);
             return;
         }
-        addressPeer(c, localGid < 0 ? gidIndex : localGid);
         c.peer.hopLimit(req.primaryHopLimit() == 0 ? 64 : req.primaryHopLimit())
             .trafficClass(req.primaryTrafficClass());
         connections.add(c);

@@ -272,6 +272,26 @@ class ConnectionManagerTest
     }
 
     @Test
+    void shouldDropARequestFromAnAddressItCannotResolve()
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
+        final ConnectionManager cmA = manager(fabric, fabric.a(), 13);
+        final LocalPort port = new LocalPort(TwoNodeFabric.MAC_B).ethernetMtu(1500);
+        port.addIpv4(TwoNodeFabric.IP_B);
+        final ConnectionManager cmB = new ConnectionManager(fabric.b(), port, 0, (high, low) ->
+        {
+            throw new IllegalStateException("no answer to ARP");
+        }, 14);
+        managers.add(cmB);
+        cmB.listen(PORT);
+        final CmConnection active = cmA.connect(new Side(fabric.a()).qp, 0, IP_B_GID, PORT, 1, 1,
+            fabric.clock().nanoTime());
+        assertTrue(run(fabric, () -> cmB.counter(CmCounter.DROPPED_UNRESOLVED) == 2, cmA, cmB));
+        assertEquals(null, cmB.pollConnectRequest());
+        assertEquals(CmState.REQ_SENT, active.state(), "the requester retries");
+    }
+
+    @Test
     void shouldCountAndDropMalformedMads()
     {
         final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
