@@ -133,6 +133,42 @@ both "ib_atomic_bw-FETCH_AND_ADD" "ib_atomic_bw $PT -A FETCH_AND_ADD" atomic-bw 
 both "ib_atomic_bw-CMP_AND_SWAP" "ib_atomic_bw $PT -A CMP_AND_SWAP" atomic-bw -x 1 -n "$ITERS" -A CMP_AND_SWAP
 both "ib_atomic_lat-FETCH_AND_ADD" "ib_atomic_lat $PT -A FETCH_AND_ADD" atomic-lat -x 1 -n "$ITERS" -A FETCH_AND_ADD
 
+# rping: the connection through RDMA CM MADs on QP1 (no TCP exchange), then COUNT pings of SIZE bytes
+RPING_ARGS="-v -C $((ITERS < 20 ? ITERS : 20)) -S 64"
+rping_guest_server() {
+  local name=rping f="$OUT/rping.guest-server"
+  wait_bench
+  g 1 "pkill -x -f '^rping.*' 2>/dev/null; rm -f /tmp/s.log; (timeout $T_GUEST rping $RPING_ARGS -s -a $GUEST; echo \"exit=\$?\") > /tmp/s.log 2>&1 &" >/dev/null
+  sleep 1
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping -d "$IF" $RPING_ARGS -V -c -a "$GUEST" \
+    --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1
+  local rc=$?
+  g -t $((T_GUEST + 10)) 1 "for i in \$(seq $((T_GUEST * 5))); do grep -q '^exit=' /tmp/s.log && break; sleep 0.2; done; cat /tmp/s.log" \
+    > "$f.guest.txt" 2>&1
+  local grc; grc=$(sed -n 's/^exit=//p' "$f.guest.txt" | tail -1)
+  local pings; pings=$(grep -c '^server ping data: rdma-ping-' "$f.guest.txt")
+  if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "guest server/rnic client" PASS "$pings pings"
+  else record "$name" "guest server/rnic client" FAIL "rnic exit $rc, guest exit ${grc:-none}, $pings pings"; fi
+}
+rping_rnic_server() {
+  local name=rping f="$OUT/rping.rnic-server"
+  wait_bench
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping -d "$IF" $RPING_ARGS -s -a 10.77.0.1 \
+    --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1 &
+  local pid=$!
+  sleep 3 # no TCP port to wait for: the JVM starts and creates its GSI QP (a REQ before that is retried)
+  g -t $((T_GUEST + 10)) 1 "timeout $T_GUEST rping $RPING_ARGS -V -c -a 10.77.0.1; echo exit=\$?" > "$f.guest.txt" 2>&1
+  local grc; grc=$(sed -n 's/^exit=//p' "$f.guest.txt" | tail -1)
+  wait "$pid"; local rc=$?
+  local pings; pings=$(grep -c '^ping data: rdma-ping-' "$f.guest.txt")
+  if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "rnic server/guest client" PASS "$pings pings"
+  else record "$name" "rnic server/guest client" FAIL "rnic exit $rc, guest exit ${grc:-none}, $pings pings"; fi
+}
+if [[ rping =~ $FILTER ]]; then
+  rping_guest_server
+  rping_rnic_server
+fi
+
 g 1 "$COUNTERS" > "$OUT/hw_counters.after" 2>&1
 {
   echo "rxe interop $(date -u '+%Y-%m-%d %H:%M UTC'), RX_MTU=$RX_MTU, -n $ITERS, guest: $(head -1 "$OUT/guest-info.txt"), rnic $(git -C "$REPO" rev-parse --short HEAD)"

@@ -1,6 +1,7 @@
 package io.rnic.cli;
 
 import io.rnic.tools.PerftestTool;
+import io.rnic.tools.Rping;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.ToolOptions;
 
@@ -55,6 +56,12 @@ public final class RnicCli
             COMMANDS.put(kind.command(), new Entry(ToolOptions.synopsis(kind), toolSummary(kind),
                 (args, out, err) -> PerftestTool.run(kind, args, out, err)));
         }
+        COMMANDS.put("rping", new Entry(Rping.SYNOPSIS,
+            "librdmacm's rping: an RC connection made with RDMA CM MADs on QP1 (REQ/REP/RTU, DREQ/DREP, as rdma_cm " +
+            "does over RoCEv2), then COUNT pings (the client SENDs its buffers' address and key, the server RDMA " +
+            "READs one and WRITEs it back into the other); -v prints each ping's data, -V checks it; interoperates " +
+            "with rping -s / rping -c",
+            Rping::run));
         COMMANDS.put("help", new Entry("help", "this list", (args, out, err) -> help(out)));
     }
 

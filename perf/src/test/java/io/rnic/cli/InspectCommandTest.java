@@ -144,5 +144,6 @@ class InspectCommandTest
         final Result help = rnic("help");
         assertEquals(0, help.status());
         assertTrue(String.join("\n", help.lines()).contains("inspect [--json]"));
+        assertTrue(String.join("\n", help.lines()).contains("rping -s|-c -a ADDR"), String.join("\n", help.lines()));
     }
 }

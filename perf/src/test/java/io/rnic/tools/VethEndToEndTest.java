@@ -86,6 +86,33 @@ class VethEndToEndTest
         run(tool, arguments, GID_IPV6, topology.ip6A);
     }
 
+    /** rping between two of our processes: the CM on QP1 through the kernel's ARP / ND, both address families. */
+    @ParameterizedTest(name = "rping over IPv{0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = { 4, 6 })
+    void shouldRpingWithTheConnectionManager(final int ipVersion) throws Exception
+    {
+        final String address = ipVersion == 4 ? topology.ip4A : topology.ip6A;
+        final List<String> common = List.of("rping", "-a", address, "-C", "20", "-S", "3000", "-v", "-V",
+            "--timeout-ms", "60000");
+        final List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("-s", "-d", topology.ifA));
+        final List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("-c", "-d", topology.ifB));
+        final ToolProcess serverProcess = ToolProcess.start(topology.nsA, server);
+        Thread.sleep(1500); // the server's GSI QP up before the REQ (otherwise the REQ is sent again after 4.3 s)
+        final ToolProcess clientProcess = ToolProcess.start(topology.nsB, client);
+        final ToolProcess.Result c = clientProcess.await(120);
+        final ToolProcess.Result s = serverProcess.await(30);
+        assertEquals(0, c.status(), "client failed:\n" + c.output() + "\n--- server:\n" + s.output());
+        assertEquals(0, s.status(), "server failed:\n" + s.output() + "\n--- client:\n" + c.output());
+        assertEquals(20, c.output().lines().filter(l -> l.startsWith("ping data: rdma-ping-")).count(), c.output());
+        assertEquals(20, s.output().lines().filter(l -> l.startsWith("server ping data: rdma-ping-")).count(),
+            s.output());
+        assertTrue(c.output().contains("ping data: rdma-ping-19: TUVWXYZ"), c.output());
+        assertTrue(c.output().contains("client DISCONNECT EVENT...") && s.output().contains("server DISCONNECT EVENT"),
+            c.output() + s.output());
+    }
+
     @Test
     void shouldCaptureFramesThatTsharkDissectsWithValidIcrcs() throws Exception
     {

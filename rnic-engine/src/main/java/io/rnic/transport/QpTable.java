@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class QpTable
 {
     public static final int FIRST_QPN = 2;
+    /** The general services interface QP (GSI, IBTA 13.4.6): the UD QP of the connection manager's MADs. */
+    public static final int GSI_QPN = 1;
     public static final int MAX_QPN = 0xFF_FFFF;
 
     private final AtomicReference<QpContext[]> byQpn = new AtomicReference<>(new QpContext[64]);
@@ -46,9 +48,9 @@ public final class QpTable
 
     public void add(final QpContext qp)
     {
-        if (qp.qpn < FIRST_QPN || qp.qpn > MAX_QPN)
+        if (qp.qpn < GSI_QPN || qp.qpn > MAX_QPN)
         {
-            throw new IllegalArgumentException("QPN " + qp.qpn + " out of range " + FIRST_QPN + ".." + MAX_QPN);
+            throw new IllegalArgumentException("QPN " + qp.qpn + " out of range " + GSI_QPN + ".." + MAX_QPN);
         }
         while (true)
         {

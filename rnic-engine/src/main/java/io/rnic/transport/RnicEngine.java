@@ -399,6 +399,12 @@ public final class RnicEngine
         }
     }
 
+    /** Whether a QP with this number exists on this engine. */
+    public boolean hasQp(final int qpn)
+    {
+        return qps.get(qpn) != null;
+    }
+
     public void addQp(final QpContext qp)
     {
         final DcqcnParameters defaults = congestionDefaults;

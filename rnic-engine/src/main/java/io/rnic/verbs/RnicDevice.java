@@ -4,6 +4,7 @@ import io.rnic.cc.DcqcnParameters;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.PacketSink;
 import io.rnic.transport.QpContext;
+import io.rnic.transport.QpTable;
 import io.rnic.transport.RnicEngine;
 import org.agrona.concurrent.NanoClock;
 
@@ -100,6 +101,12 @@ public final class RnicDevice
 
     public QueuePair createQp(final QpInitAttributes init)
     {
+        return createQp(init, engines[Math.floorMod(nextShard.getAndIncrement(), engines.length)], 0);
+    }
+
+    /** Creates a QP on an engine: numbered {@code qpn}, or the engine's next free QPN when 0. */
+    private QueuePair createQp(final QpInitAttributes init, final RnicEngine engine, final int fixedQpn)
+    {
         if (init.pd == null || init.sendCq == null || init.recvCq == null)
         {
             throw new VerbsException("a QP needs a protection domain, a send CQ and a receive CQ");
@@ -113,15 +120,31 @@ public final class RnicDevice
             new WorkQueueRing<>(init.maxSendWr, SendWorkRequest::new, (from, to) -> to.copyFrom(from));
         final WorkQueueRing<RecvWorkRequest> rq =
             new WorkQueueRing<>(init.maxRecvWr, RecvWorkRequest::new, (from, to) -> to.copyFrom(from));
-        final RnicEngine engine = engines[Math.floorMod(nextShard.getAndIncrement(), engines.length)];
         return engine.execute(() ->
         {
-            final int qpn = engine.allocateQpn();
+            if (fixedQpn != 0 && engine.hasQp(fixedQpn))
+            {
+                throw new VerbsException("QPN " + fixedQpn + " already exists");
+            }
+            final int qpn = fixedQpn != 0 ? fixedQpn : engine.allocateQpn();
             final QpContext context = new QpContext(qpn, init.type, init.pd, init.sendCq, init.recvCq, sq, rq,
                 init.signalAll);
             engine.addQp(context);
             return new QueuePair(engine, context, sq, rq);
         });
+    }
+
+    /**
+     * Creates the GSI QP: a UD QP numbered 1, owned by the engine that owns QPN 1, where MADs to QP1 (the
+     * connection manager's, Q_Key {@code 0x80010000}) arrive. One per device; bring it to RTS with that Q_Key.
+     */
+    public QueuePair createGsiQp(final QpInitAttributes init)
+    {
+        if (init.type != QpType.UD)
+        {
+            throw new VerbsException("the GSI QP is a UD QP");
+        }
+        return createQp(init, engineFor(QpTable.GSI_QPN), QpTable.GSI_QPN);
     }
 
     public void destroyQp(final QueuePair qp)

@@ -1,0 +1,179 @@
+package io.rnic.cm;
+
+import io.rnic.verbs.AddressVector;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QueuePair;
+
+/**
+ * One RC connection as the connection manager sees it: the communication IDs, the peer's address, QPN and PSN,
+ * the negotiated parameters, and the last MAD we sent, kept for retransmission and for answering duplicates.
+ * Owned by the thread that polls the {@link ConnectionManager}; {@link #state()} may be read from any thread.
+ */
+public final class CmConnection
+{
+    final int localCommId;
+    int remoteCommId;
+    long remoteCaGuid;
+    long transactionId;
+    final AddressVector peer = new AddressVector();
+    /** The peer's IP address as a GID ({@code ::ffff:a.b.c.d} for IPv4). */
+    long peerGidHigh;
+    long peerGidLow;
+    int servicePort;
+    int peerPort;
+    int remoteQpn;
+    int remotePsn;
+    int localPsn;
+    PathMtu pathMtu = PathMtu.MTU_1024;
+    int responderResources;
+    int initiatorDepth;
+    int localAckTimeout;
+    int retryCount;
+    int rnrRetryCount;
+    /** The peer's time to answer us, IBTA's 4.096 µs × 2^value. */
+    int peerResponseTimeout;
+    int maxRetries;
+    QueuePair qp;
+    /** Passive: what the REQ asked for, before we grant it in the REP. */
+    private int requestedResponderResources;
+    private int requestedInitiatorDepth;
+    private volatile CmState state;
+    private volatile int rejectReason;
+
+    /** The last MAD we sent (REQ, REP, RTU, DREQ or DREP), resent on timeout or for a duplicate. */
+    final byte[] lastSent = new byte[CmMadFlyweight.LENGTH];
+    boolean awaitingReply;
+    int retriesLeft;
+    long retransmitAtNs;
+
+    CmConnection(final int localCommId, final CmState state)
+    {
+        this.localCommId = localCommId;
+        this.state = state;
+    }
+
+    void requested(final int responderResources, final int initiatorDepth)
+    {
+        requestedResponderResources = responderResources;
+        requestedInitiatorDepth = initiatorDepth;
+        this.responderResources = responderResources;
+        this.initiatorDepth = initiatorDepth;
+    }
+
+    int responderResourcesRequested()
+    {
+        return requestedResponderResources;
+    }
+
+    int initiatorDepthRequested()
+    {
+        return requestedInitiatorDepth;
+    }
+
+    public CmState state()
+    {
+        return state;
+    }
+
+    void state(final CmState state)
+    {
+        this.state = state;
+    }
+
+    public boolean isEstablished()
+    {
+        return state == CmState.ESTABLISHED;
+    }
+
+    /** Whether the connection is over: disconnected, rejected or timed out. */
+    public boolean isClosed()
+    {
+        final CmState s = state;
+        return s == CmState.DISCONNECTED || s == CmState.REJECTED || s == CmState.TIMED_OUT;
+    }
+
+    /** The REJ's reason code after {@link CmState#REJECTED}. */
+    public int rejectReason()
+    {
+        return rejectReason;
+    }
+
+    void rejectReason(final int reason)
+    {
+        this.rejectReason = reason;
+    }
+
+    public int localCommId()
+    {
+        return localCommId;
+    }
+
+    public int remoteCommId()
+    {
+        return remoteCommId;
+    }
+
+    public int remoteQpn()
+    {
+        return remoteQpn;
+    }
+
+    public int remotePsn()
+    {
+        return remotePsn;
+    }
+
+    public int localPsn()
+    {
+        return localPsn;
+    }
+
+    public PathMtu pathMtu()
+    {
+        return pathMtu;
+    }
+
+    public int responderResources()
+    {
+        return responderResources;
+    }
+
+    public int initiatorDepth()
+    {
+        return initiatorDepth;
+    }
+
+    public long peerGidHigh()
+    {
+        return peerGidHigh;
+    }
+
+    public long peerGidLow()
+    {
+        return peerGidLow;
+    }
+
+    /** The port the connection was made to (the service ID's). */
+    public int servicePort()
+    {
+        return servicePort;
+    }
+
+    /** The active side's port (from the RDMA CM header). */
+    public int peerPort()
+    {
+        return peerPort;
+    }
+
+    public QueuePair qp()
+    {
+        return qp;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "CmConnection{" + state + ", comm IDs " + Integer.toHexString(localCommId) + "/" +
+            Integer.toHexString(remoteCommId) + ", remote QPN " + Integer.toHexString(remoteQpn) + "}";
+    }
+}

@@ -1,0 +1,33 @@
+package io.rnic.cm;
+
+/** What the connection manager counts: MADs handled, sent and retransmitted, and each reason to drop one. */
+public enum CmCounter
+{
+    MADS_RECEIVED("CM MADs received"),
+    MADS_SENT("CM MADs sent"),
+    RETRANSMISSIONS("CM MADs retransmitted after their response timeout"),
+    DUPLICATES_ANSWERED("duplicate REQ/REP/DREQ answered with our last reply"),
+    REJECTS_SENT("REJ sent (no listener on the service ID, or an unsupported REQ)"),
+    DROPPED_TRUNCATED("dropped: datagram shorter than a 256-byte MAD"),
+    DROPPED_NOT_CM("dropped: not a CM Send MAD of base version 1, class version 2"),
+    DROPPED_UNSUPPORTED("dropped: a CM message we do not implement (MRA, LAP, APR, SIDR)"),
+    DROPPED_UNKNOWN_CONNECTION("dropped: no connection with the message's communication IDs"),
+    DROPPED_BAD_STATE("dropped: message unexpected in the connection's state"),
+    DROPPED_BAD_PRIVATE_DATA("dropped: REQ without a valid RDMA CM IP header"),
+    DROPPED_UNRESOLVED("dropped: a REQ from an address whose MAC we could not resolve"),
+    DROPPED_RECEIVE_ERROR("dropped: receive completion with an error"),
+    SEND_ERRORS("GSI send completions with an error"),
+    TIMEOUTS("connections given up after their last retry");
+
+    private final String description;
+
+    CmCounter(final String description)
+    {
+        this.description = description;
+    }
+
+    public String description()
+    {
+        return description;
+    }
+}

@@ -1,0 +1,776 @@
+package io.rnic.cm;
+
+import io.rnic.transport.LocalPort;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.ConnectParameters;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.QueuePair;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.RnicDevice;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * The communication manager (IBTA chapter 12) over the GSI QP, as the RDMA CM uses it on RoCEv2: REQ / REP / RTU to
+ * connect an RC QP, DREQ / DREP to disconnect, REJ to refuse; service IDs of the RDMA_PS_TCP port space and the RDMA
+ * CM's IP header in the REQ's private data. Control path: one thread calls {@link #poll(long)} (receives MADs,
+ * answers them, retransmits unanswered ones after the peer's CM response timeout) and the other methods. A MAD
+ * that is malformed or unexpected is counted ({@link CmCounter}) and dropped, never answered with an exception.
+ */
+public final class ConnectionManager implements AutoCloseable
+{
+    /** The GSI's Q_Key (IBTA 13.4.6.1). */
+    public static final int GSI_QKEY = 0x8001_0000;
+    /** Our CM response timeout, 4.096 µs × 2^20 ≈ 4.3 s, as the Linux RDMA CM's CMA_CM_RESPONSE_TIMEOUT. */
+    public static final int CM_RESPONSE_TIMEOUT_DEFAULT = 20;
+    public static final int MAX_CM_RETRIES_DEFAULT = 15;
+    /** The RC QP's local ACK timeout we ask for (4.096 µs × 2^14 ≈ 67 ms, perftest's). */
+    public static final int LOCAL_ACK_TIMEOUT_DEFAULT = 14;
+
+    private static final int GRH_BYTES = 40;
+    private static final int SLOT_BYTES = GRH_BYTES + CmMadFlyweight.LENGTH;
+    private static final int RECEIVE_SLOTS = 32;
+    private static final int SEND_SLOTS = 32;
+
+    /** Where a peer's MAC comes from (ARP / neighbour discovery, or a static table): by the peer's GID. */
+    @FunctionalInterface
+    public interface MacResolver
+    {
+        long resolve(long gidHigh, long gidLow);
+    }
+
+    private final RnicDevice device;
+    private final LocalPort localPort;
+    private final int gidIndex;
+    private final MacResolver resolver;
+    private final long caGuid;
+    private final Arena arena = Arena.ofShared();
+    private final ProtectionDomain pd;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final QueuePair gsi;
+    private final MemoryRegion mr;
+    private final MemorySegment memory;
+    private final UnsafeBuffer buffer;
+    private final WorkCompletion[] completions = new WorkCompletion[16];
+    private final SendWorkRequest send = new SendWorkRequest();
+    private final RecvWorkRequest recv = new RecvWorkRequest();
+    private final CmMadFlyweight mad = new CmMadFlyweight();
+    private final CmReqFlyweight req = new CmReqFlyweight();
+    private final CmRepFlyweight rep = new CmRepFlyweight();
+    private final CmDreqFlyweight dreq = new CmDreqFlyweight();
+    private final CmRejFlyweight rej = new CmRejFlyweight();
+    private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[CmMadFlyweight.LENGTH]);
+    private final Map<CmCounter, Long> counters = new EnumMap<>(CmCounter.class);
+    private final List<CmConnection> connections = new ArrayList<>();
+    private final ArrayDeque<CmConnection> pendingRequests = new ArrayDeque<>();
+    private final Set<Integer> listening = new HashSet<>();
+    private final SplittableRandom random;
+    private int nextSendSlot;
+    private int cmResponseTimeout = CM_RESPONSE_TIMEOUT_DEFAULT;
+    private int maxCmRetries = MAX_CM_RETRIES_DEFAULT;
+
+    /**
+     * Creates the device's GSI QP and posts its receives.
+     *
+     * @param gidIndex the GID (and so the IP address) we connect from; a REQ to another of our GIDs is answered
+     *                 from that one.
+     */
+    public ConnectionManager(final RnicDevice device, final LocalPort localPort, final int gidIndex,
+        final MacResolver resolver, final long seed)
+    {
+        this.device = device;
+        this.localPort = localPort;
+        this.gidIndex = gidIndex;
+        this.resolver = resolver;
+        this.random = new SplittableRandom(seed);
+        this.caGuid = eui64(localPort.mac());
+        for (int i = 0; i < completions.length; i++)
+        {
+            completions[i] = new WorkCompletion();
+        }
+        pd = device.allocPd();
+        sendCq = device.createCq(2 * SEND_SLOTS);
+        recvCq = device.createCq(2 * RECEIVE_SLOTS);
+        memory = arena.allocate((long)SLOT_BYTES * (RECEIVE_SLOTS + SEND_SLOTS), 4096);
+        buffer = new UnsafeBuffer(memory.address(), (int)memory.byteSize());
+        mr = device.registerMemoryRegion(pd, memory, AccessFlags.LOCAL_WRITE);
+        gsi = device.createGsiQp(new QpInitAttributes().type(QpType.UD).pd(pd).cqs(sendCq, recvCq)
+            .capacity(SEND_SLOTS, RECEIVE_SLOTS).signalAll(true));
+        final ConnectParameters parameters = new ConnectParameters();
+        parameters.qkey = GSI_QKEY;
+        parameters.applyTo(gsi);
+        for (int slot = 0; slot < RECEIVE_SLOTS; slot++)
+        {
+            postReceive(slot);
+        }
+    }
+
+    /** The CM response timeout we announce (4.096 µs × 2^value) and the retries we allow; for tests and tuning. */
+    public ConnectionManager timeouts(final int cmResponseTimeout, final int maxCmRetries)
+    {
+        this.cmResponseTimeout = cmResponseTimeout;
+        this.maxCmRetries = maxCmRetries;
+        return this;
+    }
+
+    /** Accept REQs for this RDMA_PS_TCP port. */
+    public void listen(final int port)
+    {
+        listening.add(port);
+    }
+
+    /** The next REQ to a port we listen on, waiting for {@link #accept} or {@link #reject}; null if none. */
+    public CmConnection pollConnectRequest()
+    {
+        return pendingRequests.poll();
+    }
+
+    public long counter(final CmCounter counter)
+    {
+        return counters.getOrDefault(counter, 0L);
+    }
+
+    public Map<CmCounter, Long> counters()
+    {
+        return new EnumMap<>(counters);
+    }
+
+    private void count(final CmCounter counter)
+    {
+        counters.merge(counter, 1L, Long::sum);
+    }
+
+    // ------------------------------------------------------------------------------------------------ active side
+
+    /**
+     * Sends a REQ for an RC QP (in RESET or INIT) to a peer's GID and RDMA_PS_TCP port. The connection is
+     * established by {@link #poll} when the REP arrives (the QP is then in RTS and the RTU sent).
+     */
+    public CmConnection connect(final QueuePair qp, final long peerGidHigh, final long peerGidLow, final int port,
+        final int responderResources, final int initiatorDepth, final long nowNs)
+    {
+        final CmConnection c = new CmConnection(newCommId(), CmState.REQ_SENT);
+        c.qp = qp;
+        c.transactionId = random.nextLong() & 0x0000_0000_FFFF_FFFFL | 0x0000_0002_0000_0000L;
+        c.peerGidHigh = peerGidHigh;
+        c.peerGidLow = peerGidLow;
+        c.servicePort = port;
+        c.peerPort = port;
+        c.localPsn = random.nextInt(1 << 24);
+        c.pathMtu = PathMtu.forEthernetMtu(localPort.ethernetMtu());
+        c.responderResources = responderResources;
+        c.initiatorDepth = initiatorDepth;
+        c.localAckTimeout = LOCAL_ACK_TIMEOUT_DEFAULT;
+        c.retryCount = 7;
+        c.rnrRetryCount = 7;
+        c.peerResponseTimeout = cmResponseTimeout;
+        c.maxRetries = maxCmRetries;
+        addressPeer(c, gidIndex);
+        final int sourcePort = 0xC000 | random.nextInt(0x3FFF);
+        final boolean ipv4 = isIpv4(peerGidHigh, peerGidLow);
+        req.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_REQ, c.transactionId).localCommId(c.localCommId);
+        req.serviceId(CmReqFlyweight.tcpServiceId(port)).localCaGuid(caGuid).localQpn(qp.qpn())
+            .responderResources(responderResources).initiatorDepth(initiatorDepth)
+            .remoteCmResponseTimeout(cmResponseTimeout).startingPsn(c.localPsn)
+            .localCmResponseTimeout(cmResponseTimeout).retryCount(c.retryCount).partitionKey(0xFFFF)
+            .pathMtu(c.pathMtu.value()).rnrRetryCount(c.rnrRetryCount).maxCmRetries(maxCmRetries)
+            .primaryLids(0xFFFF, 0xFFFF)
+            .primaryLocalGid(localPort.gidHigh(gidIndex), localPort.gidLow(gidIndex))
+            .primaryRemoteGid(peerGidHigh, peerGidLow)
+            .primaryFlowLabelAndRate(0, 0).primaryTrafficClassAndHopLimit(0, 64)
+            .primaryLocalAckTimeout(c.localAckTimeout);
+        if (ipv4)
+        {
+            req.cmaHeaderIpv4(sourcePort, (int)localPort.gidLow(gidIndex), (int)peerGidLow);
+        }
+        else
+        {
+            req.cmaHeaderIpv6(sourcePort, localPort.gidHigh(gidIndex), localPort.gidLow(gidIndex), peerGidHigh,
+                peerGidLow);
+        }
+        connections.add(c);
+        sendAndAwait(c, nowNs);
+        return c;
+    }
+
+    // ------------------------------------------------------------------------------------------------ passive side
+
+    /**
+     * Accepts a REQ from {@link #pollConnectRequest}: brings the RC QP to RTS with the REQ's parameters and sends
+     * the REP; the connection is established when the RTU arrives.
+     */
+    public void accept(final CmConnection c, final QueuePair qp, final int responderResources,
+        final int initiatorDepth, final long nowNs)
+    {
+        if (c.state() != CmState.REQ_RCVD)
+        {
+            throw new IllegalStateException("accept in state " + c.state());
+        }
+        c.qp = qp;
+        c.localPsn = random.nextInt(1 << 24);
+        // what we grant: no more READs in flight toward us than we take, none more from us than the peer takes
+        final int grantedResponder = Math.min(responderResources, c.initiatorDepthRequested());
+        final int grantedInitiator = Math.min(initiatorDepth, c.responderResourcesRequested());
+        c.responderResources = grantedResponder;
+        c.initiatorDepth = grantedInitiator;
+        connectQp(c, grantedInitiator, grantedResponder);
+        rep.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_REP, c.transactionId).localCommId(c.localCommId)
+            .remoteCommId(c.remoteCommId);
+        rep.localQpn(qp.qpn()).startingPsn(c.localPsn).responderResources(grantedResponder)
+            .initiatorDepth(grantedInitiator).targetAckDelay(15).rnrRetryCount(7).localCaGuid(caGuid);
+        c.state(CmState.REP_SENT);
+        sendAndAwait(c, nowNs);
+    }
+
+    /** Refuses a REQ with a consumer reject. */
+    public void reject(final CmConnection c, final long nowNs)
+    {
+        sendReject(c.transactionId, c.remoteCommId, c.localCommId, CmRejFlyweight.REASON_CONSUMER, c);
+        c.rejectReason(CmRejFlyweight.REASON_CONSUMER);
+        c.state(CmState.REJECTED);
+    }
+
+    // ------------------------------------------------------------------------------------------------ both sides
+
+    /** Sends a DREQ; the QP goes to the error state. Done when the DREP arrives (or after the retries). */
+    public void disconnect(final CmConnection c, final long nowNs)
+    {
+        if (c.state() != CmState.ESTABLISHED && c.state() != CmState.REP_SENT)
+        {
+            return;
+        }
+        toError(c);
+        c.transactionId = random.nextLong() & 0x0000_0000_FFFF_FFFFL | 0x0000_0002_0000_0000L;
+        dreq.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_DREQ, c.transactionId).localCommId(c.localCommId)
+            .remoteCommId(c.remoteCommId);
+        dreq.remoteQpn(c.remoteQpn);
+        c.state(CmState.DREQ_SENT);
+        sendAndAwait(c, nowNs);
+    }
+
+    /**
+     * The duty cycle: drains the GSI's completions, handles each MAD, retransmits what timed out. Returns how many
+     * things it did.
+     */
+    public int poll(final long nowNs)
+    {
+        int work = 0;
+        int n;
+        while ((n = sendCq.poll(completions, completions.length)) > 0)
+        {
+            for (int i = 0; i < n; i++)
+            {
+                if (completions[i].status() != WcStatus.SUCCESS)
+                {
+                    count(CmCounter.SEND_ERRORS);
+                }
+            }
+            work += n;
+        }
+        while ((n = recvCq.poll(completions, completions.length)) > 0)
+        {
+            for (int i = 0; i < n; i++)
+            {
+                final WorkCompletion wc = completions[i];
+                final int slot = (int)wc.wrId();
+                if (wc.status() != WcStatus.SUCCESS)
+                {
+                    count(CmCounter.DROPPED_RECEIVE_ERROR);
+                }
+                else if (wc.byteLength() < SLOT_BYTES)
+                {
+                    count(CmCounter.DROPPED_TRUNCATED);
+                }
+                else
+                {
+                    onMad(slot, wc.networkHeaderType() == WorkCompletion.NETWORK_HDR_IPV6, nowNs);
+                }
+                postReceive(slot);
+            }
+            work += n;
+        }
+        for (int i = 0; i < connections.size(); i++)
+        {
+            final CmConnection c = connections.get(i);
+            if (c.awaitingReply && nowNs - c.retransmitAtNs >= 0)
+            {
+                if (c.retriesLeft-- <= 0)
+                {
+                    c.awaitingReply = false;
+                    count(CmCounter.TIMEOUTS);
+                    if (c.state() == CmState.DREQ_SENT)
+                    {
+                        c.state(CmState.DISCONNECTED); // IBTA 12.9.6: DREQ unanswered, time wait anyway
+                    }
+                    else
+                    {
+                        toError(c);
+                        c.state(CmState.TIMED_OUT);
+                    }
+                }
+                else
+                {
+                    count(CmCounter.RETRANSMISSIONS);
+                    transmit(c);
+                    c.retransmitAtNs = nowNs + timeoutNs(c.peerResponseTimeout);
+                }
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private void onMad(final int slot, final boolean ipv6, final long nowNs)
+    {
+        final int offset = slot * SLOT_BYTES;
+        mad.wrapAt(buffer, offset + GRH_BYTES);
+        count(CmCounter.MADS_RECEIVED);
+        if (!mad.isCmSend())
+        {
+            count(CmCounter.DROPPED_NOT_CM);
+            return;
+        }
+        switch (mad.attributeId())
+        {
+            case CmMadFlyweight.ATTR_REQ -> onReq(offset, ipv6, nowNs);
+            case CmMadFlyweight.ATTR_REP -> onRep(offset, nowNs);
+            case CmMadFlyweight.ATTR_RTU -> onRtu();
+            case CmMadFlyweight.ATTR_DREQ -> onDreq(offset);
+            case CmMadFlyweight.ATTR_DREP -> onDrep();
+            case CmMadFlyweight.ATTR_REJ -> onRej(offset);
+            default -> count(CmCounter.DROPPED_UNSUPPORTED);
+        }
+    }
+
+    private void onReq(final int offset, final boolean ipv6, final long nowNs)
+    {
+        req.wrapAt(buffer, offset + GRH_BYTES);
+        final int remoteCommId = req.localCommId();
+        final long remoteGuid = req.localCaGuid();
+        for (int i = 0; i < connections.size(); i++)
+        {
+            final CmConnection c = connections.get(i);
+            if (c.remoteCommId == remoteCommId && c.remoteCaGuid == remoteGuid && c.state() != CmState.REQ_SENT)
+            {
+                if (c.state() == CmState.REP_SENT)
+                {
+                    count(CmCounter.DUPLICATES_ANSWERED);
+                    transmit(c); // our REP was lost
+                }
+                else
+                {
+                    count(CmCounter.DROPPED_BAD_STATE);
+                }
+                return;
+            }
+        }
+        final int ipVersion = req.cmaIpVersion();
+        if (req.cmaVersion() != 0 || (ipVersion != 4 && ipVersion != 6) || (ipVersion == 6) != ipv6)
+        {
+            count(CmCounter.DROPPED_BAD_PRIVATE_DATA);
+            return;
+        }
+        final CmConnection c = new CmConnection(newCommId(), CmState.REQ_RCVD);
+        c.remoteCommId = remoteCommId;
+        c.remoteCaGuid = remoteGuid;
+        c.transactionId = req.transactionId();
+        c.remoteQpn = req.localQpn();
+        c.remotePsn = req.startingPsn();
+        c.servicePort = CmReqFlyweight.tcpPortOf(req.serviceId());
+        c.peerPort = req.cmaSourcePort();
+        c.requested(req.responderResources(), req.initiatorDepth());
+        c.localAckTimeout = req.primaryLocalAckTimeout();
+        c.retryCount = req.retryCount();
+        c.rnrRetryCount = req.rnrRetryCount();
+        c.peerResponseTimeout = req.localCmResponseTimeout();
+        c.maxRetries = req.maxCmRetries();
+        final PathMtu ours = PathMtu.forEthernetMtu(localPort.ethernetMtu());
+        final int code = req.pathMtu();
+        c.pathMtu = code >= 1 && code < ours.value() ? PathMtu.values()[code - 1] : ours;
+        // the peer's address: the source of the datagram (the GRH area), which is its primary GID on RoCEv2
+        final int grh = offset;
+        int localGid = gidIndex;
+        if (ipv6)
+        {
+            c.peerGidHigh = buffer.getLong(grh + 8, java.nio.ByteOrder.BIG_ENDIAN);
+            c.peerGidLow = buffer.getLong(grh + 16, java.nio.ByteOrder.BIG_ENDIAN);
+            localGid = gidOf(buffer.getLong(grh + 24, java.nio.ByteOrder.BIG_ENDIAN),
+                buffer.getLong(grh + 32, java.nio.ByteOrder.BIG_ENDIAN));
+        }
+        else
+        {
+            c.peerGidHigh = 0;
+            c.peerGidLow = 0x0000_FFFF_0000_0000L | (buffer.getInt(grh + 20 + 12, java.nio.ByteOrder.BIG_ENDIAN) &
+                0xFFFF_FFFFL);
+            localGid = gidOf(0, 0x0000_FFFF_0000_0000L | (buffer.getInt(grh + 20 + 16, java.nio.ByteOrder.BIG_ENDIAN) &
+                0xFFFF_FFFFL));
+        }
+        try
+        {
+            addressPeer(c, localGid < 0 ? gidIndex : localGid);
+        }
+        catch (final RuntimeException ex)
+        {
+            count(CmCounter.DROPPED_UNRESOLVED); // nobody answers ARP / ND for the requester: it will retry
+            return;
+        }
+        if (req.transportServiceType() != 0 || c.servicePort < 0 || !listening.contains(c.servicePort))
+        {
+            sendReject(c.transactionId, c.remoteCommId, c.localCommId, CmRejFlyweight.REASON_INVALID_SERVICE_ID, c);
+            return;
+        }
+        c.peer.hopLimit(req.primaryHopLimit() == 0 ? 64 : req.primaryHopLimit())
+            .trafficClass(req.primaryTrafficClass());
+        connections.add(c);
+        pendingRequests.add(c);
+    }
+
+    private void onRep(final int offset, final long nowNs)
+    {
+        rep.wrapAt(buffer, offset + GRH_BYTES);
+        final CmConnection c = byLocalCommId(rep.remoteCommId());
+        if (c == null)
+        {
+            count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
+            return;
+        }
+        if (c.state() == CmState.ESTABLISHED && c.remoteCommId == rep.localCommId())
+        {
+            count(CmCounter.DUPLICATES_ANSWERED);
+            transmit(c); // our RTU was lost: it is the last MAD we sent
+            return;
+        }
+        if (c.state() != CmState.REQ_SENT)
+        {
+            count(CmCounter.DROPPED_BAD_STATE);
+            return;
+        }
+        c.awaitingReply = false;
+        c.remoteCommId = rep.localCommId();
+        c.remoteCaGuid = rep.localCaGuid();
+        c.remoteQpn = rep.localQpn();
+        c.remotePsn = rep.startingPsn();
+        c.rnrRetryCount = rep.rnrRetryCount();
+        // the peer's responder resources are our READs in flight; its initiator depth, its READs toward us
+        final int maxReadAtomic = Math.max(1, Math.min(c.initiatorDepth, rep.responderResources()));
+        final int maxDestReadAtomic = Math.max(1, c.responderResources);
+        connectQp(c, maxReadAtomic, maxDestReadAtomic);
+        mad.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_RTU, c.transactionId).localCommId(c.localCommId)
+            .remoteCommId(c.remoteCommId);
+        scratch.getBytes(0, c.lastSent);
+        c.state(CmState.ESTABLISHED);
+        transmit(c);
+    }
+
+    private void onRtu()
+    {
+        final CmConnection c = byLocalCommId(mad.remoteCommId());
+        if (c == null)
+        {
+            count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
+            return;
+        }
+        if (c.state() != CmState.REP_SENT || c.remoteCommId != mad.localCommId())
+        {
+            count(CmCounter.DROPPED_BAD_STATE);
+            return;
+        }
+        c.awaitingReply = false;
+        c.state(CmState.ESTABLISHED);
+    }
+
+    private void onDreq(final int offset)
+    {
+        dreq.wrapAt(buffer, offset + GRH_BYTES);
+        final CmConnection c = byLocalCommId(dreq.remoteCommId());
+        if (c == null || c.remoteCommId != dreq.localCommId())
+        {
+            count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
+            return;
+        }
+        switch (c.state())
+        {
+            case ESTABLISHED, REP_SENT, DREQ_SENT ->
+            {
+                toError(c);
+                c.awaitingReply = false;
+                c.transactionId = dreq.transactionId();
+                mad.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_DREP, c.transactionId)
+                    .localCommId(c.localCommId).remoteCommId(c.remoteCommId);
+                scratch.getBytes(0, c.lastSent);
+                c.state(CmState.DISCONNECTED);
+                transmit(c);
+            }
+            case DISCONNECTED ->
+            {
+                count(CmCounter.DUPLICATES_ANSWERED); // our DREP was lost: answer again
+                mad.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_DREP, dreq.transactionId())
+                    .localCommId(c.localCommId).remoteCommId(c.remoteCommId);
+                sendMad(c, scratch);
+            }
+            default -> count(CmCounter.DROPPED_BAD_STATE);
+        }
+    }
+
+    private void onDrep()
+    {
+        final CmConnection c = byLocalCommId(mad.remoteCommId());
+        if (c == null)
+        {
+            count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
+            return;
+        }
+        if (c.state() != CmState.DREQ_SENT)
+        {
+            count(CmCounter.DROPPED_BAD_STATE);
+            return;
+        }
+        c.awaitingReply = false;
+        c.state(CmState.DISCONNECTED);
+    }
+
+    private void onRej(final int offset)
+    {
+        rej.wrapAt(buffer, offset + GRH_BYTES);
+        final CmConnection c = byLocalCommId(rej.remoteCommId());
+        if (c == null)
+        {
+            count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
+            return;
+        }
+        if (c.state() != CmState.REQ_SENT && c.state() != CmState.REP_SENT)
+        {
+            count(CmCounter.DROPPED_BAD_STATE);
+            return;
+        }
+        c.awaitingReply = false;
+        c.rejectReason(rej.reason());
+        toError(c);
+        c.state(CmState.REJECTED);
+    }
+
+    // ------------------------------------------------------------------------------------------------ helpers
+
+    /**
+     * RESET → INIT for an RC QP, with remote READ, WRITE and atomics allowed, as {@code rdma_create_qp} leaves it:
+     * receives may be posted before {@link #accept} or {@link #connect}.
+     */
+    public static void toInit(final QueuePair qp)
+    {
+        if (qp.state() != QpState.RESET)
+        {
+            return;
+        }
+        final QpAttributes attr = new QpAttributes();
+        attr.state = QpState.INIT;
+        attr.accessFlags = QP_ACCESS;
+        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
+    }
+
+    private static final int QP_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE |
+        AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
+
+    /**
+     * INIT (keeping the receives posted) → RTR → RTS with the connection's parameters. The starting PSN each side
+     * announces (REQ, REP) is the PSN it expects to receive first: the peer sends from it. So Linux does, as
+     * rping.pcap shows (the client's first SEND carries the REP's PSN, the server's first READ the REQ's), and
+     * rxe answers a packet at the other PSN with a sequence-error NAK.
+     */
+    private void connectQp(final CmConnection c, final int maxReadAtomic, final int maxDestReadAtomic)
+    {
+        final QueuePair qp = c.qp;
+        toInit(qp);
+        final QpAttributes attr = new QpAttributes();
+        attr.state = QpState.RTR;
+        attr.pathMtu = c.pathMtu;
+        attr.destQpNumber = c.remoteQpn;
+        attr.rqPsn = c.localPsn;
+        attr.maxDestReadAtomic = Math.max(1, maxDestReadAtomic);
+        attr.minRnrTimer = 12;
+        attr.addressVector.copyFrom(c.peer);
+        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
+            QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
+        attr.state = QpState.RTS;
+        attr.sqPsn = c.remotePsn;
+        attr.timeout = c.localAckTimeout;
+        attr.retryCount = c.retryCount;
+        attr.rnrRetry = c.rnrRetryCount;
+        attr.maxReadAtomic = Math.max(1, maxReadAtomic);
+        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT |
+            QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+    }
+
+    private void toError(final CmConnection c)
+    {
+        if (c.qp != null && c.qp.state() != QpState.RESET && c.qp.state() != QpState.ERR)
+        {
+            final QpAttributes attr = new QpAttributes();
+            attr.state = QpState.ERR;
+            c.qp.modify(attr, QpAttrMask.STATE);
+        }
+    }
+
+    private void addressPeer(final CmConnection c, final int sourceGidIndex)
+    {
+        if (isIpv4(c.peerGidHigh, c.peerGidLow))
+        {
+            c.peer.destinationIpv4((int)c.peerGidLow);
+        }
+        else
+        {
+            c.peer.destinationGid(c.peerGidHigh, c.peerGidLow);
+        }
+        c.peer.sourceGidIndex(sourceGidIndex).hopLimit(64)
+            .destinationMac(resolver.resolve(c.peerGidHigh, c.peerGidLow));
+    }
+
+    private void sendReject(final long transactionId, final int remoteCommId, final int localCommId,
+        final int reason, final CmConnection addressed)
+    {
+        rej.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_REJ, transactionId).localCommId(localCommId)
+            .remoteCommId(remoteCommId);
+        rej.messageRejected(CmRejFlyweight.MESSAGE_REQ).reason(reason);
+        count(CmCounter.REJECTS_SENT);
+        sendMad(addressed, scratch);
+    }
+
+    /** Keeps the MAD in {@link #scratch} as the connection's last, sends it and arms its retransmission. */
+    private void sendAndAwait(final CmConnection c, final long nowNs)
+    {
+        scratch.getBytes(0, c.lastSent);
+        c.awaitingReply = true;
+        c.retriesLeft = c.maxRetries;
+        c.retransmitAtNs = nowNs + timeoutNs(c.peerResponseTimeout);
+        transmit(c);
+    }
+
+    private void transmit(final CmConnection c)
+    {
+        final int offset = (RECEIVE_SLOTS + nextSendSlot) * SLOT_BYTES;
+        nextSendSlot = (nextSendSlot + 1) % SEND_SLOTS;
+        buffer.putBytes(offset, c.lastSent);
+        post(c, offset);
+    }
+
+    private void sendMad(final CmConnection c, final UnsafeBuffer from)
+    {
+        final int offset = (RECEIVE_SLOTS + nextSendSlot) * SLOT_BYTES;
+        nextSendSlot = (nextSendSlot + 1) % SEND_SLOTS;
+        buffer.putBytes(offset, from, 0, CmMadFlyweight.LENGTH);
+        post(c, offset);
+    }
+
+    private void post(final CmConnection c, final int offset)
+    {
+        send.reset();
+        send.sgl.add(mr.address() + offset, CmMadFlyweight.LENGTH, mr.lKey());
+        send.udRemoteQpn = 1;
+        send.udRemoteQkey = GSI_QKEY;
+        send.udAddress.copyFrom(c.peer);
+        if (gsi.postSend(send) == QueuePair.POST_OK)
+        {
+            count(CmCounter.MADS_SENT);
+        }
+        else
+        {
+            count(CmCounter.SEND_ERRORS);
+        }
+    }
+
+    private void postReceive(final int slot)
+    {
+        recv.wrId = slot;
+        recv.sgl.clear();
+        recv.sgl.add(mr.address() + (long)slot * SLOT_BYTES, SLOT_BYTES, mr.lKey());
+        gsi.postRecv(recv);
+    }
+
+    private CmConnection byLocalCommId(final int id)
+    {
+        for (int i = 0; i < connections.size(); i++)
+        {
+            if (connections.get(i).localCommId == id)
+            {
+                return connections.get(i);
+            }
+        }
+        return null;
+    }
+
+    private int newCommId()
+    {
+        while (true)
+        {
+            final int id = random.nextInt();
+            if (id != 0 && byLocalCommId(id) == null)
+            {
+                return id;
+            }
+        }
+    }
+
+    private int gidOf(final long high, final long low)
+    {
+        for (int i = 0; i < localPort.gidCount(); i++)
+        {
+            if (localPort.gidHigh(i) == high && localPort.gidLow(i) == low)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** IBTA's timeout encoding: 4.096 µs × 2^value. */
+    public static long timeoutNs(final int value)
+    {
+        return 4096L << Math.min(value, 31);
+    }
+
+    static boolean isIpv4(final long gidHigh, final long gidLow)
+    {
+        return gidHigh == 0 && (gidLow >>> 32) == 0xFFFF;
+    }
+
+    /** The EUI-64 of a MAC, which rxe also uses as its node GUID. */
+    public static long eui64(final long mac)
+    {
+        return ((mac >>> 24) ^ 0x02_0000L) << 40 | 0xFF_FEL << 24 | (mac & 0xFF_FFFFL);
+    }
+
+    /** Forgets closed connections (their DREQ/DREP are over). */
+    public void purgeClosed()
+    {
+        connections.removeIf(c -> c.isClosed() && !c.awaitingReply);
+    }
+
+    @Override
+    public void close()
+    {
+        device.destroyQp(gsi);
+        device.deregisterMemoryRegion(mr);
+        arena.close();
+    }
+}
