@@ -50,6 +50,15 @@ interface OutOfBand extends AutoCloseable
         return ours;
     }
 
+    /**
+     * Whether the exchange itself brought the QPs to RTS (the RDMA CM, perftest's {@code -R}): {@code connect} then
+     * only learns the peer's keys, and the tool must not modify the QPs again.
+     */
+    default boolean connectsQps()
+    {
+        return false;
+    }
+
     @Override
     void close();
 

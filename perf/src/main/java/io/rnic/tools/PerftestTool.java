@@ -29,6 +29,7 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.net.UnknownHostException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Collections;
@@ -157,10 +158,7 @@ public final class PerftestTool
             out.println("* Waiting for client to connect... *");
             out.println("************************************");
         }
-        try (OutOfBand oob = kind.isPingpong() ?
-            PingpongOutOfBand.open(oobPeer(), options.oobHost, options.oobTcpPort(), options.timeoutMs) :
-            PerftestOutOfBand.open(kind, oobPeer(), options.oobHost, options.oobTcpPort(), options.timeoutMs,
-                localMtu))
+        try (OutOfBand oob = openOutOfBand(endpoint, gidIndex, localMtu))
         {
             final int mtu = oob.pathMtu(localMtu);
             if (!kind.isPingpong() && !oob.peerIsRnic() && options.warmup > 0)
@@ -177,7 +175,10 @@ public final class PerftestTool
                 for (int i = 0; i < qps.length; i++)
                 {
                     qps[i].remote = remotes[i];
-                    connect(endpoint, qps[i], gidIndex, mtu);
+                    if (!oob.connectsQps())
+                    {
+                        connect(endpoint, qps[i], gidIndex, mtu);
+                    }
                 }
                 // before the server answers: the application posts its receives, and rdma-core's pingpong
                 // client sends as soon as it has our answer (a SEND before them would get an RNR NAK)
@@ -243,6 +244,44 @@ public final class PerftestTool
             }
             return 0;
         }
+    }
+
+    /** TCP (rdma-core's or perftest's exchange) or, with -R, perftest's exchange over a QP the RDMA CM connects. */
+    private OutOfBand openOutOfBand(final Endpoint endpoint, final int gidIndex, final int localMtu)
+        throws IOException
+    {
+        if (kind.isPingpong())
+        {
+            return PingpongOutOfBand.open(oobPeer(), options.oobHost, options.oobTcpPort(), options.timeoutMs);
+        }
+        if (!options.rdmaCm)
+        {
+            return PerftestOutOfBand.open(kind, oobPeer(), options.oobHost, options.oobTcpPort(), options.timeoutMs,
+                localMtu);
+        }
+        long[] serverGid = null;
+        if (!options.isServer())
+        {
+            final InetAddress address;
+            try
+            {
+                address = InetAddress.getByName(options.server);
+            }
+            catch (final UnknownHostException ex)
+            {
+                throw new UsageException("server address " + options.server + ": " + ex.getMessage());
+            }
+            serverGid = InterfaceAddresses.gidOf(address);
+            final LocalPort port = endpoint.localPort();
+            if (port.isIpv4Gid(gidIndex) != (serverGid[0] == 0 && (serverGid[1] >>> 32) == 0xFFFF))
+            {
+                throw new UsageException("-R: the server address " + options.server + " and our GID " + gidIndex +
+                    " (" + InterfaceAddresses.gidAddress(port.gidHigh(gidIndex), port.gidLow(gidIndex))
+                    .getHostAddress() + ") are not of the same IP version: choose another with -x");
+            }
+        }
+        return RdmaCmOutOfBand.open(kind, endpoint, gidIndex, serverGid, options.oobTcpPort(), options.timeoutMs,
+            localMtu);
     }
 
     /** Fills what --verify needs: the slots a side sends from, and the reference copy the other side checks. */

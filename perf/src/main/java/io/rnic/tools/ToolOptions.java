@@ -52,6 +52,8 @@ public final class ToolOptions
     public String oobHost;
     public int oobPort = -1;
     public long timeoutMs = 60_000;
+    /** {@code -R}: perftest's exchange over a QP the RDMA CM connects (to port -p), and the test QP by the CM. */
+    public boolean rdmaCm;
     /** {@code --cc dcqcn} with any {@code --cc-param NAME=VALUE} applied, or null ({@code --cc none}, the default). */
     public DcqcnParameters congestionControl;
     private String ccName = "none";
@@ -93,7 +95,7 @@ public final class ToolOptions
     public static String synopsis(final ToolKind kind)
     {
         final String gid = kind.isPingpong() ? "-g GID_INDEX" : "-x GID_INDEX";
-        return kind.command() + " [-d IFACE] [-s SIZE] [-n ITERS] [-m MTU] [" + gid + "] [-p TCP_PORT] [-q QPS]" +
+        return kind.command() + " [-d IFACE] [-s SIZE] [-n ITERS] [-m MTU] [" + gid + "] [-p TCP_PORT] [-q QPS] [-R]" +
             " [--warmup N]" + (kind.isLatency() ? "" : " [-t TX_DEPTH]") +
             (kind.operation() == ToolKind.Operation.ATOMIC ? " [-A CMP_AND_SWAP|FETCH_AND_ADD]" : "") +
             (kind.operation() == ToolKind.Operation.SEND ? " [-r RX_DEPTH] [--imm]" : "") +
@@ -130,6 +132,11 @@ public final class ToolOptions
             if (option.equals("--qdisc-bypass"))
             {
                 options.qdiscBypass = true;
+                continue;
+            }
+            if (option.equals("-R") || option.equals("--rdma-cm"))
+            {
+                options.rdmaCm = true;
                 continue;
             }
             if (option.equals("--imm"))
@@ -290,9 +297,38 @@ public final class ToolOptions
             throw new UsageException("--eal and --ip apply to --port dpdk");
         }
         congestionControl = congestionControl();
+        if (rdmaCm)
+        {
+            checkRdmaCm();
+        }
         if (kind.isLatency() && qps != 1)
         {
             throw new UsageException("latency tests run one QP (-q 1)");
+        }
+    }
+
+    private void checkRdmaCm()
+    {
+        if (kind.isPingpong())
+        {
+            throw new UsageException("-R applies to the perftest tools; rdma-core's pingpongs exchange over TCP only");
+        }
+        if (qps != 1)
+        {
+            throw new UsageException("-R connects one QP: -q " + qps + " is not supported with it");
+        }
+        if (oobHost != null)
+        {
+            throw new UsageException("--oob is the TCP exchange's address; with -R the exchange runs over the RDMA " +
+                "CM to the server address (port -p)");
+        }
+        if (mtu != 0)
+        {
+            throw new UsageException("-m does not apply with -R: the RDMA CM takes the path MTU from the port");
+        }
+        if ("dpdk".equals(portKind))
+        {
+            throw new UsageException("-R runs over --port afpacket or memory");
         }
     }
 

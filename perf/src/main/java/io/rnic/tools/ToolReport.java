@@ -32,6 +32,8 @@ final class ToolReport
             out.printf(" TX depth        : %d%n", options.txDepth);
         }
         out.printf(" Verify          : %s%n", options.verify ? "ON (every byte)" : "OFF");
+        out.printf(" rdma_cm QPs     : %-10s Data ex. method : %s%n", options.rdmaCm ? "ON" : "OFF",
+            options.rdmaCm ? "rdma_cm" : "Ethernet");
         out.println(RULE);
     }
 

@@ -172,6 +172,84 @@ class ToolsInMemoryTest
         assertTrue(s.out.matches("(?s).*retransmitted_pkts\\s+[1-9].*"), "the server retransmitted:\n" + s.out);
     }
 
+    /**
+     * perftest's -R between two of our endpoints: the exchange over a comm QP the CM connects to port -p, the test
+     * QP over a second CM connection, every byte WRITE'n checked by the server, and both CM connections closed.
+     */
+    @Test
+    void shouldRunWriteBandwidthOverTheRdmaCm() throws Exception
+    {
+        final Result[] results = runRdmaCm(ToolKind.WRITE_BW, List.of("-s", "5000", "-n", "2000", "--warmup", "100"));
+        final Result c = results[0];
+        final Result s = results[1];
+        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
+        assertEquals(0, s.status, "server:\n" + s.out + s.err);
+        assertTrue(c.out.contains("verify: OK") && s.out.contains("verify: OK"), c.out + s.out);
+        assertTrue(c.out.contains("Data ex. method : rdma_cm") && s.out.contains("Data ex. method : rdma_cm"), c.out);
+        assertTrue(c.out.contains("MsgRate[Mpps]"), c.out);
+        // the server prints the client's result (bw_report_data over the comm QP): 2000 iterations of 5000 bytes
+        assertTrue(s.out.matches("(?s).*\\n 5000\\s+2000\\s.*"), s.out);
+        // the QPN each side prints as the peer's is the one the CM connected
+        final Matcher local = Pattern.compile("local address: LID 0000 QPN (0x[0-9a-f]+)").matcher(c.out);
+        assertTrue(local.find(), c.out);
+        assertTrue(s.out.contains("remote address: LID 0000 QPN " + local.group(1)), s.out);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "READ_BW", "SEND_BW", "WRITE_LAT", "SEND_LAT", "READ_LAT",
+        "ATOMIC_BW" })
+    void shouldRunOtherPerftestToolsOverTheRdmaCm(final ToolKind kind) throws Exception
+    {
+        final List<String> size = kind.operation() == ToolKind.Operation.ATOMIC ? List.of("-n", "300") :
+            List.of("-s", "3000", "-n", "300", "--warmup", "20");
+        final Result[] results = runRdmaCm(kind, size);
+        final Result c = results[0];
+        final Result s = results[1];
+        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
+        assertEquals(0, s.status, "server:\n" + s.out + s.err);
+        assertTrue(c.out.contains("verify: OK") && s.out.contains("verify: OK"), c.out + s.out);
+    }
+
+    private static Result[] runRdmaCm(final ToolKind kind, final List<String> args) throws Exception
+    {
+        final String name = "cm-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final long macServer = 0x02_00_00_00_0E_01L;
+        final long macClient = 0x02_00_00_00_0E_02L;
+        final InMemoryPort[] ports = InMemoryPort.pair(macServer, macClient, 4096, 1 << 23);
+        Ports.registerInMemory(name + "-s", ports[0], addressing(macServer, 1));
+        Ports.registerInMemory(name + "-c", ports[1], addressing(macClient, 2));
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-R", "--verify", "--idle", "yield",
+            "--timeout-ms", "30000"));
+        common.addAll(args);
+        final Result[] results = runRdmaCmPair(kind, name, common);
+        if (System.getenv("RNIC_TEST_PRINT") != null)
+        {
+            System.out.println("=== " + kind + " -R client:\n" + results[0].out + results[0].err + "=== server:\n" +
+                results[1].out + results[1].err);
+        }
+        return results;
+    }
+
+    private static Result[] runRdmaCmPair(final ToolKind kind, final String name, final List<String> common)
+        throws Exception
+    {
+        final List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("-d", name + "-s"));
+        final List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("-d", name + "-c", "10.90.0.1"));
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final Future<Result> serverRun = threads.submit(() -> run(kind, server));
+            final Future<Result> clientRun = threads.submit(() -> run(kind, client));
+            return new Result[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+
     private static LocalPort addressing(final long mac, final int host)
     {
         final LocalPort port = new LocalPort(mac).ethernetMtu(1500);
