@@ -1,6 +1,7 @@
 package io.rnic.tools;
 
 import io.rnic.cm.CmConnection;
+import io.rnic.cm.CmRejFlyweight;
 import io.rnic.cm.ConnectionManager;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
@@ -8,6 +9,9 @@ import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.QueuePair;
@@ -65,6 +69,8 @@ final class RdmaCmOutOfBand implements OutOfBand
     private static final long SEND_WR_ID = -1;
     /** How long the client waits for the server's DREQ of the comm connection before sending its own. */
     private static final long PEER_DREQ_WAIT_NS = 1_000_000_000L;
+    /** How long the client waits before it asks again for a test QP connection nobody listened for. */
+    private static final long RELISTEN_WAIT_NS = 10_000_000L;
 
     private final ConnectionManager cm;
     private final Endpoint endpoint;
@@ -179,16 +185,30 @@ final class RdmaCmOutOfBand implements OutOfBand
             // established when the RTU arrives; the client's first SEND may come before it (the QP is in RTS)
             return request;
         }
-        final CmConnection c = cm.connect(qp, serverGid[0], serverGid[1], port, resources, resources,
-            System.nanoTime());
+        CmConnection c = cm.connect(qp, serverGid[0], serverGid[1], port, resources, resources, System.nanoTime());
         while (!c.isEstablished())
         {
             cm.poll(System.nanoTime());
+            if (c.isClosed() && retriesListening(c, qp, deadlineNs))
+            {
+                // perftest's server listens for the test QP's connection only after it answered the hand-shake
+                // before it: a REQ quicker than librdmacm's address and route resolution may find no listener
+                final long againNs = System.nanoTime() + RELISTEN_WAIT_NS;
+                while (System.nanoTime() - againNs < 0)
+                {
+                    cm.poll(System.nanoTime());
+                    idle();
+                }
+                resetQp(qp);
+                c = cm.connect(qp, serverGid[0], serverGid[1], port, resources, resources, System.nanoTime());
+                continue;
+            }
             if (c.isClosed())
             {
                 throw new IOException("rdma_cm connect of " + what + " to " + peerName + " failed: " + c.state() +
                     (c.rejectReason() != 0 ? " (reject reason " + c.rejectReason() +
-                        (c.rejectReason() == 28 ? ": nobody listens there" : "") + ")" : ""));
+                        (c.rejectReason() == CmRejFlyweight.REASON_INVALID_SERVICE_ID ? ": nobody listens there" : "") +
+                        ")" : ""));
             }
             if (System.nanoTime() - deadlineNs > 0)
             {
@@ -198,6 +218,21 @@ final class RdmaCmOutOfBand implements OutOfBand
             idle();
         }
         return c;
+    }
+
+    /** A REJ "invalid service ID" (nobody listens yet) for the test QP's connection, with time left: try again. */
+    private boolean retriesListening(final CmConnection c, final QueuePair qp, final long deadlineNs)
+    {
+        return qp != commQp && c.rejectReason() == CmRejFlyweight.REASON_INVALID_SERVICE_ID &&
+            System.nanoTime() + RELISTEN_WAIT_NS - deadlineNs < 0;
+    }
+
+    /** The REJ moved the QP to the error state: back to RESET, for the CM to connect it again. */
+    private static void resetQp(final QueuePair qp)
+    {
+        final QpAttributes attr = new QpAttributes();
+        attr.state = QpState.RESET;
+        qp.modify(attr, QpAttrMask.STATE);
     }
 
     private void prologue(final int mtu) throws IOException
