@@ -3,6 +3,8 @@ package io.rnic.tools;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HexFormat;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -76,6 +78,22 @@ class RdmaCmOutOfBandTest
         assertEquals(0, RdmaCmOutOfBand.readAtomicResources(ToolKind.SEND_BW));
         assertEquals(PerftestOutOfBand.OUT_READS, RdmaCmOutOfBand.readAtomicResources(ToolKind.READ_BW));
         assertEquals(PerftestOutOfBand.OUT_READS, RdmaCmOutOfBand.readAtomicResources(ToolKind.ATOMIC_LAT));
+    }
+
+    @Test
+    void shouldReadTheCapturedConversationsShape() throws IOException
+    {
+        Path file = null;
+        for (final String candidate : new String[]{ "../../shared/rxe-peer/pcaps", "../shared/rxe-peer/pcaps" })
+        {
+            if (Files.exists(Path.of(candidate, "ib_write_bw_rdmacm.pcap")))
+            {
+                file = Path.of(candidate, "ib_write_bw_rdmacm.pcap");
+            }
+        }
+        assertTrue(file != null, "ib_write_bw_rdmacm.pcap not found in ../../shared or ../shared/rxe-peer/pcaps from " +
+            Path.of("").toAbsolutePath());
+        assertEquals(RdmaCmConversation.CAPTURED, RdmaCmConversation.of(file, 0x0A4D_0003));
     }
 
     /** Ours carries "rnic" after the NUL (perftest reads only the string): blank it to compare with perftest's. */

@@ -10,6 +10,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -179,7 +181,20 @@ class ToolsInMemoryTest
     @Test
     void shouldRunWriteBandwidthOverTheRdmaCm() throws Exception
     {
-        final Result[] results = runRdmaCm(ToolKind.WRITE_BW, List.of("-s", "5000", "-n", "2000", "--warmup", "100"));
+        final Path capture = Files.createTempFile("rnic-write-bw-R", ".pcap");
+        final Result[] results;
+        try
+        {
+            results = runRdmaCm(ToolKind.WRITE_BW, List.of("-s", "5000", "-n", "2000", "--warmup", "100"),
+                List.of("--pcap", capture.toString()));
+            // what the client captured, in order: as between two rxe guests
+            assertEquals(RdmaCmConversation.CAPTURED,
+                RdmaCmConversation.of(capture, RdmaCmConversation.ipv4(0x0A5A_0002)));
+        }
+        finally
+        {
+            Files.deleteIfExists(capture);
+        }
         final Result c = results[0];
         final Result s = results[1];
         assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
@@ -202,7 +217,7 @@ class ToolsInMemoryTest
     {
         final List<String> size = kind.operation() == ToolKind.Operation.ATOMIC ? List.of("-n", "300") :
             List.of("-s", "3000", "-n", "300", "--warmup", "20");
-        final Result[] results = runRdmaCm(kind, size);
+        final Result[] results = runRdmaCm(kind, size, List.of());
         final Result c = results[0];
         final Result s = results[1];
         assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
@@ -210,7 +225,40 @@ class ToolsInMemoryTest
         assertTrue(c.out.contains("verify: OK") && s.out.contains("verify: OK"), c.out + s.out);
     }
 
-    private static Result[] runRdmaCm(final ToolKind kind, final List<String> args) throws Exception
+    /** A client asking for a port nobody listens on gets the server CM's REJ as a clear error, not a hang. */
+    @Test
+    void shouldReportTheRejectOfAPortNobodyListensOn() throws Exception
+    {
+        final String name = "cm-reject-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final long macServer = 0x02_00_00_00_0E_01L;
+        final long macClient = 0x02_00_00_00_0E_02L;
+        final InMemoryPort[] ports = InMemoryPort.pair(macServer, macClient, 4096, 1 << 23);
+        Ports.registerInMemory(name + "-s", ports[0], addressing(macServer, 1));
+        Ports.registerInMemory(name + "-c", ports[1], addressing(macClient, 2));
+        final List<String> server = List.of("--port", "memory", "-R", "--idle", "yield", "--timeout-ms", "3000",
+            "-p", "18600", "-d", name + "-s");
+        final List<String> client = List.of("--port", "memory", "-R", "--idle", "yield", "--timeout-ms", "20000",
+            "-p", "18601", "-d", name + "-c", "10.90.0.1");
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final Future<Result> serverRun = threads.submit(() -> run(ToolKind.WRITE_BW, server));
+            Thread.sleep(500); // the server's CM is up
+            final Result c = threads.submit(() -> run(ToolKind.WRITE_BW, client)).get(60, TimeUnit.SECONDS);
+            final Result s = serverRun.get(60, TimeUnit.SECONDS);
+            assertTrue(c.status != 0, c.out + c.err);
+            assertTrue(c.err.contains("failed: REJECTED (reject reason 8: nobody listens there)"), c.err);
+            assertTrue(s.status != 0 && s.err.contains("no rdma_cm connect request for the exchange's QP on port " +
+                "18600 within 3000 ms"), s.out + s.err);
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+
+    private static Result[] runRdmaCm(final ToolKind kind, final List<String> args, final List<String> clientArgs)
+        throws Exception
     {
         final String name = "cm-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
         final long macServer = 0x02_00_00_00_0E_01L;
@@ -221,7 +269,7 @@ class ToolsInMemoryTest
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-R", "--verify", "--idle", "yield",
             "--timeout-ms", "30000"));
         common.addAll(args);
-        final Result[] results = runRdmaCmPair(kind, name, common);
+        final Result[] results = runRdmaCmPair(kind, name, common, clientArgs);
         if (System.getenv("RNIC_TEST_PRINT") != null)
         {
             System.out.println("=== " + kind + " -R client:\n" + results[0].out + results[0].err + "=== server:\n" +
@@ -230,12 +278,13 @@ class ToolsInMemoryTest
         return results;
     }
 
-    private static Result[] runRdmaCmPair(final ToolKind kind, final String name, final List<String> common)
-        throws Exception
+    private static Result[] runRdmaCmPair(final ToolKind kind, final String name, final List<String> common,
+        final List<String> clientArgs) throws Exception
     {
         final List<String> server = new ArrayList<>(common);
         server.addAll(List.of("-d", name + "-s"));
         final List<String> client = new ArrayList<>(common);
+        client.addAll(clientArgs);
         client.addAll(List.of("-d", name + "-c", "10.90.0.1"));
         final ExecutorService threads = Executors.newFixedThreadPool(2);
         try
@@ -294,6 +343,11 @@ class ToolsInMemoryTest
             try
             {
                 status = PerftestTool.run(kind, args.toArray(String[]::new), o, e);
+            }
+            catch (final java.io.IOException ex)
+            {
+                e.println(ex.getMessage()); // as RnicCli reports it (exit status 2)
+                status = 2;
             }
             catch (final RuntimeException ex)
             {
