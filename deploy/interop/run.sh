@@ -149,6 +149,7 @@ both "ib_write_lat-R-s64" "ib_write_lat $PT -R -s 64" write-lat -R -x 1 -n "$ITE
 both "ib_read_lat-R-s64" "ib_read_lat $PT -R -s 64" read-lat -R -x 1 -n "$ITERS" -s 64
 both "ib_send_lat-R-s64" "ib_send_lat $PT -R -s 64" send-lat -R -x 1 -n "$ITERS" -s 64
 both "ib_atomic_bw-R-FETCH_AND_ADD" "ib_atomic_bw $PT -R -A FETCH_AND_ADD" atomic-bw -R -x 1 -n "$ITERS" -A FETCH_AND_ADD
+both "ib_atomic_lat-R-FETCH_AND_ADD" "ib_atomic_lat $PT -R -A FETCH_AND_ADD" atomic-lat -R -x 1 -n "$ITERS" -A FETCH_AND_ADD
 NO_TCP=0
 
 # rping: the connection through RDMA CM MADs on QP1 (no TCP exchange), then COUNT pings of SIZE bytes

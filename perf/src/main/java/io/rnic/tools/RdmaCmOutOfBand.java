@@ -96,8 +96,6 @@ final class RdmaCmOutOfBand implements OutOfBand
     private byte[] lastKeys;
     private boolean peerIsRnic;
     private int peerMtuEnum;
-    private int peerCycleBuffer;
-    private String peerVersion;
 
     private RdmaCmOutOfBand(final ToolKind kind, final Endpoint endpoint, final int gidIndex,
         final long[] serverGid, final int port, final long timeoutMs)
@@ -238,15 +236,15 @@ final class RdmaCmOutOfBand implements OutOfBand
     private void prologue(final int mtu) throws IOException
     {
         final byte[] version = swap(PerftestOutOfBand.versionMessage(), "perftest version");
-        peerVersion = TcpChannel.text(version);
+        final String peerVersion = TcpChannel.text(version);
         peerIsRnic = PerftestOutOfBand.isRnicVersion(version);
         if (!peerVersion.matches("\\d+\\.\\d+") || PerftestOutOfBand.compareVersions(peerVersion, "5.70") < 0)
         {
             throw new IOException("the peer " + peerName + " speaks perftest version '" + peerVersion + "'; we " +
                 "speak " + PerftestOutOfBand.VERSION + " (and need 5.70 or later)");
         }
-        peerCycleBuffer = ByteBuffer.wrap(swap(PerftestOutOfBand.intMessage(PerftestOutOfBand.CYCLE_BUFFER),
-            "perftest cycle buffer size")).getInt();
+        // perftest's cycle buffer and cache line: ours are what perftest assumes, theirs unused (as over TCP)
+        swap(PerftestOutOfBand.intMessage(PerftestOutOfBand.CYCLE_BUFFER), "perftest cycle buffer size");
         swap(PerftestOutOfBand.intMessage(PerftestOutOfBand.CACHE_LINE), "perftest cache line size");
         peerMtuEnum = PerftestOutOfBand.decodeMtu(swap(PerftestOutOfBand.mtuMessage(mtu), "perftest MTU"), peerName);
     }
@@ -495,16 +493,6 @@ final class RdmaCmOutOfBand implements OutOfBand
     public boolean peerIsRnic()
     {
         return peerIsRnic;
-    }
-
-    String peerVersion()
-    {
-        return peerVersion;
-    }
-
-    int peerCycleBuffer()
-    {
-        return peerCycleBuffer;
     }
 
     @Override

@@ -212,7 +212,7 @@ class ToolsInMemoryTest
 
     @ParameterizedTest
     @EnumSource(value = ToolKind.class, names = { "READ_BW", "SEND_BW", "WRITE_LAT", "SEND_LAT", "READ_LAT",
-        "ATOMIC_BW" })
+        "ATOMIC_BW", "ATOMIC_LAT" })
     void shouldRunOtherPerftestToolsOverTheRdmaCm(final ToolKind kind) throws Exception
     {
         final List<String> size = kind.operation() == ToolKind.Operation.ATOMIC ? List.of("-n", "300") :
