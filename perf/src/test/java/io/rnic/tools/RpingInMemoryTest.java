@@ -100,6 +100,33 @@ class RpingInMemoryTest
         }
     }
 
+    /**
+     * The client disconnects once it has the server's last SEND; when the ACK of that SEND is lost, the client's
+     * DREQ reaches the server before the retransmission is acknowledged (the DREQ then flushes the SEND). The
+     * server must take the DREQ as the delivery it is and answer it, not fail and leave without a DREP (the client
+     * then waited for one until its timeout: seen on the veth test).
+     */
+    @Test
+    void shouldEndCleanlyWhenTheAckOfTheLastSendIsLost() throws Exception
+    {
+        final String name = "rping-lost-ack-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = InMemoryPort.pair(MAC_SERVER, MAC_CLIENT, 4096, 1 << 22);
+        // per ping the client's responder completes 4 messages of the server's (READ, SEND, WRITE, SEND): the
+        // last SEND of 5 pings is MSN 20
+        final DropOnceTransmitPort lossyClient = new DropOnceTransmitPort(ports[1], msn -> msn == 20);
+        Ports.registerInMemory(name + "-s", ports[0], addressing(MAC_SERVER, 1));
+        Ports.registerInMemory(name + "-c", lossyClient, addressing(MAC_CLIENT, 2));
+        final List<String> common = List.of("--port", "memory", "--idle", "yield", "--timeout-ms", "20000",
+            "-C", "5", "-S", "64", "-V", "-a", "10.91.0.1");
+        final Result[] results = runPair(name, common, true);
+        final Result c = results[0];
+        final Result s = results[1];
+        assertTrue(lossyClient.dropped(), "the ACK of the last SEND (MSN 20) was never sent");
+        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
+        assertEquals(0, s.status, "server:\n" + s.out + s.err);
+        assertTrue(s.out.contains("server DISCONNECT EVENT..."), s.out);
+    }
+
     @Test
     void shouldRejectBadUsage() throws Exception
     {
