@@ -39,7 +39,8 @@ final class ReplayCache
         next = 0;
     }
 
-    void recordRead(final int psn, final int packets, final long address, final int rKey, final long length, final int msn)
+    /** Returns the entry's index. */
+    int recordRead(final int psn, final int packets, final long address, final int rKey, final long length, final int msn)
     {
         final int i = claim();
         kinds[i] = KIND_READ;
@@ -49,9 +50,11 @@ final class ReplayCache
         rKeys[i] = rKey;
         lengths[i] = length;
         msns[i] = msn;
+        return i;
     }
 
-    void recordAtomic(final int psn, final long original, final int msn)
+    /** Returns the entry's index. */
+    int recordAtomic(final int psn, final long original, final int msn)
     {
         final int i = claim();
         kinds[i] = KIND_ATOMIC;
@@ -59,6 +62,7 @@ final class ReplayCache
         packetCounts[i] = 1;
         atomicOriginals[i] = original;
         msns[i] = msn;
+        return i;
     }
 
     private int claim()

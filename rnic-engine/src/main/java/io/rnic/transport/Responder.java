@@ -106,7 +106,7 @@ final class Responder
         if (distance < 0)
         {
             counters.increment(TransportCounter.DUPLICATE_REQUEST);
-            duplicate(qp, packet, buffer, psn);
+            duplicate(qp, packet, psn);
             return;
         }
         final int opcode = packet.opcode();
@@ -158,7 +158,7 @@ final class Responder
         return Opcode.has(opcode, Opcode.FLAG_FIRST | Opcode.FLAG_ONLY);
     }
 
-    private void duplicate(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn)
+    private void duplicate(final QpContext qp, final RocePacket packet, final int psn)
     {
         final int opcode = packet.opcode();
         if (opcode == Opcode.RC_RDMA_READ_REQUEST)
@@ -168,18 +168,11 @@ final class Responder
             {
                 return; // not a READ we executed, or too old to remember
             }
-            reth.wrapAt(buffer, packet.headerOffset(Opcode.RETH));
-            final long address = reth.virtualAddress();
-            final int rKey = (int)reth.rKey();
-            final long length = reth.dmaLength();
-            if (length != 0 && regions.checkRemote(rKey, qp.pd, address, length, AccessFlags.REMOTE_READ) == null)
-            {
-                return;
-            }
             if (!qp.responses.isFull())
             {
-                final int packets = (int)Math.max(1, (length + qp.mtuBytes - 1) / qp.mtuBytes);
-                queueRead(qp, psn, packets, rKey, address, length, qp.replay.msn(entry));
+                // answered from what the READ was when it ran, from the packet asked for: a requester resends a
+                // READ from the first response it lacks (the rest of the range; the region is checked per packet)
+                queueResponse(qp, entry, Psn.compare(psn, qp.replay.firstPsn(entry)));
             }
             return;
         }
@@ -189,7 +182,7 @@ final class Responder
             if (entry >= 0 && qp.replay.kind(entry) == ReplayCache.KIND_ATOMIC && qp.replay.firstPsn(entry) == psn &&
                 !qp.responses.isFull())
             {
-                queueAtomic(qp, psn, qp.replay.atomicOriginal(entry), qp.replay.msn(entry));
+                queueResponse(qp, entry, 0);
             }
             return;
         }
@@ -221,26 +214,21 @@ final class Responder
         }
         final int packets = (int)Math.max(1, (length + qp.mtuBytes - 1) / qp.mtuBytes);
         qp.msn = Psn.next(qp.msn);
-        qp.replay.recordRead(psn, packets, address, rKey, length, qp.msn);
+        final int entry = qp.replay.recordRead(psn, packets, address, rKey, length, qp.msn);
         qp.lastRequestOpcode = -1;
         qp.ePsn = Psn.add(psn, packets);
-        queueRead(qp, psn, packets, rKey, address, length, qp.msn);
+        queueResponse(qp, entry, 0);
     }
 
-    /** Queues a READ's responses behind any still owed, and sends what the port and the shaper allow now. */
-    private void queueRead(
-        final QpContext qp, final int firstPsn, final int packets, final int rKey, final long address,
-        final long length, final int msn)
+    /**
+     * Queues the response to replay cache entry {@code entry} (a READ from its packet {@code startPacket}, or an
+     * atomic) behind any still owed, and sends what the port and the shaper allow now.
+     */
+    private void queueResponse(final QpContext qp, final int entry, final int startPacket)
     {
-        beforeQueueing(qp, firstPsn);
-        qp.responses.addRead(firstPsn, packets, rKey, address, length, msn);
-        sendResponses(qp, nowNs, RnicEngine.SEND_BUDGET_PER_QP);
-    }
-
-    private void queueAtomic(final QpContext qp, final int psn, final long original, final int msn)
-    {
-        beforeQueueing(qp, psn);
-        qp.responses.addAtomic(psn, original, msn);
+        final int firstPsn = qp.replay.firstPsn(entry);
+        beforeQueueing(qp, Psn.add(firstPsn, startPacket));
+        qp.responses.add(entry, firstPsn, startPacket);
         sendResponses(qp, nowNs, RnicEngine.SEND_BUDGET_PER_QP);
     }
 
@@ -287,12 +275,21 @@ final class Responder
                 counters.increment(TransportCounter.TX_QUEUE_FULL);
                 break;
             }
-            if (queue.headKind() == ResponseQueue.KIND_ATOMIC)
+            final ReplayCache replay = qp.replay;
+            final int entry = queue.headEntry();
+            if (replay.kind(entry) == 0 || replay.firstPsn(entry) != queue.headFirstPsn())
             {
-                sendAtomicAcknowledge(qp, queue.headFirstPsn(), queue.headAtomicOriginal(), queue.headMsn());
+                // the record was reused meanwhile (a peer far past the READs/atomics we announced): abandoned
+                counters.increment(TransportCounter.RESPONSE_ABANDONED);
+                queue.removeHead();
+                continue;
+            }
+            if (replay.kind(entry) == ReplayCache.KIND_ATOMIC)
+            {
+                sendAtomicAcknowledge(qp, replay.firstPsn(entry), replay.atomicOriginal(entry), replay.msn(entry));
                 queue.removeHead();
             }
-            else if (!sendReadResponse(qp, queue))
+            else if (!sendReadResponse(qp, queue, replay, entry))
             {
                 continue; // its memory is gone: dropped, the requester will ask again
             }
@@ -324,20 +321,20 @@ final class Responder
     }
 
     /** The next packet of the READ at the head of the queue; false (and the READ dropped) if its region is gone. */
-    private boolean sendReadResponse(final QpContext qp, final ResponseQueue queue)
+    private boolean sendReadResponse(
+        final QpContext qp, final ResponseQueue queue, final ReplayCache replay, final int entry)
     {
         final int mtu = qp.mtuBytes;
-        final int packets = queue.headPacketCount();
-        final int i = queue.headPacketsSent();
-        final long length = queue.headLength();
+        final int packets = replay.packetCount(entry);
+        final int i = queue.headPacket();
         final long offset = (long)i * mtu;
-        final int payload = (int)Math.min(mtu, length - offset);
-        final long address = queue.headAddress() + offset;
+        final int payload = (int)Math.min(mtu, replay.length(entry) - offset);
+        final long address = replay.address(entry) + offset;
         MemoryRegion region = null;
-        if (payload > 0 && (region = regions.checkRemote(queue.headRKey(), qp.pd, address, payload,
+        if (payload > 0 && (region = regions.checkRemote(replay.rKey(entry), qp.pd, address, payload,
             AccessFlags.REMOTE_READ)) == null)
         {
-            counters.increment(TransportCounter.READ_REGION_GONE);
+            counters.increment(TransportCounter.RESPONSE_ABANDONED);
             queue.removeHead();
             return false;
         }
@@ -346,14 +343,14 @@ final class Responder
         final int operation = packets == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : i == 0 ?
             Opcode.RC_RDMA_READ_RESPONSE_FIRST : i == packets - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST :
             Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
-        spec.opcode(operation).psn(Psn.add(queue.headFirstPsn(), i))
-            .aeth(AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID), queue.headMsn());
+        spec.opcode(operation).psn(Psn.add(replay.firstPsn(entry), i))
+            .aeth(AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID), replay.msn(entry));
         if (payload > 0)
         {
             out.putBytes(tx.payloadOffset(spec), region.buffer(), (int)region.offsetOf(address), payload);
         }
         tx.send(spec, payload);
-        queue.headPacketSent();
+        queue.headPacketSent(packets);
         return true;
     }
 
@@ -398,10 +395,10 @@ final class Responder
             original = memory.getAndAddLong(index, atomicEth.swapOrAdd());
         }
         qp.msn = Psn.next(qp.msn);
-        qp.replay.recordAtomic(psn, original, qp.msn);
+        final int entry = qp.replay.recordAtomic(psn, original, qp.msn);
         qp.lastRequestOpcode = -1;
         qp.ePsn = Psn.next(psn);
-        queueAtomic(qp, psn, original, qp.msn);
+        queueResponse(qp, entry, 0);
     }
 
     // ------------------------------------------------------------------------------------------------ SEND / WRITE

@@ -4,26 +4,22 @@ package io.rnic.transport;
  * The responses an RC responder owes, in PSN order: RDMA READ responses (one to many packets each) and atomic
  * acknowledgements. A response goes when the port has room and the QP's shaper allows it, so a large READ is paced
  * like the requester's own data and never overruns a full transmit queue; whatever must follow it (a coalesced ACK,
- * the next READ's responses) waits behind it. A fixed ring sized for the READs/atomics a requester may have
- * outstanding: no allocation. Engine thread only.
+ * the next READ's responses) waits behind it.
+ * <p>
+ * What a response says lives in the {@link ReplayCache} already (a READ's address, R_Key, length and MSN; an atomic's
+ * original value), where duplicates are answered from too: the queue holds only which entry, from which packet, and
+ * the entry's first PSN to tell whether the entry still holds that request when its turn comes. A fixed ring sized
+ * for the READs/atomics a requester may have outstanding: no allocation. Engine thread only.
  */
 final class ResponseQueue
 {
-    static final int KIND_READ = 1;
-    static final int KIND_ATOMIC = 2;
-
-    private final int[] kinds;
+    private final int[] entries;
     private final int[] firstPsns;
-    private final int[] packetCounts;
-    private final int[] rKeys;
-    private final long[] addresses;
-    private final long[] lengths;
-    private final long[] atomicOriginals;
-    private final int[] msns;
+    private final int[] startPackets;
     private final int mask;
     private int head;
     private int size;
-    /** Packets of the head response already sent. */
+    /** Packets of the head response already sent, counted from its start packet. */
     private int headPacketsSent;
 
     ResponseQueue(final int capacity)
@@ -32,14 +28,9 @@ final class ResponseQueue
         {
             throw new IllegalArgumentException("capacity " + capacity + " must be a power of two");
         }
-        kinds = new int[capacity];
+        entries = new int[capacity];
         firstPsns = new int[capacity];
-        packetCounts = new int[capacity];
-        rKeys = new int[capacity];
-        addresses = new long[capacity];
-        lengths = new long[capacity];
-        atomicOriginals = new long[capacity];
-        msns = new int[capacity];
+        startPackets = new int[capacity];
         mask = capacity - 1;
     }
 
@@ -50,56 +41,29 @@ final class ResponseQueue
 
     boolean isFull()
     {
-        return size == kinds.length;
-    }
-
-    int size()
-    {
-        return size;
+        return size == entries.length;
     }
 
     /**
-     * Queues a READ's responses: {@code packets} packets from {@code firstPsn}, {@code length} bytes from
-     * {@code address} of the region of {@code rKey} (looked up again for each packet: a region may be deregistered
-     * while its responses wait).
+     * Queues the response to replay cache entry {@code entry} (whose first PSN is {@code firstPsn}), from its packet
+     * {@code startPacket} (a duplicate READ may ask for the rest of a READ only). Callers check {@link #isFull} first.
      */
-    void addRead(
-        final int firstPsn, final int packets, final int rKey, final long address, final long length, final int msn)
+    void add(final int entry, final int firstPsn, final int startPacket)
     {
-        final int i = claim();
-        kinds[i] = KIND_READ;
-        firstPsns[i] = firstPsn;
-        packetCounts[i] = packets;
-        rKeys[i] = rKey;
-        addresses[i] = address;
-        lengths[i] = length;
-        msns[i] = msn;
-    }
-
-    void addAtomic(final int psn, final long original, final int msn)
-    {
-        final int i = claim();
-        kinds[i] = KIND_ATOMIC;
-        firstPsns[i] = psn;
-        packetCounts[i] = 1;
-        atomicOriginals[i] = original;
-        msns[i] = msn;
-    }
-
-    private int claim()
-    {
-        if (size == kinds.length)
+        if (size == entries.length)
         {
-            throw new IllegalStateException("response queue full"); // callers check isFull() first
+            throw new IllegalStateException("response queue full");
         }
         final int i = (head + size) & mask;
+        entries[i] = entry;
+        firstPsns[i] = firstPsn;
+        startPackets[i] = startPacket;
         size++;
-        return i;
     }
 
-    int headKind()
+    int headEntry()
     {
-        return kinds[head];
+        return entries[head];
     }
 
     int headFirstPsn()
@@ -107,51 +71,22 @@ final class ResponseQueue
         return firstPsns[head];
     }
 
-    int headPacketCount()
+    /** Index within its READ of the head response's next packet. */
+    int headPacket()
     {
-        return packetCounts[head];
+        return startPackets[head] + headPacketsSent;
     }
 
-    int headRKey()
+    /** One more packet of the head response went; the head is removed after the last of {@code packets}. */
+    void headPacketSent(final int packets)
     {
-        return rKeys[head];
-    }
-
-    long headAddress()
-    {
-        return addresses[head];
-    }
-
-    long headLength()
-    {
-        return lengths[head];
-    }
-
-    long headAtomicOriginal()
-    {
-        return atomicOriginals[head];
-    }
-
-    int headMsn()
-    {
-        return msns[head];
-    }
-
-    int headPacketsSent()
-    {
-        return headPacketsSent;
-    }
-
-    /** One more packet of the head response went; the head is removed after its last. */
-    void headPacketSent()
-    {
-        if (++headPacketsSent == packetCounts[head])
+        if (startPackets[head] + ++headPacketsSent >= packets)
         {
             removeHead();
         }
     }
 
-    /** Drops the head response (its memory went away, or the QP stopped responding). */
+    /** Drops the head response (sent, or abandoned). */
     void removeHead()
     {
         head = (head + 1) & mask;
@@ -159,18 +94,10 @@ final class ResponseQueue
         headPacketsSent = 0;
     }
 
-    /** PSN of the last packet of the last response queued (only when not empty). */
-    int lastPsn()
-    {
-        final int i = (head + size - 1) & mask;
-        return Psn.add(firstPsns[i], packetCounts[i] - 1);
-    }
-
     void clear()
     {
-        while (size > 0)
-        {
-            removeHead();
-        }
+        head = 0;
+        size = 0;
+        headPacketsSent = 0;
     }
 }

@@ -48,8 +48,11 @@ public enum TransportCounter
     TX_QUEUE_FULL("tx_queue_full_waits"),
     /** READ/atomic requests beyond the responses the responder can owe at once: not executed (as if lost). */
     RESPONSE_QUEUE_FULL("resp_queue_full_drops"),
-    /** READ responses abandoned because their memory region was deregistered while they waited to be sent. */
-    READ_REGION_GONE("read_region_gone"),
+    /**
+     * Responses abandoned before they went: a READ's region deregistered while it waited, or (a peer far past the
+     * READs/atomics we announced) its replay record reused. The requester asks again.
+     */
+    RESPONSE_ABANDONED("resp_abandoned"),
     /** CNPs for a QP with congestion control on: its rate was cut (mlx5's name). */
     CNP_RECEIVED("rp_cnp_handled"),
     /** CNPs for an unknown QP or one with congestion control off. */
