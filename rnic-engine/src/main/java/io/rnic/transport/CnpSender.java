@@ -42,14 +42,7 @@ final class CnpSender
     void send(final QpContext qp, final int partitionKey)
     {
         Addressing.apply(spec, qp.addressVector, port, qp.qpn, qp.destQpn, Ecn.NOT_ECT);
-        spec.partitionKey(partitionKey)
-            .bth(Opcode.CNP, qp.destQpn, 0)
-            .solicitedEvent(false)
-            .migrationRequest(false)
-            .ackRequest(false)
-            .fecnBecn(false, true);
-        tx.send(spec, 0);
-        counters.increment(TransportCounter.CNP_SENT);
+        send(partitionKey, qp.destQpn);
     }
 
     /**
@@ -74,9 +67,15 @@ final class CnpSender
         spec.trafficClass(0, Ecn.NOT_ECT)
             .hopLimit(UD_CNP_HOP_LIMIT)
             .ecmpFlow(qp.qpn, sourceQp, 0)
-            .noVlan()
-            .partitionKey(packet.partitionKey())
-            .bth(Opcode.CNP, sourceQp, 0)
+            .noVlan();
+        send(packet.partitionKey(), sourceQp);
+    }
+
+    /** The CNP itself, once the addresses are in the spec: BTH fields of figure 6, no payload. */
+    private void send(final int partitionKey, final int destinationQp)
+    {
+        spec.partitionKey(partitionKey)
+            .bth(Opcode.CNP, destinationQp, 0)
             .solicitedEvent(false)
             .migrationRequest(false)
             .ackRequest(false)

@@ -7,7 +7,6 @@ import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.SendFlags;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;
-import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
 import io.rnic.wire.Opcode;
 import org.agrona.DirectBuffer;
@@ -79,6 +78,45 @@ class ResponderBackpressureTest
     {
     }
 
+    /**
+     * Posts a signaled work request from A at offset {@code offset} of both sides' buffers (an atomic: its 8 bytes
+     * from A's {@code offset}, at B's offset 500 000, adding {@code add}).
+     */
+    private static SendWorkRequest post(
+        final Connection[] pair, final long wrId, final int opcode, final long offset, final int length,
+        final long add)
+    {
+        final SendWorkRequest wr = new SendWorkRequest();
+        wr.wrId = wrId;
+        wr.opcode = opcode;
+        wr.sendFlags = SendFlags.SIGNALED;
+        wr.compareAdd = add;
+        wr.sgl.add(pair[0].mr.address() + offset, length, pair[0].mr.lKey());
+        wr.remoteAddress = pair[1].mr.address() + (opcode == WrOpcode.ATOMIC_FETCH_AND_ADD ? 500_000 : offset);
+        wr.rKey = pair[1].mr.rKey();
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(wr));
+        return wr;
+    }
+
+    /** Steps with room for 3 of B's frames per duty cycle until A has {@code count} completions (or 1 s passed). */
+    private static List<Done> runWithRoom(
+        final TwoNodeFabric fabric, final Connection[] pair, final RoomLimitedSink sink, final int count)
+    {
+        final List<Done> completed = new ArrayList<>();
+        final long deadlineNs = fabric.clock().nanoTime() + 1_000_000_000L;
+        while (completed.size() < count && fabric.clock().nanoTime() < deadlineNs)
+        {
+            sink.credits = 3;
+            fabric.step();
+            final int n = pair[0].sendCq.poll(pair[0].completions, pair[0].completions.length);
+            for (int i = 0; i < n; i++)
+            {
+                completed.add(new Done(pair[0].completions[i].wrId(), pair[0].completions[i].status()));
+            }
+        }
+        return completed;
+    }
+
     @Test
     void shouldWaitForTransmitRoomAndAnswerInPsnOrder()
     {
@@ -91,50 +129,11 @@ class ResponderBackpressureTest
         RcOperationsTest.fill(pair[0], 400_000, 1000, 13);
         pair[1].memory.set(ValueLayout.JAVA_LONG, 500_000, 40L);
 
-        final SendWorkRequest read = new SendWorkRequest();
-        read.wrId = 1;
-        read.opcode = WrOpcode.RDMA_READ;
-        read.sgl.add(pair[0].mr.address(), 65536, pair[0].mr.lKey());
-        read.remoteAddress = pair[1].mr.address();
-        read.rKey = pair[1].mr.rKey();
-        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(read));
-        final SendWorkRequest write = new SendWorkRequest();
-        write.wrId = 2;
-        write.opcode = WrOpcode.RDMA_WRITE;
-        write.sendFlags = SendFlags.SIGNALED;
-        write.sgl.add(pair[0].mr.address() + 400_000, 1000, pair[0].mr.lKey());
-        write.remoteAddress = pair[1].mr.address() + 400_000;
-        write.rKey = pair[1].mr.rKey();
-        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(write));
-        final SendWorkRequest add = new SendWorkRequest();
-        add.wrId = 3;
-        add.opcode = WrOpcode.ATOMIC_FETCH_AND_ADD;
-        add.compareAdd = 2;
-        add.sgl.add(pair[0].mr.address() + 200_000, 8, pair[0].mr.lKey());
-        add.remoteAddress = pair[1].mr.address() + 500_000;
-        add.rKey = pair[1].mr.rKey();
-        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(add));
-        final SendWorkRequest second = new SendWorkRequest();
-        second.wrId = 4;
-        second.opcode = WrOpcode.RDMA_READ;
-        second.sgl.add(pair[0].mr.address() + 300_000, 5000, pair[0].mr.lKey());
-        second.remoteAddress = pair[1].mr.address() + 300_000;
-        second.rKey = pair[1].mr.rKey();
-        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(second));
-
-        final List<Done> completed = new ArrayList<>();
-        final long deadlineNs = fabric.clock().nanoTime() + 1_000_000_000L;
-        while (completed.size() < 4 && fabric.clock().nanoTime() < deadlineNs)
-        {
-            sink.credits = 3;
-            fabric.step();
-            final int n = pair[0].sendCq.poll(pair[0].completions, pair[0].completions.length);
-            for (int i = 0; i < n; i++)
-            {
-                final WorkCompletion wc = pair[0].completions[i];
-                completed.add(new Done(wc.wrId(), wc.status()));
-            }
-        }
+        post(pair, 1, WrOpcode.RDMA_READ, 0, 65536, 0);
+        post(pair, 2, WrOpcode.RDMA_WRITE, 400_000, 1000, 0);
+        post(pair, 3, WrOpcode.ATOMIC_FETCH_AND_ADD, 200_000, 8, 2);
+        post(pair, 4, WrOpcode.RDMA_READ, 300_000, 5000, 0);
+        final List<Done> completed = runWithRoom(fabric, pair, sink, 4);
 
         assertEquals(4, completed.size(), "every work request completed");
         for (int i = 0; i < 4; i++)
@@ -207,34 +206,9 @@ class ResponderBackpressureTest
         RcOperationsTest.fill(pair[1], 0, 65536, 21);
         RcOperationsTest.fill(pair[0], 400_000, 3000, 22);
 
-        final SendWorkRequest read = new SendWorkRequest();
-        read.wrId = 1;
-        read.opcode = WrOpcode.RDMA_READ;
-        read.sgl.add(pair[0].mr.address(), 65536, pair[0].mr.lKey());
-        read.remoteAddress = pair[1].mr.address();
-        read.rKey = pair[1].mr.rKey();
-        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(read));
-        final SendWorkRequest write = new SendWorkRequest();
-        write.wrId = 2;
-        write.opcode = WrOpcode.RDMA_WRITE;
-        write.sendFlags = SendFlags.SIGNALED;
-        write.sgl.add(pair[0].mr.address() + 400_000, 3000, pair[0].mr.lKey());
-        write.remoteAddress = pair[1].mr.address() + 400_000;
-        write.rKey = pair[1].mr.rKey();
-        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(write));
-
-        final List<Done> completed = new ArrayList<>();
-        final long deadlineNs = fabric.clock().nanoTime() + 1_000_000_000L;
-        while (completed.size() < 2 && fabric.clock().nanoTime() < deadlineNs)
-        {
-            sink.credits = 3;
-            fabric.step();
-            final int n = pair[0].sendCq.poll(pair[0].completions, pair[0].completions.length);
-            for (int i = 0; i < n; i++)
-            {
-                completed.add(new Done(pair[0].completions[i].wrId(), pair[0].completions[i].status()));
-            }
-        }
+        post(pair, 1, WrOpcode.RDMA_READ, 0, 65536, 0);
+        post(pair, 2, WrOpcode.RDMA_WRITE, 400_000, 3000, 0);
+        final List<Done> completed = runWithRoom(fabric, pair, sink, 2);
         assertTrue(lossy.dropped);
         assertEquals(List.of(new Done(1, WcStatus.SUCCESS), new Done(2, WcStatus.SUCCESS)), completed);
         RcOperationsTest.assertBytes(pair[0], 0, 65536, 21);
