@@ -27,12 +27,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Collections;
 
 /**
  * One run of a perftest-style tool: open the port and the endpoint, create the QPs and buffers, meet the peer over
@@ -79,7 +76,7 @@ public final class PerftestTool
 
     private int run() throws IOException
     {
-        final String iface = options.iface != null ? options.iface : defaultInterface();
+        final String iface = options.iface != null ? options.iface : Ports.defaultInterface();
         final PortFactory.OpenedPort opened;
         try
         {
@@ -703,25 +700,6 @@ public final class PerftestTool
     private String oobPeer()
     {
         return options.isServer() ? null : options.oobHost != null ? options.oobHost : options.server;
-    }
-
-    private static String defaultInterface()
-    {
-        try
-        {
-            for (final NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces()))
-            {
-                if (nif.isUp() && !nif.isLoopback() && nif.getHardwareAddress() != null)
-                {
-                    return nif.getName();
-                }
-            }
-        }
-        catch (final SocketException ex)
-        {
-            throw new UsageException("cannot list interfaces: " + ex.getMessage());
-        }
-        throw new UsageException("no Ethernet interface is up here: name one with -d IFACE");
     }
 
     private static void sleepMs(final long ms)

@@ -1,16 +1,20 @@
 package io.rnic.tools;
 
+import io.rnic.cli.UsageException;
 import io.rnic.datapath.afpacket.AfPacketConfig;
 import io.rnic.datapath.afpacket.AfPacketPort;
-import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.dpdk.DpdkConfig;
 import io.rnic.datapath.dpdk.DpdkPort;
+import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.dpdkbindings.DpdkException;
 import io.rnic.transport.LocalPort;
 
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.UnknownHostException;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -117,5 +121,25 @@ public final class Ports
             }
             throw ex;
         }
+    }
+
+    /** The first interface that is up, not loopback, with a MAC: where the tools run without -d. */
+    static String defaultInterface()
+    {
+        try
+        {
+            for (final NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces()))
+            {
+                if (nif.isUp() && !nif.isLoopback() && nif.getHardwareAddress() != null)
+                {
+                    return nif.getName();
+                }
+            }
+        }
+        catch (final SocketException ex)
+        {
+            throw new UsageException("cannot list interfaces: " + ex.getMessage());
+        }
+        throw new UsageException("no Ethernet interface is up here: name one with -d IFACE");
     }
 }

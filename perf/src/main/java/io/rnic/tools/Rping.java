@@ -28,13 +28,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -177,7 +174,7 @@ public final class Rping
         {
             throw new UsageException("-a " + address + ": " + ex.getMessage());
         }
-        final String name = iface != null ? iface : defaultInterface();
+        final String name = iface != null ? iface : Ports.defaultInterface();
         final PortFactory.OpenedPort opened;
         try
         {
@@ -588,22 +585,4 @@ public final class Rping
         return -1;
     }
 
-    private static String defaultInterface()
-    {
-        try
-        {
-            for (final NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces()))
-            {
-                if (nif.isUp() && !nif.isLoopback() && nif.getHardwareAddress() != null)
-                {
-                    return nif.getName();
-                }
-            }
-        }
-        catch (final SocketException ex)
-        {
-            throw new UsageException("cannot list the interfaces: " + ex.getMessage());
-        }
-        throw new UsageException("no interface is up: give one with -d IFACE");
-    }
 }

@@ -2,6 +2,7 @@ package io.rnic.tools;
 
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.port.InMemoryPort;
+import io.rnic.datapath.port.PacketPort;
 import io.rnic.transport.LocalPort;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,12 +37,9 @@ class ToolsInMemoryTest
     void shouldRunToolBetweenTwoEndpointsAndVerifyEveryByte(final ToolKind kind) throws Exception
     {
         final String name = kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
-        final long macServer = 0x02_00_00_00_0E_01L;
-        final long macClient = 0x02_00_00_00_0E_02L;
-        final InMemoryPort[] ports = InMemoryPort.pair(macServer, macClient, 4096, 1 << 23);
-        Ports.registerInMemory(name + "-s", ports[0], addressing(macServer, 1));
-        Ports.registerInMemory(name + "-c", ports[1], addressing(macClient, 2));
-        final int tcpPort = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final int tcpPort = tcpPort();
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
             "--verify", "--idle", "yield", "--timeout-ms", "30000"));
         switch (kind)
@@ -88,12 +86,9 @@ class ToolsInMemoryTest
     {
         final ToolKind kind = ToolKind.WRITE_BW;
         final String name = "cc-" + ThreadLocalRandom.current().nextInt(1 << 20);
-        final long macServer = 0x02_00_00_00_0E_01L;
-        final long macClient = 0x02_00_00_00_0E_02L;
-        final InMemoryPort[] ports = InMemoryPort.pair(macServer, macClient, 4096, 1 << 23);
-        Ports.registerInMemory(name + "-s", ports[0], addressing(macServer, 1));
-        Ports.registerInMemory(name + "-c", ports[1], addressing(macClient, 2));
-        final int tcpPort = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final int tcpPort = tcpPort();
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
             "--idle", "yield", "--timeout-ms", "30000", "-s", "65536", "-n", "1000", "--warmup", "50", "-q", "2",
             "--cc", "dcqcn", "--cc-param", "lineRateBitsPerSec=500_000_000"));
@@ -126,13 +121,10 @@ class ToolsInMemoryTest
         final ToolKind kind = ToolKind.WRITE_LAT;
         final int iterations = 50;
         final String name = "lastack-" + ThreadLocalRandom.current().nextInt(1 << 20);
-        final long macServer = 0x02_00_00_00_0E_01L;
-        final long macClient = 0x02_00_00_00_0E_02L;
-        final InMemoryPort[] ports = InMemoryPort.pair(macServer, macClient, 4096, 1 << 23);
+        final InMemoryPort[] ports = memoryPorts();
         final DropOnceTransmitPort lossyServer = new DropOnceTransmitPort(ports[0], msn -> msn == iterations);
-        Ports.registerInMemory(name + "-s", lossyServer, addressing(macServer, 1));
-        Ports.registerInMemory(name + "-c", ports[1], addressing(macClient, 2));
-        final int tcpPort = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        register(name, lossyServer, ports[1]);
+        final int tcpPort = tcpPort();
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
             "--verify", "--idle", "yield", "--timeout-ms", "30000", "-s", "3000", "-n", String.valueOf(iterations),
             "--warmup", "0"));
@@ -156,13 +148,10 @@ class ToolsInMemoryTest
         final ToolKind kind = ToolKind.RC_PINGPONG;
         final int iterations = 40;
         final String name = "pplast-" + ThreadLocalRandom.current().nextInt(1 << 20);
-        final long macServer = 0x02_00_00_00_0E_01L;
-        final long macClient = 0x02_00_00_00_0E_02L;
-        final InMemoryPort[] ports = InMemoryPort.pair(macServer, macClient, 4096, 1 << 23);
+        final InMemoryPort[] ports = memoryPorts();
         final DropOnceTransmitPort lossyClient = new DropOnceTransmitPort(ports[1], msn -> msn == iterations);
-        Ports.registerInMemory(name + "-s", ports[0], addressing(macServer, 1));
-        Ports.registerInMemory(name + "-c", lossyClient, addressing(macClient, 2));
-        final int tcpPort = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        register(name, ports[0], lossyClient);
+        final int tcpPort = tcpPort();
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
             "--verify", "--idle", "yield", "--timeout-ms", "30000", "-s", "3000", "-n", String.valueOf(iterations)));
         final Result[] results = runPair(kind, name, common);
@@ -230,11 +219,8 @@ class ToolsInMemoryTest
     void shouldReportTheRejectOfAPortNobodyListensOn() throws Exception
     {
         final String name = "cm-reject-" + ThreadLocalRandom.current().nextInt(1 << 20);
-        final long macServer = 0x02_00_00_00_0E_01L;
-        final long macClient = 0x02_00_00_00_0E_02L;
-        final InMemoryPort[] ports = InMemoryPort.pair(macServer, macClient, 4096, 1 << 23);
-        Ports.registerInMemory(name + "-s", ports[0], addressing(macServer, 1));
-        Ports.registerInMemory(name + "-c", ports[1], addressing(macClient, 2));
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
         final List<String> server = List.of("--port", "memory", "-R", "--idle", "yield", "--timeout-ms", "3000",
             "-p", "18600", "-d", name + "-s");
         final List<String> client = List.of("--port", "memory", "-R", "--idle", "yield", "--timeout-ms", "20000",
@@ -261,42 +247,18 @@ class ToolsInMemoryTest
         throws Exception
     {
         final String name = "cm-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
-        final long macServer = 0x02_00_00_00_0E_01L;
-        final long macClient = 0x02_00_00_00_0E_02L;
-        final InMemoryPort[] ports = InMemoryPort.pair(macServer, macClient, 4096, 1 << 23);
-        Ports.registerInMemory(name + "-s", ports[0], addressing(macServer, 1));
-        Ports.registerInMemory(name + "-c", ports[1], addressing(macClient, 2));
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-R", "--verify", "--idle", "yield",
             "--timeout-ms", "30000"));
         common.addAll(args);
-        final Result[] results = runRdmaCmPair(kind, name, common, clientArgs);
+        final Result[] results = runPair(kind, name, common, clientArgs, "10.90.0.1");
         if (System.getenv("RNIC_TEST_PRINT") != null)
         {
             System.out.println("=== " + kind + " -R client:\n" + results[0].out + results[0].err + "=== server:\n" +
                 results[1].out + results[1].err);
         }
         return results;
-    }
-
-    private static Result[] runRdmaCmPair(final ToolKind kind, final String name, final List<String> common,
-        final List<String> clientArgs) throws Exception
-    {
-        final List<String> server = new ArrayList<>(common);
-        server.addAll(List.of("-d", name + "-s"));
-        final List<String> client = new ArrayList<>(common);
-        client.addAll(clientArgs);
-        client.addAll(List.of("-d", name + "-c", "10.90.0.1"));
-        final ExecutorService threads = Executors.newFixedThreadPool(2);
-        try
-        {
-            final Future<Result> serverRun = threads.submit(() -> run(kind, server));
-            final Future<Result> clientRun = threads.submit(() -> run(kind, client));
-            return new Result[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
-        }
-        finally
-        {
-            threads.shutdownNow();
-        }
     }
 
     private static LocalPort addressing(final long mac, final int host)
@@ -311,10 +273,18 @@ class ToolsInMemoryTest
     private static Result[] runPair(final ToolKind kind, final String name, final List<String> common)
         throws Exception
     {
+        return runPair(kind, name, common, List.of(), "127.0.0.1");
+    }
+
+    /** As above, with options for the client only and the server's address (over RDMA CM: its port's IPv4). */
+    private static Result[] runPair(final ToolKind kind, final String name, final List<String> common,
+        final List<String> clientArgs, final String serverAddress) throws Exception
+    {
         final List<String> server = new ArrayList<>(common);
         server.addAll(List.of("-d", name + "-s"));
         final List<String> client = new ArrayList<>(common);
-        client.addAll(List.of("-d", name + "-c", "127.0.0.1"));
+        client.addAll(clientArgs);
+        client.addAll(List.of("-d", name + "-c", serverAddress));
         final ExecutorService threads = Executors.newFixedThreadPool(2);
         try
         {
@@ -326,6 +296,27 @@ class ToolsInMemoryTest
         {
             threads.shutdownNow();
         }
+    }
+
+    private static final long MAC_SERVER = 0x02_00_00_00_0E_01L;
+    private static final long MAC_CLIENT = 0x02_00_00_00_0E_02L;
+
+    /** Two in-memory ports joined back to back, the server's and the client's. */
+    private static InMemoryPort[] memoryPorts()
+    {
+        return InMemoryPort.pair(MAC_SERVER, MAC_CLIENT, 4096, 1 << 23);
+    }
+
+    /** Makes the two ports (or ports wrapping them) known to the tools as NAME-s (10.90.0.1) and NAME-c (.2). */
+    private static void register(final String name, final PacketPort server, final PacketPort client)
+    {
+        Ports.registerInMemory(name + "-s", server, addressing(MAC_SERVER, 1));
+        Ports.registerInMemory(name + "-c", client, addressing(MAC_CLIENT, 2));
+    }
+
+    private static int tcpPort()
+    {
+        return 20_000 + ThreadLocalRandom.current().nextInt(20_000);
     }
 
     private record Result(int status, String out, String err)
