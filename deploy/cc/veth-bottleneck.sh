@@ -64,6 +64,7 @@ done
 # (nftables' limit keeps a bucket of one second of the rate: it marks nothing before a whole second of excess)
 ip -n "$ns_h" link add br0 type bridge
 ip -n "$ns_h" link set "$hop_a" master br0; ip -n "$ns_h" link set "$hop_b" master br0; ip -n "$ns_h" link set br0 up
+modprobe br_netfilter 2>/dev/null || true # a module on stock kernels, not loaded by creating a bridge
 ip netns exec "$ns_h" sysctl -qw net.bridge.bridge-nf-call-iptables=1
 frame_bytes=$(( (size < 1024 ? size : 1024) + 14 + 20 + 8 + 12 + 4 ))
 mark_pps=$(( bytes_per_sec * mark_pct / 100 / frame_bytes ))

@@ -159,6 +159,8 @@ final class NetnsTopology implements AutoCloseable
         run("ip", "-n", nsHop, "link", "set", hopA, "master", "br0");
         run("ip", "-n", nsHop, "link", "set", hopB, "master", "br0");
         run("ip", "-n", nsHop, "link", "set", "br0", "up");
+        // a stock kernel builds br_netfilter as a module that creating a bridge does not load (here it is built in)
+        commandWorks("modprobe", "br_netfilter");
         run("ip", "netns", "exec", nsHop, "sysctl", "-qw", "net.bridge.bridge-nf-call-iptables=1");
         for (final String iface : new String[]{ hopA, hopB })
         {

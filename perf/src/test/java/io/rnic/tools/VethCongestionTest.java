@@ -42,10 +42,7 @@ class VethCongestionTest
             "needs root, iproute2, nftables and iptables");
         topology = new NetnsTopology(1500, true);
         bottleneck = topology.congest(RATE_MBIT, 200_000, 95, 64, 1082);
-        runner = new VethEndToEndTest();
-        final java.lang.reflect.Field field = VethEndToEndTest.class.getDeclaredField("topology");
-        field.setAccessible(true);
-        field.set(runner, topology);
+        runner = VethEndToEndTest.over(topology);
     }
 
     @AfterAll

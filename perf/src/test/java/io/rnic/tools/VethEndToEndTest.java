@@ -40,6 +40,14 @@ class VethEndToEndTest
 
     private NetnsTopology topology;
 
+    /** A runner of the tools over a topology another test class set up (and closes). */
+    static VethEndToEndTest over(final NetnsTopology topology)
+    {
+        final VethEndToEndTest runner = new VethEndToEndTest();
+        runner.topology = topology;
+        return runner;
+    }
+
     @BeforeAll
     void createTopology() throws Exception
     {

@@ -35,10 +35,7 @@ class VethLossyLinkTest
         assumeTrue(NetnsTopology.available() && NetnsTopology.hasNft(), "needs root, iproute2 and nftables");
         topology = new NetnsTopology(1500, true);
         impairment = topology.impair(2, 10, 1);
-        runner = new VethEndToEndTest();
-        final java.lang.reflect.Field field = VethEndToEndTest.class.getDeclaredField("topology");
-        field.setAccessible(true);
-        field.set(runner, topology);
+        runner = VethEndToEndTest.over(topology);
     }
 
     @AfterAll

@@ -150,15 +150,7 @@ class CongestionControlTest
             send.sgl.add(pair[0].mr.address(), 1000, pair[0].mr.lKey());
             send.udRemoteQpn = pair[1].qp.qpn();
             send.udRemoteQkey = 0x11111111;
-            if (ipv6)
-            {
-                send.udAddress.destinationGid(0xFD00_0000_0000_0000L, 0xB).sourceGidIndex(1)
-                    .destinationMac(TwoNodeFabric.MAC_B);
-            }
-            else
-            {
-                send.udAddress.destinationIpv4(TwoNodeFabric.IP_B).sourceGidIndex(0).destinationMac(TwoNodeFabric.MAC_B);
-            }
+            UcUdTest.addressToB(send, ipv6);
             for (int i = 0; i < 4; i++)
             {
                 assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(send));

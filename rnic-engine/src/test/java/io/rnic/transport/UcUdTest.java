@@ -138,15 +138,7 @@ class UcUdTest
             send.sgl.add(pair[0].mr.address(), 1000, pair[0].mr.lKey());
             send.udRemoteQpn = pair[1].qp.qpn();
             send.udRemoteQkey = 0x11111111;
-            if (ipv6)
-            {
-                send.udAddress.destinationGid(0xFD00_0000_0000_0000L, 0xB).sourceGidIndex(1)
-                    .destinationMac(TwoNodeFabric.MAC_B);
-            }
-            else
-            {
-                send.udAddress.destinationIpv4(TwoNodeFabric.IP_B).sourceGidIndex(0).destinationMac(TwoNodeFabric.MAC_B);
-            }
+            addressToB(send, ipv6);
             assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(send));
             send.udRemoteQkey = 0x22222222; // wrong Q_Key: silently dropped
             assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(send));
@@ -190,5 +182,19 @@ class UcUdTest
         assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(send));
         fabric.step();
         assertEquals(WcStatus.LOC_LEN_ERR, poll(pair[0], false).get(0).status());
+    }
+
+    /** A UD send's address: B over IPv6 (fd00::b, our GID 1) or IPv4 (our GID 0). */
+    static void addressToB(final SendWorkRequest send, final boolean ipv6)
+    {
+        if (ipv6)
+        {
+            send.udAddress.destinationGid(0xFD00_0000_0000_0000L, 0xB).sourceGidIndex(1)
+                .destinationMac(TwoNodeFabric.MAC_B);
+        }
+        else
+        {
+            send.udAddress.destinationIpv4(TwoNodeFabric.IP_B).sourceGidIndex(0).destinationMac(TwoNodeFabric.MAC_B);
+        }
     }
 }
