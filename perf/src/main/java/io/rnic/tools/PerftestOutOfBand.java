@@ -172,7 +172,7 @@ final class PerftestOutOfBand implements OutOfBand
     @Override
     public boolean hasClosingBarrier()
     {
-        return script.closeConnection() || peerIsRnic;
+        return script.closeConnection(); // ib_write_lat: both sides just exit (PerftestTool then lingers)
     }
 
     @Override
@@ -307,14 +307,6 @@ final class PerftestOutOfBand implements OutOfBand
             handShake();
             channel.writeString("done", DONE_BYTES);
             channel.readQuietly(DONE_BYTES); // the peer's "done": read it so that our close is not a reset
-        }
-        else if (peerIsRnic)
-        {
-            // ib_write_lat has no closing barrier: its server leaves once the client's last write has arrived. If
-            // the ACK of that write is lost the client retransmits to a QP that is gone and fails with
-            // RETRY_EXC_ERR (seen on the lossy veth). Between two rnic endpoints the server waits until the client
-            // has its last completion; a real perftest peer gets perftest's exchange unchanged.
-            handShake();
         }
         return theirs;
     }

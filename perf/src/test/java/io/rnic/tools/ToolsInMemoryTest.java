@@ -113,7 +113,8 @@ class ToolsInMemoryTest
     /**
      * ib_write_lat has no closing barrier: the server used to leave as soon as the client's last write arrived, so a
      * lost ACK of that write left the client retransmitting to a QP that was gone (RETRY_EXC_ERR, seen in CI on the
-     * lossy veth). The server's port here loses exactly that ACK once: the client must recover by retransmitting.
+     * lossy veth). The server's port here loses exactly that ACK once: the server must stay to answer the client's
+     * retransmission (it lingers while packets keep arriving, as every tool without a closing barrier does).
      */
     @Test
     void shouldKeepTheWriteLatencyServerUntilTheClientHasItsLastAck() throws Exception
