@@ -115,8 +115,10 @@ public final class PerftestTool
             .withIdleStrategy(options.idle).withCapture(options.pcap)
             .withHoldRocePort("afpacket".equals(options.portKind))
             .withAnswerNeighbours(!"afpacket".equals(options.portKind)); // no kernel behind DPDK or in-memory ports
-        try (Endpoint endpoint = Endpoint.start(opened.ports(), localPort, endpointOptions);
-            Arena arena = Arena.ofShared())
+        // the arena is opened first so that it closes last: the engine is stopped before the memory it serves is
+        // freed (a peer may keep sending, e.g. duplicate READs after our last response was lost)
+        try (Arena arena = Arena.ofShared();
+            Endpoint endpoint = Endpoint.start(opened.ports(), localPort, endpointOptions))
         {
             return runOn(endpoint, arena, iface, gidIndex, mtu);
         }

@@ -196,8 +196,9 @@ public final class Rping
         final boolean afpacket = "afpacket".equals(portKind);
         final EndpointOptions options = EndpointOptions.defaults().withIdleStrategy(idle).withCapture(pcap)
             .withHoldRocePort(afpacket).withAnswerNeighbours(!afpacket);
-        try (Endpoint started = Endpoint.start(opened.ports(), localPort, options);
-            Arena arena = Arena.ofShared())
+        // the arena closes after the endpoint has stopped: a peer that keeps sending never reaches freed memory
+        try (Arena arena = Arena.ofShared();
+            Endpoint started = Endpoint.start(opened.ports(), localPort, options))
         {
             endpoint = started;
             deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
