@@ -48,9 +48,9 @@ public final class CmConnection
     long retransmitAtNs;
     /** Its key in its manager's index by the peer's communication ID and CA GUID. */
     final CmRemoteId remoteId = new CmRemoteId();
-    static final long NOT_IN_TIMEWAIT = Long.MIN_VALUE;
-    /** When the timewait ends (on the manager's clock), {@link #NOT_IN_TIMEWAIT} before the connection closes. */
-    long timewaitEndsNs = NOT_IN_TIMEWAIT;
+    /** Closed, and held by its manager until {@link #timewaitEndsNs} (on the manager's clock). */
+    boolean inTimewait;
+    long timewaitEndsNs;
     /** The application handed it over ({@link ConnectionManager#release}): its QP is destroyed after the timewait. */
     boolean released;
     /** The timewait is over and the manager no longer holds the connection. */
@@ -95,7 +95,10 @@ public final class CmConnection
         return state == CmState.ESTABLISHED;
     }
 
-    /** Whether the connection is over: disconnected, rejected or timed out. */
+    /**
+     * Whether the connection is over: disconnected, rejected or timed out. Its manager still holds it through its
+     * timewait, then forgets it.
+     */
     public boolean isClosed()
     {
         final CmState s = state;

@@ -861,17 +861,13 @@ public final class ConnectionManager implements AutoCloseable
     /** The connection closed: it stays held (and its QP alive) until its timewait ends. Once per connection. */
     private void enterTimewait(final CmConnection c, final long nowNs)
     {
-        if (c.timewaitEndsNs != CmConnection.NOT_IN_TIMEWAIT)
+        if (c.inTimewait)
         {
             return;
         }
         stopAwaiting(c);
-        final long durationNs = timewaitNs >= 0 ? timewaitNs : timeoutNs(c.localAckTimeout);
-        c.timewaitEndsNs = nowNs + durationNs;
-        if (c.timewaitEndsNs == CmConnection.NOT_IN_TIMEWAIT)
-        {
-            c.timewaitEndsNs++;
-        }
+        c.inTimewait = true;
+        c.timewaitEndsNs = nowNs + (timewaitNs >= 0 ? timewaitNs : timeoutNs(c.localAckTimeout));
         timewait.add(c);
     }
 

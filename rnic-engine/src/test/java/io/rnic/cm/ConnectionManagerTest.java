@@ -325,6 +325,40 @@ class ConnectionManagerTest
         assertEquals(0, cmB.counter(CmCounter.DROPPED_UNKNOWN_CONNECTION));
     }
 
+    /**
+     * Released before it is up: a REQ not yet accepted is rejected (consumer reject), a REQ of ours nobody answers
+     * is given up at once rather than after its retries; both are forgotten after their timewait, and the QP handed
+     * over with the second is destroyed then.
+     */
+    @Test
+    void shouldRejectAPendingRequestAndGiveUpAnUnansweredOneOnRelease()
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
+        final ConnectionManager cmA = manager(fabric, fabric.a(), 25);
+        final ConnectionManager cmB = manager(fabric, fabric.b(), 26);
+        cmB.listen(PORT);
+        final Side a = new Side(fabric.a());
+        final CmConnection refused = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
+        final CmConnection[] passive = new CmConnection[1];
+        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
+        cmB.release(passive[0], fabric.clock().nanoTime());
+        assertEquals(CmState.REJECTED, passive[0].state());
+        assertTrue(run(fabric, refused::isClosed, cmA, cmB));
+        assertEquals(CmState.REJECTED, refused.state());
+        assertEquals(CmRejFlyweight.REASON_CONSUMER, refused.rejectReason());
+
+        final Side a2 = new Side(fabric.a());
+        final CmConnection unanswered = cmA.connect(a2.qp, 0, IP_A_GID + 99, PORT, 1, 1, fabric.clock().nanoTime());
+        cmA.release(unanswered, fabric.clock().nanoTime());
+        assertEquals(CmState.TIMED_OUT, unanswered.state());
+        assertTrue(fabric.a().engine().hasQp(a2.qp.qpn()), "held through the timewait");
+        assertTrue(run(fabric, () -> cmA.connectionCount() == 0 && cmB.connectionCount() == 0, cmA, cmB));
+        assertFalse(fabric.a().engine().hasQp(a2.qp.qpn()), "released: destroyed after the timewait");
+        assertTrue(fabric.a().engine().hasQp(a.qp.qpn()), "not released: the application's to destroy");
+        assertEquals(0, cmA.counter(CmCounter.RETRANSMISSIONS), "given up, not retried");
+        assertEquals(0, cmA.counter(CmCounter.TIMEOUTS));
+    }
+
     @Test
     void shouldRetransmitTheRequestUntilThePeerAnswers()
     {
