@@ -42,9 +42,19 @@ public final class CmConnection
 
     /** The last MAD we sent (REQ, REP, RTU, DREQ or DREP), resent on timeout or for a duplicate. */
     final byte[] lastSent = new byte[CmMadFlyweight.LENGTH];
-    boolean awaitingReply;
+    /** Where the connection sits in its manager's list of those awaiting a reply; -1 when it awaits none. */
+    int awaitingIndex = -1;
     int retriesLeft;
     long retransmitAtNs;
+    /** Its key in its manager's index by the peer's communication ID and CA GUID. */
+    final CmRemoteId remoteId = new CmRemoteId();
+    /** Closed, and held by its manager until {@link #timewaitEndsNs} (on the manager's clock). */
+    boolean inTimewait;
+    long timewaitEndsNs;
+    /** The application handed it over ({@link ConnectionManager#release}): its QP is destroyed after the timewait. */
+    boolean released;
+    /** The timewait is over and the manager no longer holds the connection. */
+    boolean forgotten;
 
     CmConnection(final int localCommId, final CmState state)
     {
@@ -85,7 +95,10 @@ public final class CmConnection
         return state == CmState.ESTABLISHED;
     }
 
-    /** Whether the connection is over: disconnected, rejected or timed out. */
+    /**
+     * Whether the connection is over: disconnected, rejected or timed out. Its manager still holds it through its
+     * timewait, then forgets it.
+     */
     public boolean isClosed()
     {
         final CmState s = state;

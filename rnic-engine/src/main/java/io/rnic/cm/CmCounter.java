@@ -17,7 +17,9 @@ public enum CmCounter
     DROPPED_UNRESOLVED("dropped: a REQ from an address whose MAC we could not resolve"),
     DROPPED_RECEIVE_ERROR("dropped: receive completion with an error"),
     SEND_ERRORS("GSI send completions with an error"),
-    TIMEOUTS("connections given up after their last retry");
+    TIMEOUTS("connections given up after their last retry"),
+    TIMEWAITS_ENDED("closed connections forgotten at the end of their timewait (their QP destroyed if released)"),
+    DREQS_ANSWERED_UNKNOWN("DREQ for a connection no longer held (timewait over) answered with a DREP");
 
     private final String description;
 

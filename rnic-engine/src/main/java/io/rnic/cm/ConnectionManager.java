@@ -2,6 +2,7 @@ package io.rnic.cm;
 
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.ConnectParameters;
 import io.rnic.verbs.MemoryRegion;
@@ -18,13 +19,16 @@ import io.rnic.verbs.RnicDevice;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
+import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +41,21 @@ import java.util.SplittableRandom;
  * CM's IP header in the REQ's private data. Control path: one thread calls {@link #poll(long)} (receives MADs,
  * answers them, retransmits unanswered ones after the peer's CM response timeout) and the other methods. A MAD
  * that is malformed or unexpected is counted ({@link CmCounter}) and dropped, never answered with an exception.
+ * <p>
+ * <b>Timewait.</b> A connection that closes (DREQ / DREP on either side, REJ, a timeout, {@link #release}) enters the
+ * timewait of IBTA 12.9.8 and librdmacm: the manager keeps it, so that a late or duplicate MAD of the old connection
+ * finds it (a DREQ is answered with our DREP again, anything else dropped as unexpected in its state), and its QP
+ * stays in the error state, so that its QPN is not handed out again and a stray packet of the old connection is
+ * dropped by the transport ({@code qp_state_drops}), never delivered to a new one. When the timewait is over, the
+ * manager forgets the connection and, if the application {@linkplain #release released} it, destroys its QP; a
+ * DREQ that arrives later still gets its DREP (as Linux's CM answers one for an unknown connection), so a peer whose
+ * DREP was lost never waits for its retries to run out. The timewait lasts the connection's local ACK timeout,
+ * 4.096 µs × 2^{@code localAckTimeout}: IBTA sizes that timeout as twice the packet lifetime plus the responder's
+ * ACK delay, the longest a packet of the old connection can still be on its way, and Linux's CM waits the same
+ * ({@code cm_enter_timewait}: the address vector's timeout). {@link #timewaitNs(long)} or the system property
+ * {@value #TIMEWAIT_NS_PROP_NAME} sets a fixed one. Every lookup (by communication ID, by the peer's) is a hash
+ * lookup and the duty cycle visits only the connections that await a reply or a timewait end, so the cost of a
+ * connection does not grow with the number the manager has served.
  */
 public final class ConnectionManager implements AutoCloseable
 {
@@ -47,6 +66,10 @@ public final class ConnectionManager implements AutoCloseable
     public static final int MAX_CM_RETRIES_DEFAULT = 15;
     /** The RC QP's local ACK timeout we ask for (4.096 µs × 2^14 ≈ 67 ms, perftest's). */
     public static final int LOCAL_ACK_TIMEOUT_DEFAULT = 14;
+    /** A fixed timewait in nanoseconds for every connection, instead of the one derived from its ACK timeout. */
+    public static final String TIMEWAIT_NS_PROP_NAME = "rnic.cm.timewait.ns";
+    /** The timewait of each connection is its local ACK timeout (see the class comment). */
+    public static final long TIMEWAIT_NS_DERIVED = -1;
 
     private static final int GRH_BYTES = 40;
     private static final int SLOT_BYTES = GRH_BYTES + CmMadFlyweight.LENGTH;
@@ -83,13 +106,27 @@ public final class ConnectionManager implements AutoCloseable
     private final CmRejFlyweight rej = new CmRejFlyweight();
     private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[CmMadFlyweight.LENGTH]);
     private final Map<CmCounter, Long> counters = new EnumMap<>(CmCounter.class);
-    private final List<CmConnection> connections = new ArrayList<>();
+    /** Every connection the manager holds, by our communication ID: from its REQ until its timewait ends. */
+    private final Int2ObjectHashMap<CmConnection> byLocalCommId = new Int2ObjectHashMap<>();
+    /** The same connections by the peer's communication ID and CA GUID, once known: where a duplicate REQ looks. */
+    private final Map<CmRemoteId, CmConnection> byRemoteId = new HashMap<>();
+    private final CmRemoteId remoteIdProbe = new CmRemoteId();
+    /** The connections with a MAD out that waits for its reply: the only ones the duty cycle visits for timers. */
+    private final List<CmConnection> awaitingReply = new ArrayList<>();
+    /** Closed connections in the order they closed; each leaves when its timewait ends (see the class comment). */
+    private final ArrayDeque<CmConnection> timewait = new ArrayDeque<>();
     private final ArrayDeque<CmConnection> pendingRequests = new ArrayDeque<>();
+    /** The peer of a MAD answered without a connection (a DREQ after the timewait). */
+    private final AddressVector replyAddress = new AddressVector();
     private final Set<Integer> listening = new HashSet<>();
     private final SplittableRandom random;
     private int nextSendSlot;
     private int cmResponseTimeout = CM_RESPONSE_TIMEOUT_DEFAULT;
     private int maxCmRetries = MAX_CM_RETRIES_DEFAULT;
+    private long timewaitNs = Long.getLong(TIMEWAIT_NS_PROP_NAME, TIMEWAIT_NS_DERIVED);
+    /** The source of the MAD being handled (its GRH area), filled by {@link #readSource}. */
+    private long sourceGidHigh;
+    private long sourceGidLow;
 
     /**
      * Creates the device's GSI QP and posts its receives.
@@ -133,6 +170,29 @@ public final class ConnectionManager implements AutoCloseable
         this.cmResponseTimeout = cmResponseTimeout;
         this.maxCmRetries = maxCmRetries;
         return this;
+    }
+
+    /**
+     * A fixed timewait for the connections that close from now on, or {@link #TIMEWAIT_NS_DERIVED} for each
+     * connection's local ACK timeout (the default; see the class comment). Shorter than the packet lifetime, a stray
+     * packet of an old connection may meet a new QP with the same QPN.
+     */
+    public ConnectionManager timewaitNs(final long timewaitNs)
+    {
+        this.timewaitNs = timewaitNs;
+        return this;
+    }
+
+    /** How many connections the manager holds: pending, connecting, established, closing or in their timewait. */
+    public int connectionCount()
+    {
+        return byLocalCommId.size();
+    }
+
+    /** How many of them are closed and wait for the end of their timewait. */
+    public int timewaitCount()
+    {
+        return timewait.size();
     }
 
     /** Accept REQs for this RDMA_PS_TCP port. */
@@ -210,7 +270,7 @@ public final class ConnectionManager implements AutoCloseable
             req.cmaHeaderIpv6(sourcePort, localPort.gidHigh(gidIndex), localPort.gidLow(gidIndex), peerGidHigh,
                 peerGidLow);
         }
-        connections.add(c);
+        byLocalCommId.put(c.localCommId, c);
         sendAndAwait(c, nowNs);
         return c;
     }
@@ -244,12 +304,17 @@ public final class ConnectionManager implements AutoCloseable
         sendAndAwait(c, nowNs);
     }
 
-    /** Refuses a REQ with a consumer reject. */
+    /** Refuses a REQ with a consumer reject; the connection goes to its timewait. */
     public void reject(final CmConnection c, final long nowNs)
     {
+        if (c.state() != CmState.REQ_RCVD)
+        {
+            throw new IllegalStateException("reject in state " + c.state());
+        }
         sendReject(c.transactionId, c.remoteCommId, c.localCommId, CmRejFlyweight.REASON_CONSUMER, c);
         c.rejectReason(CmRejFlyweight.REASON_CONSUMER);
         c.state(CmState.REJECTED);
+        enterTimewait(c, nowNs);
     }
 
     // ------------------------------------------------------------------------------------------------ both sides
@@ -271,8 +336,49 @@ public final class ConnectionManager implements AutoCloseable
     }
 
     /**
-     * The duty cycle: drains the GSI's completions, handles each MAD, retransmits what timed out. Returns how many
-     * things it did.
+     * The application is done with a connection and hands its QP over ({@code rdma_destroy_qp} and
+     * {@code rdma_destroy_id} in one): a connection still up is disconnected (DREQ), a REQ not yet accepted is
+     * rejected, a REQ of ours still unanswered is given up (the QP to the error state, the connection
+     * {@link CmState#TIMED_OUT}). The manager destroys the QP when the connection's timewait ends, never earlier: until
+     * then its QPN stays taken and a stray packet for it is dropped. Destroying the QP directly instead frees the QPN
+     * at once, for the next QP created to take. Idempotent.
+     */
+    public void release(final CmConnection c, final long nowNs)
+    {
+        if (c.released)
+        {
+            return;
+        }
+        c.released = true;
+        switch (c.state())
+        {
+            case REQ_RCVD ->
+            {
+                pendingRequests.remove(c);
+                reject(c, nowNs);
+            }
+            case REQ_SENT ->
+            {
+                stopAwaiting(c);
+                toError(c);
+                c.state(CmState.TIMED_OUT);
+                enterTimewait(c, nowNs);
+            }
+            case REP_SENT, ESTABLISHED -> disconnect(c, nowNs);
+            default ->
+            {
+                // DREQ_SENT: its timewait begins with the DREP or the last retry; closed: in its timewait, or past it
+            }
+        }
+        if (c.forgotten)
+        {
+            destroyQp(c);
+        }
+    }
+
+    /**
+     * The duty cycle: drains the GSI's completions, handles each MAD, retransmits what timed out, forgets the
+     * connections whose timewait is over. Returns how many things it did.
      */
     public int poll(final long nowNs)
     {
@@ -311,14 +417,15 @@ public final class ConnectionManager implements AutoCloseable
             }
             work += n;
         }
-        for (int i = 0; i < connections.size(); i++)
+        // backwards: a connection that stops awaiting is replaced by the last one, which was already visited
+        for (int i = awaitingReply.size() - 1; i >= 0; i--)
         {
-            final CmConnection c = connections.get(i);
-            if (c.awaitingReply && nowNs - c.retransmitAtNs >= 0)
+            final CmConnection c = awaitingReply.get(i);
+            if (nowNs - c.retransmitAtNs >= 0)
             {
                 if (c.retriesLeft-- <= 0)
                 {
-                    c.awaitingReply = false;
+                    stopAwaiting(c);
                     count(CmCounter.TIMEOUTS);
                     if (c.state() == CmState.DREQ_SENT)
                     {
@@ -329,6 +436,7 @@ public final class ConnectionManager implements AutoCloseable
                         toError(c);
                         c.state(CmState.TIMED_OUT);
                     }
+                    enterTimewait(c, nowNs);
                 }
                 else
                 {
@@ -338,6 +446,24 @@ public final class ConnectionManager implements AutoCloseable
                 }
                 work++;
             }
+        }
+        return work + endTimewaits(nowNs);
+    }
+
+    /**
+     * Forgets the connections whose timewait is over, oldest first. One that closed later with a shorter timewait
+     * may wait behind an older one with a longer one: its timewait only grows, it never ends early.
+     */
+    private int endTimewaits(final long nowNs)
+    {
+        int work = 0;
+        CmConnection c;
+        while ((c = timewait.peek()) != null && nowNs - c.timewaitEndsNs >= 0)
+        {
+            timewait.poll();
+            forget(c);
+            count(CmCounter.TIMEWAITS_ENDED);
+            work++;
         }
         return work;
     }
@@ -357,9 +483,9 @@ public final class ConnectionManager implements AutoCloseable
             case CmMadFlyweight.ATTR_REQ -> onReq(offset, ipv6, nowNs);
             case CmMadFlyweight.ATTR_REP -> onRep(offset, nowNs);
             case CmMadFlyweight.ATTR_RTU -> onRtu();
-            case CmMadFlyweight.ATTR_DREQ -> onDreq(offset);
-            case CmMadFlyweight.ATTR_DREP -> onDrep();
-            case CmMadFlyweight.ATTR_REJ -> onRej(offset);
+            case CmMadFlyweight.ATTR_DREQ -> onDreq(offset, ipv6, nowNs);
+            case CmMadFlyweight.ATTR_DREP -> onDrep(nowNs);
+            case CmMadFlyweight.ATTR_REJ -> onRej(offset, nowNs);
             default -> count(CmCounter.DROPPED_UNSUPPORTED);
         }
     }
@@ -369,22 +495,19 @@ public final class ConnectionManager implements AutoCloseable
         req.wrapAt(buffer, offset + GRH_BYTES);
         final int remoteCommId = req.localCommId();
         final long remoteGuid = req.localCaGuid();
-        for (int i = 0; i < connections.size(); i++)
+        final CmConnection known = byRemoteId.get(remoteIdProbe.set(remoteCommId, remoteGuid));
+        if (known != null)
         {
-            final CmConnection c = connections.get(i);
-            if (c.remoteCommId == remoteCommId && c.remoteCaGuid == remoteGuid && c.state() != CmState.REQ_SENT)
+            if (known.state() == CmState.REP_SENT)
             {
-                if (c.state() == CmState.REP_SENT)
-                {
-                    count(CmCounter.DUPLICATES_ANSWERED);
-                    transmit(c); // our REP was lost
-                }
-                else
-                {
-                    count(CmCounter.DROPPED_BAD_STATE);
-                }
-                return;
+                count(CmCounter.DUPLICATES_ANSWERED);
+                transmit(known); // our REP was lost
             }
+            else
+            {
+                count(CmCounter.DROPPED_BAD_STATE);
+            }
+            return;
         }
         final int ipVersion = req.cmaIpVersion();
         if (req.cmaVersion() != 0 || (ipVersion != 4 && ipVersion != 6) || (ipVersion == 6) != ipv6)
@@ -410,23 +533,9 @@ public final class ConnectionManager implements AutoCloseable
         final int code = req.pathMtu();
         c.pathMtu = code >= 1 && code < ours.value() ? PathMtu.values()[code - 1] : ours;
         // the peer's address: the source of the datagram (the GRH area), which is its primary GID on RoCEv2
-        final int grh = offset;
-        int localGid = gidIndex;
-        if (ipv6)
-        {
-            c.peerGidHigh = buffer.getLong(grh + 8, java.nio.ByteOrder.BIG_ENDIAN);
-            c.peerGidLow = buffer.getLong(grh + 16, java.nio.ByteOrder.BIG_ENDIAN);
-            localGid = gidOf(buffer.getLong(grh + 24, java.nio.ByteOrder.BIG_ENDIAN),
-                buffer.getLong(grh + 32, java.nio.ByteOrder.BIG_ENDIAN));
-        }
-        else
-        {
-            c.peerGidHigh = 0;
-            c.peerGidLow = 0x0000_FFFF_0000_0000L | (buffer.getInt(grh + 20 + 12, java.nio.ByteOrder.BIG_ENDIAN) &
-                0xFFFF_FFFFL);
-            localGid = gidOf(0, 0x0000_FFFF_0000_0000L | (buffer.getInt(grh + 20 + 16, java.nio.ByteOrder.BIG_ENDIAN) &
-                0xFFFF_FFFFL));
-        }
+        final int localGid = readSource(offset, ipv6);
+        c.peerGidHigh = sourceGidHigh;
+        c.peerGidLow = sourceGidLow;
         try
         {
             addressPeer(c, localGid < 0 ? gidIndex : localGid);
@@ -443,14 +552,15 @@ public final class ConnectionManager implements AutoCloseable
         }
         c.peer.hopLimit(req.primaryHopLimit() == 0 ? 64 : req.primaryHopLimit())
             .trafficClass(req.primaryTrafficClass());
-        connections.add(c);
+        byLocalCommId.put(c.localCommId, c);
+        indexRemote(c);
         pendingRequests.add(c);
     }
 
     private void onRep(final int offset, final long nowNs)
     {
         rep.wrapAt(buffer, offset + GRH_BYTES);
-        final CmConnection c = byLocalCommId(rep.remoteCommId());
+        final CmConnection c = byLocalCommId.get(rep.remoteCommId());
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
@@ -467,9 +577,10 @@ public final class ConnectionManager implements AutoCloseable
             count(CmCounter.DROPPED_BAD_STATE);
             return;
         }
-        c.awaitingReply = false;
+        stopAwaiting(c);
         c.remoteCommId = rep.localCommId();
         c.remoteCaGuid = rep.localCaGuid();
+        indexRemote(c);
         c.remoteQpn = rep.localQpn();
         c.remotePsn = rep.startingPsn();
         c.rnrRetryCount = rep.rnrRetryCount();
@@ -486,7 +597,7 @@ public final class ConnectionManager implements AutoCloseable
 
     private void onRtu()
     {
-        final CmConnection c = byLocalCommId(mad.remoteCommId());
+        final CmConnection c = byLocalCommId.get(mad.remoteCommId());
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
@@ -497,15 +608,20 @@ public final class ConnectionManager implements AutoCloseable
             count(CmCounter.DROPPED_BAD_STATE);
             return;
         }
-        c.awaitingReply = false;
+        stopAwaiting(c);
         c.state(CmState.ESTABLISHED);
     }
 
-    private void onDreq(final int offset)
+    private void onDreq(final int offset, final boolean ipv6, final long nowNs)
     {
         dreq.wrapAt(buffer, offset + GRH_BYTES);
-        final CmConnection c = byLocalCommId(dreq.remoteCommId());
-        if (c == null || c.remoteCommId != dreq.localCommId())
+        final CmConnection c = byLocalCommId.get(dreq.remoteCommId());
+        if (c == null)
+        {
+            answerForgottenDreq(offset, ipv6);
+            return;
+        }
+        if (c.remoteCommId != dreq.localCommId())
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
             return;
@@ -515,12 +631,13 @@ public final class ConnectionManager implements AutoCloseable
             case ESTABLISHED, REP_SENT, DREQ_SENT ->
             {
                 toError(c);
-                c.awaitingReply = false;
+                stopAwaiting(c);
                 c.transactionId = dreq.transactionId();
                 mad.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_DREP, c.transactionId)
                     .localCommId(c.localCommId).remoteCommId(c.remoteCommId);
                 scratch.getBytes(0, c.lastSent);
                 c.state(CmState.DISCONNECTED);
+                enterTimewait(c, nowNs);
                 transmit(c);
             }
             case DISCONNECTED ->
@@ -528,15 +645,38 @@ public final class ConnectionManager implements AutoCloseable
                 count(CmCounter.DUPLICATES_ANSWERED); // our DREP was lost: answer again
                 mad.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_DREP, dreq.transactionId())
                     .localCommId(c.localCommId).remoteCommId(c.remoteCommId);
-                sendMad(c, scratch);
+                sendMad(c.peer, scratch);
             }
             default -> count(CmCounter.DROPPED_BAD_STATE);
         }
     }
 
-    private void onDrep()
+    /**
+     * A DREQ for a connection we do not hold (its timewait is over; or it was never ours): answered with a DREP
+     * to the datagram's source, as Linux's CM does ({@code cm_issue_drep}), so that a peer whose DREP was lost
+     * stops retrying. The DREP carries nothing of ours but the IDs the DREQ named.
+     */
+    private void answerForgottenDreq(final int offset, final boolean ipv6)
     {
-        final CmConnection c = byLocalCommId(mad.remoteCommId());
+        final int localGid = readSource(offset, ipv6);
+        try
+        {
+            addressPeer(replyAddress, sourceGidHigh, sourceGidLow, localGid < 0 ? gidIndex : localGid);
+        }
+        catch (final RuntimeException ex)
+        {
+            count(CmCounter.DROPPED_UNRESOLVED);
+            return;
+        }
+        count(CmCounter.DREQS_ANSWERED_UNKNOWN);
+        mad.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_DREP, dreq.transactionId())
+            .localCommId(dreq.remoteCommId()).remoteCommId(dreq.localCommId());
+        sendMad(replyAddress, scratch);
+    }
+
+    private void onDrep(final long nowNs)
+    {
+        final CmConnection c = byLocalCommId.get(mad.remoteCommId());
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
@@ -547,14 +687,15 @@ public final class ConnectionManager implements AutoCloseable
             count(CmCounter.DROPPED_BAD_STATE);
             return;
         }
-        c.awaitingReply = false;
+        stopAwaiting(c);
         c.state(CmState.DISCONNECTED);
+        enterTimewait(c, nowNs);
     }
 
-    private void onRej(final int offset)
+    private void onRej(final int offset, final long nowNs)
     {
         rej.wrapAt(buffer, offset + GRH_BYTES);
-        final CmConnection c = byLocalCommId(rej.remoteCommId());
+        final CmConnection c = byLocalCommId.get(rej.remoteCommId());
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
@@ -565,10 +706,11 @@ public final class ConnectionManager implements AutoCloseable
             count(CmCounter.DROPPED_BAD_STATE);
             return;
         }
-        c.awaitingReply = false;
+        stopAwaiting(c);
         c.rejectReason(rej.reason());
         toError(c);
         c.state(CmState.REJECTED);
+        enterTimewait(c, nowNs);
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
@@ -634,16 +776,39 @@ public final class ConnectionManager implements AutoCloseable
 
     private void addressPeer(final CmConnection c, final int sourceGidIndex)
     {
-        if (isIpv4(c.peerGidHigh, c.peerGidLow))
+        addressPeer(c.peer, c.peerGidHigh, c.peerGidLow, sourceGidIndex);
+    }
+
+    private void addressPeer(final AddressVector peer, final long peerGidHigh, final long peerGidLow,
+        final int sourceGidIndex)
+    {
+        if (isIpv4(peerGidHigh, peerGidLow))
         {
-            c.peer.destinationIpv4((int)c.peerGidLow);
+            peer.destinationIpv4((int)peerGidLow);
         }
         else
         {
-            c.peer.destinationGid(c.peerGidHigh, c.peerGidLow);
+            peer.destinationGid(peerGidHigh, peerGidLow);
         }
-        c.peer.sourceGidIndex(sourceGidIndex).hopLimit(64)
-            .destinationMac(resolver.resolve(c.peerGidHigh, c.peerGidLow));
+        peer.sourceGidIndex(sourceGidIndex).hopLimit(64).destinationMac(resolver.resolve(peerGidHigh, peerGidLow));
+    }
+
+    /**
+     * The source GID of the datagram in a receive slot (its GRH area: an IPv6 header, or an IPv4 header in its last
+     * 20 bytes) into {@link #sourceGidHigh} / {@link #sourceGidLow}; returns the index of our GID it was sent to, -1
+     * if none is.
+     */
+    private int readSource(final int grh, final boolean ipv6)
+    {
+        if (ipv6)
+        {
+            sourceGidHigh = buffer.getLong(grh + 8, ByteOrder.BIG_ENDIAN);
+            sourceGidLow = buffer.getLong(grh + 16, ByteOrder.BIG_ENDIAN);
+            return gidOf(buffer.getLong(grh + 24, ByteOrder.BIG_ENDIAN), buffer.getLong(grh + 32, ByteOrder.BIG_ENDIAN));
+        }
+        sourceGidHigh = 0;
+        sourceGidLow = 0x0000_FFFF_0000_0000L | (buffer.getInt(grh + 20 + 12, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL);
+        return gidOf(0, 0x0000_FFFF_0000_0000L | (buffer.getInt(grh + 20 + 16, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL));
     }
 
     private void sendReject(final long transactionId, final int remoteCommId, final int localCommId,
@@ -653,17 +818,85 @@ public final class ConnectionManager implements AutoCloseable
             .remoteCommId(remoteCommId);
         rej.messageRejected(CmRejFlyweight.MESSAGE_REQ).reason(reason);
         count(CmCounter.REJECTS_SENT);
-        sendMad(addressed, scratch);
+        sendMad(addressed.peer, scratch);
     }
 
     /** Keeps the MAD in {@link #scratch} as the connection's last, sends it and arms its retransmission. */
     private void sendAndAwait(final CmConnection c, final long nowNs)
     {
         scratch.getBytes(0, c.lastSent);
-        c.awaitingReply = true;
+        if (c.awaitingIndex < 0)
+        {
+            c.awaitingIndex = awaitingReply.size();
+            awaitingReply.add(c);
+        }
         c.retriesLeft = c.maxRetries;
         c.retransmitAtNs = nowNs + timeoutNs(c.peerResponseTimeout);
         transmit(c);
+    }
+
+    /** Swap-removes from {@link #awaitingReply} in O(1): the last one takes the place. */
+    private void stopAwaiting(final CmConnection c)
+    {
+        final int index = c.awaitingIndex;
+        if (index < 0)
+        {
+            return;
+        }
+        final CmConnection last = awaitingReply.remove(awaitingReply.size() - 1);
+        if (last != c)
+        {
+            awaitingReply.set(index, last);
+            last.awaitingIndex = index;
+        }
+        c.awaitingIndex = -1;
+    }
+
+    private void indexRemote(final CmConnection c)
+    {
+        c.remoteId.set(c.remoteCommId, c.remoteCaGuid);
+        byRemoteId.put(c.remoteId, c);
+    }
+
+    /** The connection closed: it stays held (and its QP alive) until its timewait ends. Once per connection. */
+    private void enterTimewait(final CmConnection c, final long nowNs)
+    {
+        if (c.inTimewait)
+        {
+            return;
+        }
+        stopAwaiting(c);
+        c.inTimewait = true;
+        c.timewaitEndsNs = nowNs + (timewaitNs >= 0 ? timewaitNs : timeoutNs(c.localAckTimeout));
+        timewait.add(c);
+    }
+
+    /** Lets go of a connection whose timewait is over; destroys its QP if the application released it. */
+    private void forget(final CmConnection c)
+    {
+        if (byLocalCommId.get(c.localCommId) == c)
+        {
+            byLocalCommId.remove(c.localCommId);
+        }
+        if (byRemoteId.get(c.remoteId) == c)
+        {
+            byRemoteId.remove(c.remoteId);
+        }
+        c.forgotten = true;
+        if (c.released)
+        {
+            destroyQp(c);
+        }
+    }
+
+    private void destroyQp(final CmConnection c)
+    {
+        final QueuePair qp = c.qp;
+        if (qp != null)
+        {
+            c.qp = null;
+            device.destroyQp(qp);
+        }
     }
 
     private void transmit(final CmConnection c)
@@ -671,24 +904,24 @@ public final class ConnectionManager implements AutoCloseable
         final int offset = (RECEIVE_SLOTS + nextSendSlot) * SLOT_BYTES;
         nextSendSlot = (nextSendSlot + 1) % SEND_SLOTS;
         buffer.putBytes(offset, c.lastSent);
-        post(c, offset);
+        post(c.peer, offset);
     }
 
-    private void sendMad(final CmConnection c, final UnsafeBuffer from)
+    private void sendMad(final AddressVector to, final UnsafeBuffer from)
     {
         final int offset = (RECEIVE_SLOTS + nextSendSlot) * SLOT_BYTES;
         nextSendSlot = (nextSendSlot + 1) % SEND_SLOTS;
         buffer.putBytes(offset, from, 0, CmMadFlyweight.LENGTH);
-        post(c, offset);
+        post(to, offset);
     }
 
-    private void post(final CmConnection c, final int offset)
+    private void post(final AddressVector to, final int offset)
     {
         send.reset();
         send.sgl.add(mr.address() + offset, CmMadFlyweight.LENGTH, mr.lKey());
         send.udRemoteQpn = 1;
         send.udRemoteQkey = GSI_QKEY;
-        send.udAddress.copyFrom(c.peer);
+        send.udAddress.copyFrom(to);
         if (gsi.postSend(send) == QueuePair.POST_OK)
         {
             count(CmCounter.MADS_SENT);
@@ -707,24 +940,12 @@ public final class ConnectionManager implements AutoCloseable
         gsi.postRecv(recv);
     }
 
-    private CmConnection byLocalCommId(final int id)
-    {
-        for (int i = 0; i < connections.size(); i++)
-        {
-            if (connections.get(i).localCommId == id)
-            {
-                return connections.get(i);
-            }
-        }
-        return null;
-    }
-
     private int newCommId()
     {
         while (true)
         {
             final int id = random.nextInt();
-            if (id != 0 && byLocalCommId(id) == null)
+            if (id != 0 && !byLocalCommId.containsKey(id))
             {
                 return id;
             }
@@ -760,15 +981,17 @@ public final class ConnectionManager implements AutoCloseable
         return ((mac >>> 24) ^ 0x02_0000L) << 40 | 0xFF_FEL << 24 | (mac & 0xFF_FFFFL);
     }
 
-    /** Forgets closed connections (their DREQ/DREP are over). */
-    public void purgeClosed()
-    {
-        connections.removeIf(c -> c.isClosed() && !c.awaitingReply);
-    }
-
+    /** Destroys the GSI QP, and the QPs of released connections still in their timewait. */
     @Override
     public void close()
     {
+        for (final CmConnection c : byLocalCommId.values())
+        {
+            if (c.released)
+            {
+                destroyQp(c);
+            }
+        }
         device.destroyQp(gsi);
         device.deregisterMemoryRegion(mr);
         arena.close();

@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -228,6 +229,136 @@ class ConnectionManagerTest
         assertEquals(CmState.ESTABLISHED, second.state(), "the other connection is untouched");
     }
 
+    /**
+     * Both sides release a connection they disconnected: through its timewait (the local ACK timeout, 4.096 µs ×
+     * 2^14) each manager still holds it, its QP stays in the error state under its QPN (a new QP gets another, a stray
+     * packet for the old QPN is dropped); after it, the manager forgets the connection and destroys the QP.
+     */
+    @Test
+    void shouldHoldAReleasedConnectionThroughItsTimewaitThenDestroyItsQp()
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
+        final ConnectionManager cmA = manager(fabric, fabric.a(), 21);
+        final ConnectionManager cmB = manager(fabric, fabric.b(), 22);
+        cmB.listen(PORT);
+        final Side a = new Side(fabric.a());
+        final Side b = new Side(fabric.b());
+        final CmConnection active = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
+        final CmConnection[] passive = new CmConnection[1];
+        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
+        final CmConnection p = passive[0];
+        cmB.accept(p, b.qp, 1, 1, fabric.clock().nanoTime());
+        assertTrue(run(fabric, () -> active.isEstablished() && p.isEstablished(), cmA, cmB));
+        final int qpnA = a.qp.qpn();
+        final int qpnB = b.qp.qpn();
+
+        cmA.release(active, fabric.clock().nanoTime()); // still up: the DREQ goes out
+        assertEquals(CmState.DREQ_SENT, active.state());
+        assertTrue(run(fabric, () -> active.isClosed() && p.isClosed(), cmA, cmB));
+        final long closedNs = fabric.clock().nanoTime();
+        cmB.release(p, closedNs);
+        assertEquals(1, cmA.timewaitCount());
+        assertEquals(1, cmB.timewaitCount());
+        assertEquals(1, cmA.connectionCount());
+        assertTrue(fabric.a().engine().hasQp(qpnA), "the QPN stays taken through the timewait");
+        assertEquals(QpState.ERR, a.qp.state());
+        assertTrue(fabric.a().createQp(new QpInitAttributes().type(QpType.RC).pd(fabric.a().allocPd())
+            .cqs(a.sendCq, a.recvCq).capacity(1, 1)).qpn() != qpnA, "a new QP gets another QPN");
+
+        // a stray packet of the old connection: B's side of it, reborn as a QP that still sends to A's old QPN
+        final Side stray = new Side(fabric.b());
+        final ConnectParameters toOldQpn = new ConnectParameters().remote(qpnA, 0).localPsn(0).timers(14, 0, 0, 12);
+        toOldQpn.addressVector.destinationIpv4(TwoNodeFabric.IP_A).sourceGidIndex(0)
+            .destinationMac(TwoNodeFabric.MAC_A);
+        toOldQpn.applyTo(stray.qp);
+        final long stateDrops = fabric.a().engine().counters().get(TransportCounter.DROPPED_QP_STATE);
+        final SendWorkRequest send = new SendWorkRequest();
+        send.sgl.add(stray.mr.address(), 64, stray.mr.lKey());
+        assertEquals(QueuePair.POST_OK, stray.qp.postSend(send));
+        assertTrue(run(fabric, () -> fabric.a().engine().counters().get(TransportCounter.DROPPED_QP_STATE) > stateDrops,
+            cmA, cmB));
+        assertEquals(0, a.recvCq.poll(a.wcs, 1), "nothing delivered to the QP in its timewait");
+
+        assertTrue(run(fabric, () -> cmA.connectionCount() == 0 && cmB.connectionCount() == 0, cmA, cmB));
+        assertTrue(fabric.clock().nanoTime() - closedNs >= ConnectionManager.timeoutNs(
+            ConnectionManager.LOCAL_ACK_TIMEOUT_DEFAULT) - 100_000, "the timewait lasts the local ACK timeout");
+        assertFalse(fabric.a().engine().hasQp(qpnA), "destroyed after the timewait");
+        assertFalse(fabric.b().engine().hasQp(qpnB), "destroyed after the timewait");
+        assertEquals(null, active.qp());
+        assertEquals(1, cmA.counter(CmCounter.TIMEWAITS_ENDED));
+        assertEquals(1, cmB.counter(CmCounter.TIMEWAITS_ENDED));
+        assertEquals(CmState.DISCONNECTED, active.state(), "the application still sees how it ended");
+    }
+
+    /**
+     * The DREP is lost and the passive side's timewait (1 ms here) ends before the active side sends its DREQ again:
+     * the manager answers that DREQ for a connection it no longer holds with a DREP, as Linux's CM does, and the
+     * active side disconnects at its first retry instead of timing out after the last.
+     */
+    @Test
+    void shouldAnswerADreqAfterTheTimewaitWithADrep()
+    {
+        final LinkConditions bToA = new LinkConditions();
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), bToA, 1);
+        final ConnectionManager cmA = manager(fabric, fabric.a(), 23);
+        final ConnectionManager cmB = manager(fabric, fabric.b(), 24).timewaitNs(1_000_000);
+        cmB.listen(PORT);
+        final Side a = new Side(fabric.a());
+        final Side b = new Side(fabric.b());
+        final CmConnection active = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
+        final CmConnection[] passive = new CmConnection[1];
+        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
+        final CmConnection p = passive[0];
+        cmB.accept(p, b.qp, 1, 1, fabric.clock().nanoTime());
+        assertTrue(run(fabric, () -> active.isEstablished() && p.isEstablished(), cmA, cmB));
+
+        bToA.loss = 1.0; // the DREP is lost
+        cmA.disconnect(active, fabric.clock().nanoTime());
+        assertTrue(run(fabric, () -> p.isClosed() && cmB.connectionCount() == 0 && fabric.bToA().isEmpty(),
+            cmA, cmB));
+        assertEquals(0, cmA.counter(CmCounter.RETRANSMISSIONS), "B's timewait ended before A's DREQ timer");
+        bToA.loss = 0;
+        assertTrue(run(fabric, () -> active.state() == CmState.DISCONNECTED, cmA, cmB));
+        assertEquals(1, cmA.counter(CmCounter.RETRANSMISSIONS), "the DREQ again");
+        assertEquals(0, cmA.counter(CmCounter.TIMEOUTS));
+        assertEquals(1, cmB.counter(CmCounter.DREQS_ANSWERED_UNKNOWN));
+        assertEquals(0, cmB.counter(CmCounter.DROPPED_UNKNOWN_CONNECTION));
+    }
+
+    /**
+     * Released before it is up: a REQ not yet accepted is rejected (consumer reject), a REQ of ours nobody answers
+     * is given up at once rather than after its retries; both are forgotten after their timewait, and the QP handed
+     * over with the second is destroyed then.
+     */
+    @Test
+    void shouldRejectAPendingRequestAndGiveUpAnUnansweredOneOnRelease()
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
+        final ConnectionManager cmA = manager(fabric, fabric.a(), 25);
+        final ConnectionManager cmB = manager(fabric, fabric.b(), 26);
+        cmB.listen(PORT);
+        final Side a = new Side(fabric.a());
+        final CmConnection refused = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
+        final CmConnection[] passive = new CmConnection[1];
+        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
+        cmB.release(passive[0], fabric.clock().nanoTime());
+        assertEquals(CmState.REJECTED, passive[0].state());
+        assertTrue(run(fabric, refused::isClosed, cmA, cmB));
+        assertEquals(CmState.REJECTED, refused.state());
+        assertEquals(CmRejFlyweight.REASON_CONSUMER, refused.rejectReason());
+
+        final Side a2 = new Side(fabric.a());
+        final CmConnection unanswered = cmA.connect(a2.qp, 0, IP_A_GID + 99, PORT, 1, 1, fabric.clock().nanoTime());
+        cmA.release(unanswered, fabric.clock().nanoTime());
+        assertEquals(CmState.TIMED_OUT, unanswered.state());
+        assertTrue(fabric.a().engine().hasQp(a2.qp.qpn()), "held through the timewait");
+        assertTrue(run(fabric, () -> cmA.connectionCount() == 0 && cmB.connectionCount() == 0, cmA, cmB));
+        assertFalse(fabric.a().engine().hasQp(a2.qp.qpn()), "released: destroyed after the timewait");
+        assertTrue(fabric.a().engine().hasQp(a.qp.qpn()), "not released: the application's to destroy");
+        assertEquals(0, cmA.counter(CmCounter.RETRANSMISSIONS), "given up, not retried");
+        assertEquals(0, cmA.counter(CmCounter.TIMEOUTS));
+    }
+
     @Test
     void shouldRetransmitTheRequestUntilThePeerAnswers()
     {
@@ -269,6 +400,11 @@ class ConnectionManagerTest
         assertEquals(CmState.REJECTED, refused.state());
         assertEquals(CmRejFlyweight.REASON_INVALID_SERVICE_ID, refused.rejectReason());
         assertEquals(1, cmB.counter(CmCounter.REJECTS_SENT));
+        assertEquals(0, cmB.connectionCount(), "a REQ refused for want of a listener leaves nothing behind");
+        // both ended connections go through their timewait and are forgotten; their QPs stay the application's
+        assertTrue(run(fabric, () -> cmA.connectionCount() == 0, cmA, cmB));
+        assertEquals(2, cmA.counter(CmCounter.TIMEWAITS_ENDED));
+        assertTrue(fabric.a().engine().hasQp(a.qp.qpn()), "not released: the application destroys it");
     }
 
     @Test
