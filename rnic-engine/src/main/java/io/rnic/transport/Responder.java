@@ -474,6 +474,12 @@ final class Responder
         return true;
     }
 
+    /**
+     * Places an RDMA WRITE packet. The RETH's R_Key is checked for the whole message on the first packet (a remote
+     * access error before any byte is written), then again on every packet for exactly the bytes that packet
+     * writes: only the R_Key is kept between packets, never the region, so a region deregistered in the middle of
+     * the message is not written again (RC: remote access NAK, the QP to ERR, as rxe; UC: the message is dropped).
+     */
     private boolean write(
         final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn, final boolean reliable)
     {
@@ -483,21 +489,14 @@ final class Responder
             reth.wrapAt(buffer, packet.headerOffset(Opcode.RETH));
             final long address = reth.virtualAddress();
             final long length = reth.dmaLength();
-            MemoryRegion region = null;
-            if ((qp.accessFlags & AccessFlags.REMOTE_WRITE) == 0 || length != 0 && (region = regions.checkRemote(
-                (int)reth.rKey(), qp.pd, address, length, AccessFlags.REMOTE_WRITE)) == null)
+            final int rKey = (int)reth.rKey();
+            if ((qp.accessFlags & AccessFlags.REMOTE_WRITE) == 0 || length != 0 &&
+                regions.checkRemote(rKey, qp.pd, address, length, AccessFlags.REMOTE_WRITE) == null)
             {
-                if (reliable)
-                {
-                    remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
-                }
-                else
-                {
-                    dropUcMessage(qp, opcode);
-                }
+                writeAccessError(qp, psn, opcode, reliable);
                 return false;
             }
-            qp.writeRegion = region;
+            qp.writeRKey = rKey;
             qp.writeAddress = address;
             qp.writeRemaining = length;
         }
@@ -531,7 +530,13 @@ final class Responder
         }
         if (length > 0)
         {
-            final MemoryRegion region = qp.writeRegion;
+            final MemoryRegion region =
+                regions.checkRemote(qp.writeRKey, qp.pd, qp.writeAddress, length, AccessFlags.REMOTE_WRITE);
+            if (region == null)
+            {
+                writeAccessError(qp, psn, opcode, reliable); // deregistered since the message's first packet
+                return false;
+            }
             region.buffer().putBytes((int)region.offsetOf(qp.writeAddress), buffer, packet.payloadOffset(), length);
             qp.writeAddress += length;
             qp.writeRemaining -= length;
@@ -544,10 +549,25 @@ final class Responder
                 completions.completeRecv(qp, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, 0, value, 0,
                     WorkCompletion.WITH_IMM, 0);
             }
-            qp.writeRegion = null;
+            qp.writeRKey = 0;
             qp.msn = Psn.next(qp.msn);
         }
         return true;
+    }
+
+    /** An RDMA WRITE its R_Key does not (or no longer) allow: RC NAKs it and errors the QP, UC drops the message. */
+    private void writeAccessError(final QpContext qp, final int psn, final int opcode, final boolean reliable)
+    {
+        qp.writeRKey = 0;
+        qp.writeRemaining = 0;
+        if (reliable)
+        {
+            remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
+        }
+        else
+        {
+            dropUcMessage(qp, opcode);
+        }
     }
 
     /** NAK with a class of error that ends the connection: the requester completes with it, we move to ERR. */
@@ -677,7 +697,7 @@ final class Responder
         // A partly received SEND leaves its receive WQE for the next message, as ibverbs UC semantics say.
         qp.recvInProgress = false;
         qp.recvOffset = 0;
-        qp.writeRegion = null;
+        qp.writeRKey = 0;
         qp.writeRemaining = 0;
         qp.lastRequestOpcode = -1;
     }

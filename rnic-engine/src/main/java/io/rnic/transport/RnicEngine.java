@@ -2,6 +2,7 @@ package io.rnic.transport;
 
 import io.rnic.cc.DcqcnParameters;
 import io.rnic.cc.QpCongestion;
+import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
@@ -98,6 +99,20 @@ public final class RnicEngine
         this.cnpSender = new CnpSender(tx, port, counters);
         this.nowNs = clock.nanoTime();
         this.timers = new QpTimerWheel(nowNs, 1024, 4096);
+        regions.addReader(this::awaitDeregistered);
+    }
+
+    /**
+     * Returns once this engine has applied the deregistration of {@code region} (already gone from the table): a
+     * command it runs between two packets, so no copy that found the region is still running, and every later
+     * packet looks its key up again and misses. The engine keeps R_Keys and L_Keys across packets and duty cycles,
+     * never a region or an address it found through one, so there is nothing else to invalidate: a WRITE in progress
+     * into the region is refused at its next packet (remote access error), a READ response waiting for room is
+     * abandoned, a retransmission gathering from it fails with a local protection error.
+     */
+    private void awaitDeregistered(final MemoryRegion region)
+    {
+        execute(() -> null);
     }
 
     public LocalPort port()
