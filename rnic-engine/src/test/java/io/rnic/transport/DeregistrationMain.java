@@ -18,7 +18,7 @@ public final class DeregistrationMain
     {
     }
 
-    public static void main(final String[] args)
+    public static void main(final String[] args) throws InterruptedException
     {
         final List<String> failures = new ArrayList<>();
         for (final QpType type : new QpType[]{ QpType.RC, QpType.UC })
@@ -33,6 +33,8 @@ public final class DeregistrationMain
         report("requester SEND retransmitted from a freed region",
             DeregistrationScenarios.problems(DeregistrationScenarios.retransmitFromDeregistered(WrOpcode.SEND)),
             failures);
+        report("engine thread streaming WRITEs while another thread deregisters and frees",
+            DeregistrationScenarios.writeStreamAcrossDeregistrationAndFree(), failures);
         System.out.flush();
         System.exit(failures.isEmpty() ? 0 : 1);
     }

@@ -19,6 +19,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A region deregistered (and its memory perhaps freed) while the transport still has work that names it, on the
@@ -177,6 +181,118 @@ final class DeregistrationScenarios
             return new RequesterOutcome(completion[0], a.qp.state(),
                 countersA.get(TransportCounter.LOCAL_ACK_TIMEOUT), countersA.get(TransportCounter.LOCAL_PROTECTION_ERROR),
                 countersA.get(TransportCounter.RETRANSMITTED_PACKETS));
+        }
+    }
+
+    /**
+     * Both engines driven by a thread of their own (declared as their engine thread) that streams 64 KiB WRITEs from
+     * A into a region of B, while this thread deregisters that region and frees its memory in the middle of the
+     * stream: the deregistration runs as a command between two packets of B's engine, every later packet is refused.
+     *
+     * @return what went wrong (nothing: an empty list).
+     */
+    static List<String> writeStreamAcrossDeregistrationAndFree() throws InterruptedException
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 7);
+        final List<String> problems = new ArrayList<>();
+        try (Arena arena = Arena.ofShared())
+        {
+            final Arena targetArena = Arena.ofShared();
+            final int messageBytes = 1 << 16;
+            final Connection a = new Connection(fabric.a(), arena, QpType.RC, messageBytes, AccessFlags.ALL);
+            final Connection b = new Connection(fabric.b(), targetArena, QpType.RC, UNMAPPED_ON_FREE_BYTES,
+                AccessFlags.ALL);
+            connect(a, b);
+            final CountDownLatch streaming = new CountDownLatch(1);
+            final CountDownLatch ended = new CountDownLatch(1);
+            final AtomicBoolean deregistered = new AtomicBoolean();
+            final AtomicBoolean stop = new AtomicBoolean();
+            final AtomicLong completedBefore = new AtomicLong();
+            final AtomicLong completedAfter = new AtomicLong();
+            final AtomicReference<WorkCompletion> firstError = new AtomicReference<>();
+            final AtomicReference<String> failure = new AtomicReference<>();
+            final Thread engines = new Thread(() ->
+            {
+                final SendWorkRequest wr = write(a, b.mr.address(), b.mr.rKey());
+                wr.sgl.clear().add(a.mr.address(), messageBytes, a.mr.lKey());
+                int outstanding = 0;
+                long next = 0;
+                while (!stop.get()) // the engines run until the application is done with them, as a real one's
+                {
+                    while (firstError.get() == null && failure.get() == null && outstanding < 8)
+                    {
+                        wr.remoteAddress = b.mr.address() + (next++ % 64) * messageBytes;
+                        if (a.qp.postSend(wr) != 0)
+                        {
+                            failure.set("post refused");
+                            streaming.countDown();
+                            ended.countDown();
+                        }
+                        outstanding++;
+                    }
+                    fabric.step();
+                    final int n = a.sendCq.poll(a.completions, a.completions.length);
+                    for (int i = 0; i < n; i++)
+                    {
+                        outstanding--;
+                        final WorkCompletion wc = a.completions[i];
+                        if (wc.status() != WcStatus.SUCCESS)
+                        {
+                            if (firstError.compareAndSet(null, wc))
+                            {
+                                a.completions[i] = new WorkCompletion();
+                                streaming.countDown(); // an error before the deregistration: report it, not hang
+                                ended.countDown();
+                            }
+                        }
+                        else if (deregistered.get())
+                        {
+                            completedAfter.incrementAndGet();
+                        }
+                        else if (completedBefore.incrementAndGet() == 100)
+                        {
+                            streaming.countDown();
+                        }
+                    }
+                    if (fabric.clock().nanoTime() > 60 * SECOND_NS && failure.compareAndSet(null, "no error after 60 s"))
+                    {
+                        streaming.countDown();
+                        ended.countDown();
+                    }
+                }
+            }, "engines");
+            fabric.a().engine().engineThread(engines);
+            fabric.b().engine().engineThread(engines);
+            engines.start();
+            streaming.await();
+            fabric.b().deregisterMemoryRegion(b.mr);
+            deregistered.set(true);
+            targetArena.close();
+            ended.await();
+            stop.set(true);
+            engines.join();
+
+            if (failure.get() != null)
+            {
+                problems.add("engine thread: " + failure.get());
+            }
+            final WorkCompletion error = firstError.get();
+            if (error == null || error.status() != WcStatus.REM_ACCESS_ERR)
+            {
+                problems.add("first error completion: expected REM_ACCESS_ERR, was " + error);
+            }
+            // a WRITE wholly placed before the deregistration may still complete after it (its ACK was on its way);
+            // anything beyond the window of 8 outstanding would have been written after
+            if (completedAfter.get() > 8)
+            {
+                problems.add(completedAfter.get() + " WRITEs completed after the deregistration");
+            }
+            final long naks = fabric.b().engine().counters().get(TransportCounter.REMOTE_ACCESS_NAK_SENT);
+            if (naks != 1)
+            {
+                problems.add("remote access NAKs sent: " + naks);
+            }
+            return problems;
         }
     }
 

@@ -109,7 +109,8 @@ class DeregistrationTest
 
         assertEquals(0, exit, "the scenarios' JVM exited with " + exit + ":\n" + output);
         assertTrue(output.contains("ok   responder RC") && output.contains("ok   responder UC") &&
-            output.contains("ok   requester WRITE") && output.contains("ok   requester SEND"), output);
+            output.contains("ok   requester WRITE") && output.contains("ok   requester SEND") &&
+            output.contains("ok   engine thread streaming"), output);
     }
 
     /**
