@@ -291,7 +291,7 @@ final class Responder
             }
             else if (!sendReadResponse(qp, queue, replay, entry))
             {
-                continue; // its memory is gone: dropped, the requester will ask again
+                continue; // its region is gone: NAKed, the QP is in error and the queue is cleared next
             }
             if (congestion != null)
             {
@@ -320,7 +320,12 @@ final class Responder
         sendAcknowledge(qp, qp.ePsn, AethFlyweight.nakSyndrome(AethFlyweight.NAK_PSN_SEQUENCE_ERROR));
     }
 
-    /** The next packet of the READ at the head of the queue; false (and the READ dropped) if its region is gone. */
+    /**
+     * The next packet of the READ at the head of the queue, its R_Key checked again for exactly these bytes; false
+     * if the region was deregistered since the READ ran (or the replay asks for it again): a remote access NAK, as
+     * for a READ that finds no region, and the QP to ERR. Dropping it instead would leave the requester asking
+     * again until its retries ran out, and then report a retry error rather than the access error.
+     */
     private boolean sendReadResponse(
         final QpContext qp, final ResponseQueue queue, final ReplayCache replay, final int entry)
     {
@@ -334,8 +339,8 @@ final class Responder
         if (payload > 0 && (region = regions.checkRemote(replay.rKey(entry), qp.pd, address, payload,
             AccessFlags.REMOTE_READ)) == null)
         {
-            counters.increment(TransportCounter.RESPONSE_ABANDONED);
             queue.removeHead();
+            remoteError(qp, Psn.add(replay.firstPsn(entry), i), AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
             return false;
         }
         final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);

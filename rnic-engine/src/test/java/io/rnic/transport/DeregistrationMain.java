@@ -33,6 +33,10 @@ public final class DeregistrationMain
         report("requester SEND retransmitted from a freed region",
             DeregistrationScenarios.problems(DeregistrationScenarios.retransmitFromDeregistered(WrOpcode.SEND)),
             failures);
+        report("completer READ responses into a freed region",
+            DeregistrationScenarios.readResponseIntoDeregistered(true), failures);
+        report("responder READ responses owed from a freed region",
+            DeregistrationScenarios.queuedReadResponsesOfDeregistered(true), failures);
         report("engine thread streaming WRITEs while another thread deregisters and frees",
             DeregistrationScenarios.writeStreamAcrossDeregistrationAndFree(), failures);
         System.out.flush();

@@ -296,6 +296,149 @@ final class DeregistrationScenarios
         }
     }
 
+    /**
+     * A READs from B into a region of its own; B's responses are held back while A's application deregisters that
+     * region (and frees its memory when {@code freeMemory}), then delivered: the completer must not scatter them.
+     *
+     * @return what differs from ibverbs (a local protection error on the READ, the QP in ERR): empty when nothing.
+     */
+    static List<String> readResponseIntoDeregistered(final boolean freeMemory)
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 11);
+        try (Arena arena = Arena.ofShared())
+        {
+            final Arena sinkArena = Arena.ofShared();
+            final Connection a = new Connection(
+                fabric.a(), sinkArena, QpType.RC, freeMemory ? UNMAPPED_ON_FREE_BYTES : REGION_BYTES, AccessFlags.ALL);
+            final Connection b = new Connection(fabric.b(), arena, QpType.RC, REGION_BYTES, AccessFlags.ALL);
+            connect(a, b);
+            RcOperationsTest.fill(b, 0, MESSAGE_BYTES, 3);
+            final List<UnsafeBuffer> fromB = new ArrayList<>();
+            fabric.b().engine().sink((buffer, offset, length) ->
+            {
+                final UnsafeBuffer copy = new UnsafeBuffer(new byte[length]);
+                copy.putBytes(0, buffer, offset, length);
+                fromB.add(copy);
+            });
+            final SendWorkRequest read = write(a, b.mr.address(), b.mr.rKey());
+            read.opcode = WrOpcode.RDMA_READ;
+            if (a.qp.postSend(read) != 0)
+            {
+                throw new IllegalStateException("post refused");
+            }
+            if (!fabric.runUntil(() -> fromB.size() >= 3, SECOND_NS))
+            {
+                throw new IllegalStateException("B sent " + fromB.size() + " READ responses, not 3");
+            }
+            fabric.a().deregisterMemoryRegion(a.mr);
+            if (freeMemory)
+            {
+                sinkArena.close();
+            }
+            final byte[] before = freeMemory ? null : a.memory.toArray(ValueLayout.JAVA_BYTE);
+            for (final UnsafeBuffer frame : fromB)
+            {
+                fabric.a().engine().onFrame(frame, 0, frame.capacity());
+            }
+            final WorkCompletion[] completion = new WorkCompletion[1];
+            fabric.runUntil(() ->
+            {
+                if (a.sendCq.poll(a.completions, 1) == 1)
+                {
+                    completion[0] = a.completions[0];
+                }
+                return completion[0] != null;
+            }, SECOND_NS / 100);
+            final List<String> problems = new ArrayList<>();
+            if (before != null && !Arrays.equals(before, a.memory.toArray(ValueLayout.JAVA_BYTE)))
+            {
+                problems.add("a READ response was scattered into the deregistered region");
+            }
+            expect(problems, "READ completion", WcStatus.LOC_PROT_ERR, completion[0] == null ? null : completion[0].status());
+            expect(problems, "local protection errors", 1,
+                fabric.a().engine().counters().get(TransportCounter.LOCAL_PROTECTION_ERROR));
+            expect(problems, "requester QP state", QpState.ERR, a.qp.state());
+            if (!freeMemory)
+            {
+                sinkArena.close();
+            }
+            return problems;
+        }
+    }
+
+    /**
+     * B owes READ responses it cannot send yet (its port has no room) when its application deregisters the region
+     * they read (and frees it when {@code freeMemory}); then room comes back. Nothing is read from the region: B
+     * answers a remote access NAK, as for a READ that found no region, and its QP goes to ERR.
+     *
+     * @return what differs from that: empty when nothing.
+     */
+    static List<String> queuedReadResponsesOfDeregistered(final boolean freeMemory)
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 13);
+        try (Arena arena = Arena.ofShared())
+        {
+            final Arena sourceArena = Arena.ofShared();
+            final Connection a = new Connection(fabric.a(), arena, QpType.RC, REGION_BYTES, AccessFlags.ALL);
+            final Connection b = new Connection(
+                fabric.b(), sourceArena, QpType.RC, freeMemory ? UNMAPPED_ON_FREE_BYTES : REGION_BYTES, AccessFlags.ALL);
+            connect(a, b);
+            RcOperationsTest.fill(b, 0, MESSAGE_BYTES, 4);
+            final AtomicBoolean room = new AtomicBoolean();
+            fabric.b().engine().sink(new PacketSink()
+            {
+                @Override
+                public boolean hasRoom()
+                {
+                    return room.get();
+                }
+
+                @Override
+                public void send(final org.agrona.DirectBuffer frame, final int offset, final int length)
+                {
+                    fabric.bToA().send(frame, offset, length);
+                }
+            });
+            final SendWorkRequest read = write(a, b.mr.address(), b.mr.rKey());
+            read.opcode = WrOpcode.RDMA_READ;
+            if (a.qp.postSend(read) != 0)
+            {
+                throw new IllegalStateException("post refused");
+            }
+            final TransportCounters countersB = fabric.b().engine().counters();
+            if (!fabric.runUntil(() -> countersB.get(TransportCounter.TX_QUEUE_FULL) >= 1, SECOND_NS))
+            {
+                throw new IllegalStateException("B never had a READ response waiting for room");
+            }
+            fabric.b().deregisterMemoryRegion(b.mr);
+            if (freeMemory)
+            {
+                sourceArena.close();
+            }
+            room.set(true);
+            final WorkCompletion[] completion = new WorkCompletion[1];
+            fabric.runUntil(() ->
+            {
+                if (a.sendCq.poll(a.completions, 1) == 1)
+                {
+                    completion[0] = a.completions[0];
+                }
+                return completion[0] != null;
+            }, 10 * SECOND_NS);
+            final List<String> problems = new ArrayList<>();
+            expect(problems, "responses abandoned", 0, countersB.get(TransportCounter.RESPONSE_ABANDONED));
+            expect(problems, "responder QP state", QpState.ERR, b.qp.state());
+            expect(problems, "READ completion", WcStatus.REM_ACCESS_ERR,
+                completion[0] == null ? null : completion[0].status());
+            expect(problems, "remote access NAKs sent", 1, countersB.get(TransportCounter.REMOTE_ACCESS_NAK_SENT));
+            if (!freeMemory)
+            {
+                sourceArena.close();
+            }
+            return problems;
+        }
+    }
+
     private static void connect(final Connection a, final Connection b)
     {
         a.connect(b, TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, PathMtu.MTU_1024, 0x10_0000, AccessFlags.ALL);

@@ -80,6 +80,18 @@ class DeregistrationTest
         assertEquals(List.of(), DeregistrationScenarios.problems(outcome));
     }
 
+    @Test
+    void shouldNotScatterReadResponsesIntoARegionDeregisteredWhileTheyWereOnTheirWay()
+    {
+        assertEquals(List.of(), DeregistrationScenarios.readResponseIntoDeregistered(false));
+    }
+
+    @Test
+    void shouldAbandonReadResponsesStillOwedFromARegionDeregisteredMeanwhile()
+    {
+        assertEquals(List.of(), DeregistrationScenarios.queuedReadResponsesOfDeregistered(false));
+    }
+
     /**
      * The same scenarios with every region's memory freed right after deregistration, in a JVM of its own with the
      * flags of this one (surefire's argLine: native access, bounds checks on): a stray write into freed memory is
@@ -110,6 +122,7 @@ class DeregistrationTest
         assertEquals(0, exit, "the scenarios' JVM exited with " + exit + ":\n" + output);
         assertTrue(output.contains("ok   responder RC") && output.contains("ok   responder UC") &&
             output.contains("ok   requester WRITE") && output.contains("ok   requester SEND") &&
+            output.contains("ok   completer READ") && output.contains("ok   responder READ") &&
             output.contains("ok   engine thread streaming"), output);
     }
 
