@@ -33,6 +33,8 @@ public final class DeregistrationMain
         report("requester SEND retransmitted from a freed region",
             DeregistrationScenarios.problems(DeregistrationScenarios.retransmitFromDeregistered(WrOpcode.SEND)),
             failures);
+        report("responder SEND across deregistration + free of the receive buffer",
+            DeregistrationScenarios.sendAcrossDeregistration(true), failures);
         report("completer READ responses into a freed region",
             DeregistrationScenarios.readResponseIntoDeregistered(true), failures);
         report("responder READ responses owed from a freed region",

@@ -11,6 +11,7 @@ import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.foreign.Arena;
@@ -394,7 +395,7 @@ final class DeregistrationScenarios
                 }
 
                 @Override
-                public void send(final org.agrona.DirectBuffer frame, final int offset, final int length)
+                public void send(final DirectBuffer frame, final int offset, final int length)
                 {
                     fabric.bToA().send(frame, offset, length);
                 }
@@ -434,6 +435,75 @@ final class DeregistrationScenarios
             if (!freeMemory)
             {
                 sourceArena.close();
+            }
+            return problems;
+        }
+    }
+
+    /**
+     * A SENDs three packets into a receive B posted; B's application deregisters the receive buffer's region (and
+     * frees it when {@code freeMemory}) after the FIRST packet has been placed. The receive completes with a local
+     * protection error and B answers a remote operational NAK (rxe's answer to a receive it cannot place).
+     *
+     * @return what differs from that: empty when nothing.
+     */
+    static List<String> sendAcrossDeregistration(final boolean freeMemory)
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 17);
+        try (Arena arena = Arena.ofShared())
+        {
+            final Arena receiveArena = Arena.ofShared();
+            final Connection a = new Connection(fabric.a(), arena, QpType.RC, REGION_BYTES, AccessFlags.ALL);
+            final Connection b = new Connection(fabric.b(), receiveArena, QpType.RC,
+                freeMemory ? UNMAPPED_ON_FREE_BYTES : REGION_BYTES, AccessFlags.ALL);
+            connect(a, b);
+            RcOperationsTest.fill(a, 0, MESSAGE_BYTES, 6);
+            final RecvWorkRequest recv = new RecvWorkRequest();
+            recv.wrId = 5;
+            recv.sgl.add(b.mr.address(), REGION_BYTES, b.mr.lKey());
+            b.qp.postRecv(recv);
+            final List<UnsafeBuffer> fromA = new ArrayList<>();
+            fabric.a().engine().sink((buffer, offset, length) ->
+            {
+                final UnsafeBuffer copy = new UnsafeBuffer(new byte[length]);
+                copy.putBytes(0, buffer, offset, length);
+                fromA.add(copy);
+            });
+            final SendWorkRequest send = write(a, 0, 0);
+            send.opcode = WrOpcode.SEND;
+            if (a.qp.postSend(send) != 0)
+            {
+                throw new IllegalStateException("post refused");
+            }
+            if (!fabric.runUntil(() -> fromA.size() >= 3, SECOND_NS))
+            {
+                throw new IllegalStateException("A sent " + fromA.size() + " packets, not 3");
+            }
+            final RnicEngine engineB = fabric.b().engine();
+            engineB.onFrame(fromA.get(0), 0, fromA.get(0).capacity());
+            fabric.b().deregisterMemoryRegion(b.mr);
+            if (freeMemory)
+            {
+                receiveArena.close();
+            }
+            final byte[] before = freeMemory ? null : b.memory.toArray(ValueLayout.JAVA_BYTE);
+            engineB.onFrame(fromA.get(1), 0, fromA.get(1).capacity());
+            engineB.onFrame(fromA.get(2), 0, fromA.get(2).capacity());
+            final List<String> problems = new ArrayList<>();
+            if (before != null && !Arrays.equals(before, b.memory.toArray(ValueLayout.JAVA_BYTE)))
+            {
+                problems.add("the deregistered receive buffer was written");
+            }
+            final WorkCompletion received = b.recvCq.poll(b.completions, 1) == 1 ? b.completions[0] : null;
+            expect(problems, "receive completion", WcStatus.LOC_PROT_ERR, received == null ? null : received.status());
+            expect(problems, "receive wr_id", 5L, received == null ? null : received.wrId());
+            final TransportCounters counters = engineB.counters();
+            expect(problems, "local protection errors", 1, counters.get(TransportCounter.LOCAL_PROTECTION_ERROR));
+            expect(problems, "remote operational NAKs sent", 1,
+                counters.get(TransportCounter.REMOTE_OPERATIONAL_NAK_SENT));
+            if (!freeMemory)
+            {
+                receiveArena.close();
             }
             return problems;
         }

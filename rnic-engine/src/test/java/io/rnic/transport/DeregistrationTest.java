@@ -3,6 +3,7 @@ package io.rnic.transport;
 import io.rnic.sim.VirtualClock;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.RnicDevice;
 import io.rnic.verbs.WcStatus;
@@ -42,7 +43,7 @@ class DeregistrationTest
         assertArrayEquals(outcome.afterFirst(), outcome.atEnd(), "MIDDLE/LAST wrote into the deregistered region");
         assertEquals(1, outcome.remoteAccessNaksSent());
         assertEquals(0, outcome.acksSent(), "nothing after the deregistration is acknowledged");
-        assertEquals(io.rnic.verbs.QpState.ERR, outcome.responderState());
+        assertEquals(QpState.ERR, outcome.responderState());
         assertEquals(WcStatus.REM_ACCESS_ERR, outcome.requesterCompletion().status());
         assertEquals(DeregistrationScenarios.WR_ID, outcome.requesterCompletion().wrId());
         assertEquals(List.of(), DeregistrationScenarios.problems(QpType.RC, outcome));
@@ -56,7 +57,7 @@ class DeregistrationTest
 
         assertArrayEquals(outcome.afterFirst(), outcome.atEnd(), "MIDDLE/LAST wrote into the deregistered region");
         assertEquals(1, outcome.ucMessagesDropped());
-        assertEquals(io.rnic.verbs.QpState.RTS, outcome.responderState(), "UC drops the message, the QP goes on");
+        assertEquals(QpState.RTS, outcome.responderState(), "UC drops the message, the QP goes on");
         assertEquals(List.of(), DeregistrationScenarios.problems(QpType.UC, outcome));
     }
 
@@ -78,6 +79,12 @@ class DeregistrationTest
 
         assertEquals(WcStatus.LOC_PROT_ERR, outcome.completion().status());
         assertEquals(List.of(), DeregistrationScenarios.problems(outcome));
+    }
+
+    @Test
+    void shouldFailAReceiveWhoseBufferIsDeregisteredInTheMiddleOfASend()
+    {
+        assertEquals(List.of(), DeregistrationScenarios.sendAcrossDeregistration(false));
     }
 
     @Test
@@ -122,7 +129,7 @@ class DeregistrationTest
         assertEquals(0, exit, "the scenarios' JVM exited with " + exit + ":\n" + output);
         assertTrue(output.contains("ok   responder RC") && output.contains("ok   responder UC") &&
             output.contains("ok   requester WRITE") && output.contains("ok   requester SEND") &&
-            output.contains("ok   completer READ") && output.contains("ok   responder READ") &&
+            output.contains("ok   responder SEND") && output.contains("ok   completer READ") && output.contains("ok   responder READ") &&
             output.contains("ok   engine thread streaming"), output);
     }
 
