@@ -161,10 +161,34 @@ public final class RnicEngine
         tx.sink(sink);
     }
 
-    /** Declares the thread that runs {@link #doWork}; control calls from other threads then queue commands. */
+    /**
+     * Declares the thread that runs {@link #doWork}; control calls from other threads then queue commands. The
+     * thread declares null when it stops driving the engine (after its last duty cycle): commands queued meanwhile
+     * run then, so that no caller waits for an engine that no longer runs (a deregistration racing a shutdown).
+     */
     public void engineThread(final Thread thread)
     {
         this.engineThread = thread;
+        if (thread == null)
+        {
+            runOrphanedCommands();
+        }
+    }
+
+    /**
+     * Runs the commands nobody drives the engine for any more: by the thread that stopped, and by a caller that
+     * queued one as it stopped (each side sees the other: the queue and {@link #engineThread} are volatile).
+     */
+    private void runOrphanedCommands()
+    {
+        synchronized (commands)
+        {
+            Runnable command;
+            while ((command = commands.poll()) != null)
+            {
+                command.run();
+            }
+        }
     }
 
     /** One duty cycle: clock, commands, timers and requesters of every QP. Returns the work done. */
@@ -395,6 +419,10 @@ public final class RnicEngine
                 result.completeExceptionally(ex);
             }
         });
+        if (engineThread == null)
+        {
+            runOrphanedCommands(); // the engine thread stopped between our look and our command
+        }
         try
         {
             return result.get();

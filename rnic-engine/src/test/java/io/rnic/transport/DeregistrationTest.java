@@ -176,6 +176,33 @@ class DeregistrationTest
         }
     }
 
+    /** An engine thread that stops while a deregistration waits for it runs the command as it goes: no hang. */
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void shouldNotLeaveADeregistrationWaitingForAnEngineThreadThatStopped() throws InterruptedException
+    {
+        final RnicDevice device = new RnicDevice(new LocalPort(0x02_00_00_00_00_01L), new VirtualClock(0), 1);
+        final RnicEngine engine = device.engine();
+        engine.engineThread(new Thread(() -> { }, "engine"));
+        try (Arena arena = Arena.ofShared())
+        {
+            final MemoryRegion mr = device.registerMemoryRegion(device.allocPd(), arena.allocate(64), AccessFlags.ALL);
+            final AtomicBoolean deregistered = new AtomicBoolean();
+            final Thread application = new Thread(() ->
+            {
+                device.deregisterMemoryRegion(mr);
+                deregistered.set(true);
+            }, "application");
+            application.start();
+            awaitParkedOrDone(application);
+            assertFalse(deregistered.get());
+
+            engine.engineThread(null); // what EngineAgent.onClose does after the engine's last duty cycle
+            application.join();
+            assertTrue(deregistered.get());
+        }
+    }
+
     private static void awaitParkedOrDone(final Thread thread)
     {
         Thread.State state;
