@@ -107,8 +107,8 @@ public final class RnicEngine
      * command it runs between two packets, so no copy that found the region is still running, and every later
      * packet looks its key up again and misses. The engine keeps R_Keys and L_Keys across packets and duty cycles,
      * never a region or an address it found through one, so there is nothing else to invalidate: a WRITE in progress
-     * into the region is refused at its next packet (remote access error), a READ response waiting for room is
-     * abandoned, a retransmission gathering from it fails with a local protection error.
+     * into the region is refused at its next packet (remote access error), so is a READ whose responses wait for
+     * room, a retransmission gathering from it fails with a local protection error.
      */
     private void awaitDeregistered(final MemoryRegion region)
     {
