@@ -3,7 +3,6 @@ package io.rnic.transport;
 import io.rnic.cc.QpCongestion;
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.CompletionQueue;
-import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpState;
@@ -118,7 +117,11 @@ public final class QpContext
     long rqNext;
     long recvOffset;
     boolean recvInProgress;
-    MemoryRegion writeRegion;
+    /**
+     * The R_Key of the RDMA WRITE in progress (0: none), looked up again for every packet: a region deregistered
+     * in the middle of a message is never written through a reference kept from its first packet.
+     */
+    int writeRKey;
     long writeAddress;
     long writeRemaining;
     boolean ucDroppingMessage;
@@ -243,7 +246,7 @@ public final class QpContext
         rqNext = rq == null ? 0 : rq.tail();
         recvOffset = 0;
         recvInProgress = false;
-        writeRegion = null;
+        writeRKey = 0;
         writeRemaining = 0;
         ucDroppingMessage = false;
         msn = 0;

@@ -291,7 +291,7 @@ final class Responder
             }
             else if (!sendReadResponse(qp, queue, replay, entry))
             {
-                continue; // its memory is gone: dropped, the requester will ask again
+                continue; // its region is gone: NAKed, the QP is in error and the queue is cleared next
             }
             if (congestion != null)
             {
@@ -320,7 +320,12 @@ final class Responder
         sendAcknowledge(qp, qp.ePsn, AethFlyweight.nakSyndrome(AethFlyweight.NAK_PSN_SEQUENCE_ERROR));
     }
 
-    /** The next packet of the READ at the head of the queue; false (and the READ dropped) if its region is gone. */
+    /**
+     * The next packet of the READ at the head of the queue, its R_Key checked again for exactly these bytes; false
+     * if the region was deregistered since the READ ran (or the replay asks for it again): a remote access NAK, as
+     * for a READ that finds no region, and the QP to ERR. Dropping it instead would leave the requester asking
+     * again until its retries ran out, and then report a retry error rather than the access error.
+     */
     private boolean sendReadResponse(
         final QpContext qp, final ResponseQueue queue, final ReplayCache replay, final int entry)
     {
@@ -334,8 +339,8 @@ final class Responder
         if (payload > 0 && (region = regions.checkRemote(replay.rKey(entry), qp.pd, address, payload,
             AccessFlags.REMOTE_READ)) == null)
         {
-            counters.increment(TransportCounter.RESPONSE_ABANDONED);
             queue.removeHead();
+            remoteError(qp, Psn.add(replay.firstPsn(entry), i), AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
             return false;
         }
         final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);
@@ -474,6 +479,12 @@ final class Responder
         return true;
     }
 
+    /**
+     * Places an RDMA WRITE packet. The RETH's R_Key is checked for the whole message on the first packet (a remote
+     * access error before any byte is written), then again on every packet for exactly the bytes that packet
+     * writes: only the R_Key is kept between packets, never the region, so a region deregistered in the middle of
+     * the message is not written again (RC: remote access NAK, the QP to ERR, as rxe; UC: the message is dropped).
+     */
     private boolean write(
         final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn, final boolean reliable)
     {
@@ -483,21 +494,14 @@ final class Responder
             reth.wrapAt(buffer, packet.headerOffset(Opcode.RETH));
             final long address = reth.virtualAddress();
             final long length = reth.dmaLength();
-            MemoryRegion region = null;
-            if ((qp.accessFlags & AccessFlags.REMOTE_WRITE) == 0 || length != 0 && (region = regions.checkRemote(
-                (int)reth.rKey(), qp.pd, address, length, AccessFlags.REMOTE_WRITE)) == null)
+            final int rKey = (int)reth.rKey();
+            if ((qp.accessFlags & AccessFlags.REMOTE_WRITE) == 0 || length != 0 &&
+                regions.checkRemote(rKey, qp.pd, address, length, AccessFlags.REMOTE_WRITE) == null)
             {
-                if (reliable)
-                {
-                    remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
-                }
-                else
-                {
-                    dropUcMessage(qp, opcode);
-                }
+                writeAccessError(qp, psn, opcode, reliable);
                 return false;
             }
-            qp.writeRegion = region;
+            qp.writeRKey = rKey;
             qp.writeAddress = address;
             qp.writeRemaining = length;
         }
@@ -531,7 +535,13 @@ final class Responder
         }
         if (length > 0)
         {
-            final MemoryRegion region = qp.writeRegion;
+            final MemoryRegion region =
+                regions.checkRemote(qp.writeRKey, qp.pd, qp.writeAddress, length, AccessFlags.REMOTE_WRITE);
+            if (region == null)
+            {
+                writeAccessError(qp, psn, opcode, reliable); // deregistered since the message's first packet
+                return false;
+            }
             region.buffer().putBytes((int)region.offsetOf(qp.writeAddress), buffer, packet.payloadOffset(), length);
             qp.writeAddress += length;
             qp.writeRemaining -= length;
@@ -544,10 +554,25 @@ final class Responder
                 completions.completeRecv(qp, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, 0, value, 0,
                     WorkCompletion.WITH_IMM, 0);
             }
-            qp.writeRegion = null;
+            qp.writeRKey = 0;
             qp.msn = Psn.next(qp.msn);
         }
         return true;
+    }
+
+    /** An RDMA WRITE its R_Key does not (or no longer) allow: RC NAKs it and errors the QP, UC drops the message. */
+    private void writeAccessError(final QpContext qp, final int psn, final int opcode, final boolean reliable)
+    {
+        qp.writeRKey = 0;
+        qp.writeRemaining = 0;
+        if (reliable)
+        {
+            remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
+        }
+        else
+        {
+            dropUcMessage(qp, opcode);
+        }
     }
 
     /** NAK with a class of error that ends the connection: the requester completes with it, we move to ERR. */
@@ -677,7 +702,7 @@ final class Responder
         // A partly received SEND leaves its receive WQE for the next message, as ibverbs UC semantics say.
         qp.recvInProgress = false;
         qp.recvOffset = 0;
-        qp.writeRegion = null;
+        qp.writeRKey = 0;
         qp.writeRemaining = 0;
         qp.lastRequestOpcode = -1;
     }

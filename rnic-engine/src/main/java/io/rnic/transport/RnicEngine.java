@@ -2,6 +2,7 @@ package io.rnic.transport;
 
 import io.rnic.cc.DcqcnParameters;
 import io.rnic.cc.QpCongestion;
+import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
@@ -98,6 +99,20 @@ public final class RnicEngine
         this.cnpSender = new CnpSender(tx, port, counters);
         this.nowNs = clock.nanoTime();
         this.timers = new QpTimerWheel(nowNs, 1024, 4096);
+        regions.addReader(this::awaitDeregistered);
+    }
+
+    /**
+     * Returns once this engine has applied the deregistration of {@code region} (already gone from the table): a
+     * command it runs between two packets, so no copy that found the region is still running, and every later
+     * packet looks its key up again and misses. The engine keeps R_Keys and L_Keys across packets and duty cycles,
+     * never a region or an address it found through one, so there is nothing else to invalidate: a WRITE in progress
+     * into the region is refused at its next packet (remote access error), so is a READ whose responses wait for
+     * room, a retransmission gathering from it fails with a local protection error.
+     */
+    private void awaitDeregistered(final MemoryRegion region)
+    {
+        execute(() -> null);
     }
 
     public LocalPort port()
@@ -146,10 +161,34 @@ public final class RnicEngine
         tx.sink(sink);
     }
 
-    /** Declares the thread that runs {@link #doWork}; control calls from other threads then queue commands. */
+    /**
+     * Declares the thread that runs {@link #doWork}; control calls from other threads then queue commands. The
+     * thread declares null when it stops driving the engine (after its last duty cycle): commands queued meanwhile
+     * run then, so that no caller waits for an engine that no longer runs (a deregistration racing a shutdown).
+     */
     public void engineThread(final Thread thread)
     {
         this.engineThread = thread;
+        if (thread == null)
+        {
+            runOrphanedCommands();
+        }
+    }
+
+    /**
+     * Runs the commands nobody drives the engine for any more: by the thread that stopped, and by a caller that
+     * queued one as it stopped (each side sees the other: the queue and {@link #engineThread} are volatile).
+     */
+    private void runOrphanedCommands()
+    {
+        synchronized (commands)
+        {
+            Runnable command;
+            while ((command = commands.poll()) != null)
+            {
+                command.run();
+            }
+        }
     }
 
     /** One duty cycle: clock, commands, timers and requesters of every QP. Returns the work done. */
@@ -380,6 +419,10 @@ public final class RnicEngine
                 result.completeExceptionally(ex);
             }
         });
+        if (engineThread == null)
+        {
+            runOrphanedCommands(); // the engine thread stopped between our look and our command
+        }
         try
         {
             return result.get();

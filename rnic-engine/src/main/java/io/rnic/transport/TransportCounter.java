@@ -49,8 +49,8 @@ public enum TransportCounter
     /** READ/atomic requests beyond the responses the responder can owe at once: not executed (as if lost). */
     RESPONSE_QUEUE_FULL("resp_queue_full_drops"),
     /**
-     * Responses abandoned before they went: a READ's region deregistered while it waited, or (a peer far past the
-     * READs/atomics we announced) its replay record reused. The requester asks again.
+     * Responses abandoned before they went: (a peer far past the READs/atomics we announced) the replay record was
+     * reused. The requester asks again. (A READ whose region was deregistered while it waited is NAKed instead.)
      */
     RESPONSE_ABANDONED("resp_abandoned"),
     /** CNPs for a QP with congestion control on: its rate was cut (mlx5's name). */

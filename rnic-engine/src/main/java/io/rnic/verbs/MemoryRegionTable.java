@@ -1,24 +1,59 @@
 package io.rnic.verbs;
 
-import java.util.concurrent.atomic.AtomicReference;
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+import java.util.Arrays;
 
 /**
- * The memory regions of a device by key, read by the engine thread without locks while the control plane
- * registers and deregisters. Copy-on-write: a registration publishes a new array with a CAS, a lookup is one
- * volatile read and an index. A key is {@code index << 8 | generation}: the low byte changes each time an index
- * is reused, so a stale key of a deregistered region does not reach the region that replaced it.
+ * The memory regions of a device by key, read by the engine threads without locks while the control plane
+ * registers and deregisters. Copy-on-write: a registration publishes a new array, a lookup is one volatile read and
+ * an index. A key is {@code index << 8 | keyByte}, as a hardware RNIC's: indexes are handed out round-robin (the
+ * next free one after the last handed out, wrapping around, the table growing when full) and the key byte is drawn
+ * at random, never equal to the slot's previous one. A stale key of a deregistered region therefore misses until
+ * the whole table has cycled, and then still misses unless a 1-in-255 draw gave the slot that byte again; nor can a
+ * peer guess a key from the device's history (the first region of every device is not {@code 0x000101}).
+ *
+ * <p>Deregistration returns only once every engine thread reading the table ({@link #addReader}) has applied it:
+ * from then on no engine touches the region's memory, and its arena may be closed.
  */
 public final class MemoryRegionTable
 {
-    private static final int INDEX_SHIFT = 8;
-    private static final int MAX_REGIONS = 1 << 20;
+    /**
+     * An engine thread that looks regions up. {@link #awaitDeregistered} returns once the thread is past every
+     * lookup that could still have found {@code region} (an engine command it runs between two packets).
+     */
+    @FunctionalInterface
+    public interface Reader
+    {
+        void awaitDeregistered(MemoryRegion region);
+    }
 
-    private final AtomicReference<MemoryRegion[]> regions = new AtomicReference<>(new MemoryRegion[16]);
-    private final AtomicReference<int[]> generations = new AtomicReference<>(new int[16]);
+    private static final int INDEX_SHIFT = 8;
+    private static final int KEY_BYTE_MASK = 0xFF;
+    private static final int MAX_REGIONS = 1 << 20;
+    private static final int INITIAL_SLOTS = 16;
+    /** A slot never used: any key byte may be drawn for it. */
+    private static final short NO_KEY_BYTE = -1;
+
+    private volatile MemoryRegion[] regions = new MemoryRegion[INITIAL_SLOTS];
+    private volatile Reader[] readers = new Reader[0];
+    /** Per slot, the key byte of the last region registered there (or {@link #NO_KEY_BYTE}). Under the lock. */
+    private short[] lastKeyBytes = newKeyBytes(INITIAL_SLOTS);
+    /** Where the round-robin search for a free slot starts. Under the lock. */
+    private int nextIndex = 1; // key 0 is never handed out
+    private final SecureRandom random = new SecureRandom();
+
+    /** Adds an engine thread that reads the table: deregistrations wait for it from now on. Control path. */
+    public synchronized void addReader(final Reader reader)
+    {
+        final Reader[] current = readers;
+        final Reader[] next = Arrays.copyOf(current, current.length + 1);
+        next[current.length] = reader;
+        readers = next;
+    }
 
     /** Registers a region over {@code segment}. Control path. */
-    public MemoryRegion register(
-        final ProtectionDomain pd, final java.lang.foreign.MemorySegment segment, final int access)
+    public MemoryRegion register(final ProtectionDomain pd, final MemorySegment segment, final int access)
     {
         if (!AccessFlags.isValidForMemoryRegion(access))
         {
@@ -34,39 +69,80 @@ public final class MemoryRegionTable
             throw new VerbsException("memory regions must be off-heap (native) segments: the RNIC addresses them by " +
                 "virtual address");
         }
-        while (true)
+        synchronized (this)
         {
-            final MemoryRegion[] current = regions.get();
-            int index = 1; // key 0 is never handed out
-            while (index < current.length && current[index] != null)
+            MemoryRegion[] next = regions.clone();
+            final int index = freeIndex(next);
+            if (index >= next.length)
             {
-                index++;
+                if (index >= MAX_REGIONS)
+                {
+                    throw new VerbsException("too many memory regions (" + MAX_REGIONS + ")");
+                }
+                next = Arrays.copyOf(next, next.length * 2);
+                final short[] keyBytes = newKeyBytes(next.length);
+                System.arraycopy(lastKeyBytes, 0, keyBytes, 0, lastKeyBytes.length);
+                lastKeyBytes = keyBytes;
             }
-            if (index >= MAX_REGIONS)
-            {
-                throw new VerbsException("too many memory regions (" + MAX_REGIONS + ")");
-            }
-            final MemoryRegion[] next = java.util.Arrays.copyOf(current, Math.max(current.length, index + 1) *
-                (index >= current.length ? 2 : 1));
-            final int[] generation = generations.get();
-            final int[] nextGeneration = java.util.Arrays.copyOf(generation, Math.max(generation.length, next.length));
-            final int key = (index << INDEX_SHIFT) | (++nextGeneration[index] & 0xFF);
+            final int keyByte = drawKeyByte(lastKeyBytes[index]);
+            lastKeyBytes[index] = (short)keyByte;
+            nextIndex = index + 1;
+            final int key = (index << INDEX_SHIFT) | keyByte;
             final MemoryRegion region = new MemoryRegion(pd, segment, access, key, key);
             next[index] = region;
-            if (regions.compareAndSet(current, next))
-            {
-                generations.set(nextGeneration);
-                return region;
-            }
+            regions = next;
+            return region;
         }
     }
 
-    /** Deregisters a region; its keys stop working at once for the engine's next lookup. Control path. */
+    /**
+     * The first free slot from {@link #nextIndex} on, wrapping around past the end (slot 0 is never used); the
+     * array's length when every slot is taken (the caller grows it).
+     */
+    private int freeIndex(final MemoryRegion[] current)
+    {
+        final int length = current.length;
+        int index = nextIndex < length ? nextIndex : 1;
+        for (int tried = 1; tried < length; tried++)
+        {
+            if (current[index] == null)
+            {
+                return index;
+            }
+            index = index + 1 < length ? index + 1 : 1;
+        }
+        return length;
+    }
+
+    /** A random key byte, never {@code previous}: one of the other 255 values (of all 256 for a fresh slot). */
+    private int drawKeyByte(final short previous)
+    {
+        if (previous == NO_KEY_BYTE)
+        {
+            return random.nextInt(KEY_BYTE_MASK + 1);
+        }
+        return (previous + 1 + random.nextInt(KEY_BYTE_MASK)) & KEY_BYTE_MASK;
+    }
+
+    private static short[] newKeyBytes(final int length)
+    {
+        final short[] keyBytes = new short[length];
+        Arrays.fill(keyBytes, NO_KEY_BYTE);
+        return keyBytes;
+    }
+
+    /**
+     * Deregisters a region: its keys stop working for every later lookup, and the call returns only once every
+     * engine thread reading the table has applied it ({@link Reader#awaitDeregistered}), so that no copy into or out
+     * of the region is running or will run. The memory may be freed after the call. Control path (it waits for the
+     * engine threads: do not call it from one while another engine thread waits for it).
+     */
     public void deregister(final MemoryRegion region)
     {
-        while (true)
+        final Reader[] waitFor;
+        synchronized (this)
         {
-            final MemoryRegion[] current = regions.get();
+            final MemoryRegion[] current = regions;
             final int index = region.lKey() >>> INDEX_SHIFT;
             if (index >= current.length || current[index] != region)
             {
@@ -74,17 +150,19 @@ public final class MemoryRegionTable
             }
             final MemoryRegion[] next = current.clone();
             next[index] = null;
-            if (regions.compareAndSet(current, next))
-            {
-                return;
-            }
+            regions = next;
+            waitFor = readers;
+        }
+        for (final Reader reader : waitFor)
+        {
+            reader.awaitDeregistered(region);
         }
     }
 
     /** The region whose key is {@code key} (L_Key and R_Key are the same here), or null. Engine thread. */
     public MemoryRegion byKey(final int key)
     {
-        final MemoryRegion[] current = regions.get();
+        final MemoryRegion[] current = regions;
         final int index = key >>> INDEX_SHIFT;
         if (index >= current.length)
         {

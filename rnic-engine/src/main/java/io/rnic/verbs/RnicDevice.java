@@ -89,6 +89,11 @@ public final class RnicDevice
         return regions.register(pd, segment, access);
     }
 
+    /**
+     * ibverbs {@code dereg_mr}: returns once every engine of the device has applied it (see
+     * {@link MemoryRegionTable#deregister}); from then on no packet reads or writes the region's memory, and the
+     * application may free it. Waits for the engine threads: not from inside one's duty cycle on a sharded device.
+     */
     public void deregisterMemoryRegion(final MemoryRegion region)
     {
         regions.deregister(region);
