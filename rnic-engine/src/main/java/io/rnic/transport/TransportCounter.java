@@ -12,6 +12,11 @@ public enum TransportCounter
     BYTES_RECEIVED("rcvd_bytes"),
     DROPPED_INVALID_FRAME("invalid_frames"),
     DROPPED_NOT_OUR_ADDRESS("not_our_address"),
+    /**
+     * RC/UC frames (requests, responses, CNPs) that do not come from the QP's peer: a source address other than its
+     * address vector's destination GID, a destination other than its source GID, or the other IP version.
+     */
+    DROPPED_ADDRESS_MISMATCH("address_mismatch"),
     DROPPED_UNKNOWN_QP("unknown_qp"),
     DROPPED_QP_STATE("qp_state_drops"),
     DROPPED_WRONG_TRANSPORT("transport_mismatch"),
