@@ -115,6 +115,12 @@ final class Responder
             remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
             return;
         }
+        if (!fitsPathMtu(opcode, packet.payloadLength(), qp.mtuBytes))
+        {
+            counters.increment(TransportCounter.PACKET_LENGTH_ERROR);
+            remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
+            return;
+        }
         qp.nakSent = false;
         final boolean done;
         if (Opcode.has(opcode, Opcode.FLAG_SEND))
@@ -144,6 +150,24 @@ final class Responder
                 deferAcknowledge(qp, psn);
             }
         }
+    }
+
+    /**
+     * rxe's {@code check_length}: no packet carries more than the path MTU, a message is cut in full MTU-sized
+     * packets (FIRST and MIDDLE exactly the MTU) and its LAST carries the rest, at least one byte; an ONLY packet may
+     * be empty. A requester that does otherwise is broken or hostile: its data must not reach memory.
+     */
+    static boolean fitsPathMtu(final int opcode, final int payloadBytes, final int mtuBytes)
+    {
+        if (payloadBytes > mtuBytes)
+        {
+            return false;
+        }
+        if (Opcode.has(opcode, Opcode.FLAG_FIRST | Opcode.FLAG_MIDDLE))
+        {
+            return payloadBytes == mtuBytes;
+        }
+        return payloadBytes > 0 || !Opcode.has(opcode, Opcode.FLAG_LAST);
     }
 
     /** FIRST/MIDDLE of a message must be followed by MIDDLE/LAST of the same kind; anything else starts one. */
@@ -667,6 +691,13 @@ final class Responder
             dropUcMessage(qp, opcode);
             return;
         }
+        if (!fitsPathMtu(opcode, packet.payloadLength(), qp.mtuBytes))
+        {
+            counters.increment(TransportCounter.PACKET_LENGTH_ERROR);
+            abandonMessage(qp);
+            dropUcMessage(qp, opcode);
+            return;
+        }
         final boolean done = Opcode.has(opcode, Opcode.FLAG_SEND) ?
             send(qp, packet, buffer, psn, false) : write(qp, packet, buffer, psn, false);
         qp.lastRequestOpcode = done && Opcode.has(opcode, Opcode.FLAG_FIRST | Opcode.FLAG_MIDDLE) ? opcode : -1;
@@ -701,13 +732,18 @@ final class Responder
             counters.increment(TransportCounter.DROPPED_QKEY);
             return;
         }
+        final int length = packet.payloadLength();
+        if (length > qp.mtuBytes)
+        {
+            counters.increment(TransportCounter.PACKET_LENGTH_ERROR); // more than our requester would send either
+            return;
+        }
         final RecvWorkRequest wqe = qp.rq == null ? null : qp.rq.posted(qp.rqNext);
         if (wqe == null)
         {
             counters.increment(TransportCounter.DROPPED_NO_RECEIVE_WQE_UD);
             return;
         }
-        final int length = packet.payloadLength();
         final boolean ipv6 = packet.isIpv6();
         int flags = WorkCompletion.GRH;
         if (GRH_BYTES + length > wqe.sgl.totalLength())

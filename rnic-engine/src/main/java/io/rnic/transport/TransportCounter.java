@@ -38,6 +38,12 @@ public enum TransportCounter
     RNR_RETRY_EXCEEDED("rnr_retry_exceeded_err"),
     INVALID_REQUEST_NAK_SENT("invalid_request_naks_sent"),
     INVALID_REQUEST_NAK_RECEIVED("invalid_request_naks_rcvd"),
+    /**
+     * Packets whose payload breaks the path MTU: more than the MTU, a FIRST or MIDDLE not exactly the MTU, an empty
+     * LAST. An RC request is answered with an invalid request NAK; a UC message, a UD datagram and a READ response
+     * are dropped.
+     */
+    PACKET_LENGTH_ERROR("packet_length_errors"),
     REMOTE_ACCESS_NAK_SENT("remote_access_errors"),
     REMOTE_ACCESS_NAK_RECEIVED("remote_access_naks_rcvd"),
     REMOTE_OPERATIONAL_NAK_SENT("remote_op_naks_sent"),
