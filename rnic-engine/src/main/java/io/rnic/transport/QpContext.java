@@ -125,6 +125,12 @@ public final class QpContext
     final ReplayCache replay = new ReplayCache(REPLAY_ENTRIES);
     /** READ responses and atomic acknowledgements owed, in PSN order (the responder sends them as room allows). */
     final ResponseQueue responses = new ResponseQueue(REPLAY_ENTRIES);
+    /**
+     * READs/atomics whose response finished leaving during the responder's duty cycle {@link #answeredCycle}: still
+     * in the port's transmit queue then, so the requester cannot have seen them (max_dest_rd_atomic).
+     */
+    int answeredInCycle;
+    long answeredCycle = -1;
 
     public QpContext(
         final int qpn,
@@ -249,5 +255,7 @@ public final class QpContext
         msn = 0;
         replay.clear();
         responses.clear();
+        answeredInCycle = 0;
+        answeredCycle = -1;
     }
 }

@@ -49,6 +49,8 @@ final class Responder
     private QpContext[] pendingAcks = new QpContext[16];
     /** The engine's clock as of the request being handled: what the QP's shaper is asked with. */
     private long nowNs;
+    /** Duty cycles ended so far: responses sent in the current one have not reached the wire yet. */
+    private long dutyCycle;
     private int pendingAckCount;
 
     Responder(
@@ -59,6 +61,15 @@ final class Responder
         this.regions = memory.regions();
         this.completions = completions;
         this.counters = counters;
+    }
+
+    /**
+     * The engine's duty cycle is over: what it transmitted goes to the wire before the next receive burst, so from
+     * now on the requester may have seen it. Called once per cycle, after the responses of the cycle were sent.
+     */
+    void endDutyCycle()
+    {
+        dutyCycle++;
     }
 
     void onRequest(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final long nowNs)
@@ -219,6 +230,10 @@ final class Responder
 
     private void read(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn)
     {
+        if (tooManyReadAtomic(qp, psn))
+        {
+            return;
+        }
         if (qp.responses.isFull())
         {
             // more READs/atomics outstanding than we announced: not executed, as if lost (the requester resends)
@@ -242,6 +257,40 @@ final class Responder
         qp.lastRequestOpcode = -1;
         qp.ePsn = Psn.add(psn, packets);
         queueResponse(qp, entry, 0);
+    }
+
+    /**
+     * max_dest_rd_atomic: a new READ or atomic beyond the number the QP accepts at once is answered with an invalid
+     * request NAK, and the QP goes to ERR (rxe's {@code RESPST_ERR_TOO_MANY_RDMA_ATM_REQ}). Outstanding are the
+     * requests whose first response has not completely left the port, and those whose response did during this duty
+     * cycle: still in the port's transmit queue, so the requester cannot have seen them. A requester keeping to its
+     * max_rd_atomic never has more outstanding than that (it sends a new one only after the whole response to an
+     * earlier one arrived), so it is never refused. Returns true (and has answered) when the request is refused.
+     */
+    private boolean tooManyReadAtomic(final QpContext qp, final int psn)
+    {
+        final int answeredThisCycle = qp.answeredCycle == dutyCycle ? qp.answeredInCycle : 0;
+        if (qp.replay.awaitingAnswerCount() + answeredThisCycle < qp.maxDestReadAtomic)
+        {
+            return false;
+        }
+        counters.increment(TransportCounter.READ_ATOMIC_EXCEEDED);
+        remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
+        return true;
+    }
+
+    /** The first complete response to replay entry {@code entry} was just transmitted ({@link #tooManyReadAtomic}). */
+    private void answered(final QpContext qp, final int entry)
+    {
+        if (qp.replay.answered(entry))
+        {
+            if (qp.answeredCycle != dutyCycle)
+            {
+                qp.answeredCycle = dutyCycle;
+                qp.answeredInCycle = 0;
+            }
+            qp.answeredInCycle++;
+        }
     }
 
     /**
@@ -311,6 +360,7 @@ final class Responder
             if (replay.kind(entry) == ReplayCache.KIND_ATOMIC)
             {
                 sendAtomicAcknowledge(qp, replay.firstPsn(entry), replay.atomicOriginal(entry), replay.msn(entry));
+                answered(qp, entry);
                 queue.removeHead();
             }
             else if (!sendReadResponse(qp, queue, replay, entry))
@@ -359,6 +409,7 @@ final class Responder
             AccessFlags.REMOTE_READ)) == null)
         {
             counters.increment(TransportCounter.RESPONSE_ABANDONED);
+            replay.answered(entry); // given up: it no longer counts against max_dest_rd_atomic
             queue.removeHead();
             return false;
         }
@@ -374,12 +425,20 @@ final class Responder
             out.putBytes(tx.payloadOffset(spec), region.buffer(), (int)region.offsetOf(address), payload);
         }
         tx.send(spec, payload);
+        if (i == packets - 1)
+        {
+            answered(qp, entry);
+        }
         queue.headPacketSent(packets);
         return true;
     }
 
     private void atomic(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn)
     {
+        if (tooManyReadAtomic(qp, psn))
+        {
+            return;
+        }
         atomicEth.wrapAt(buffer, packet.headerOffset(Opcode.ATOMIC_ETH));
         final long address = atomicEth.virtualAddress();
         if ((address & (Long.BYTES - 1)) != 0)

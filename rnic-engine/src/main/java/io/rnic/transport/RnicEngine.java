@@ -197,6 +197,8 @@ public final class RnicEngine
         {
             work += responder.flushAcknowledges();
         }
+        // what this cycle transmitted reaches the wire before the next receive burst (the driver flushes the port)
+        responder.endDutyCycle();
         return work;
     }
 

@@ -44,6 +44,8 @@ public enum TransportCounter
      * are dropped.
      */
     PACKET_LENGTH_ERROR("packet_length_errors"),
+    /** New READ/atomic requests beyond the QP's max_dest_rd_atomic: answered with an invalid request NAK. */
+    READ_ATOMIC_EXCEEDED("rd_atomic_exceeded"),
     REMOTE_ACCESS_NAK_SENT("remote_access_errors"),
     REMOTE_ACCESS_NAK_RECEIVED("remote_access_naks_rcvd"),
     REMOTE_OPERATIONAL_NAK_SENT("remote_op_naks_sent"),
