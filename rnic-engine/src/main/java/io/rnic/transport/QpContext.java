@@ -126,11 +126,12 @@ public final class QpContext
     /** READ responses and atomic acknowledgements owed, in PSN order (the responder sends them as room allows). */
     final ResponseQueue responses = new ResponseQueue(REPLAY_ENTRIES);
     /**
-     * READs/atomics whose response finished leaving during the responder's duty cycle {@link #answeredCycle}: still
-     * in the port's transmit queue then, so the requester cannot have seen them (max_dest_rd_atomic).
+     * READs/atomics whose response finished leaving in the responder's wire epoch {@link #answeredEpoch}: until the
+     * epoch moves on they are in the port's transmit queue, and the requester cannot have seen them
+     * (max_dest_rd_atomic).
      */
-    int answeredInCycle;
-    long answeredCycle = -1;
+    int answeredInEpoch;
+    long answeredEpoch = -1;
 
     public QpContext(
         final int qpn,
@@ -255,7 +256,7 @@ public final class QpContext
         msn = 0;
         replay.clear();
         responses.clear();
-        answeredInCycle = 0;
-        answeredCycle = -1;
+        answeredInEpoch = 0;
+        answeredEpoch = -1;
     }
 }

@@ -49,7 +49,7 @@ final class Responder
     private QpContext[] pendingAcks = new QpContext[16];
     /** The engine's clock as of the request being handled: what the QP's shaper is asked with. */
     private long nowNs;
-    /** Duty cycles ended so far: responses sent in the current one have not reached the wire yet. */
+    /** Duty cycles ended so far (see {@link #wireEpoch}). */
     private long dutyCycle;
     private int pendingAckCount;
 
@@ -70,6 +70,16 @@ final class Responder
     void endDutyCycle()
     {
         dutyCycle++;
+    }
+
+    /**
+     * Moves on whenever what was transmitted before may have reached the wire: at the end of each duty cycle, and
+     * each time the port pushes frames out within one (a full queue, a port that sends at once). A response sent in
+     * the same epoch as a request arrives cannot have been seen by the requester that sent it.
+     */
+    private long wireEpoch()
+    {
+        return dutyCycle + tx.pushes();
     }
 
     void onRequest(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final long nowNs)
@@ -262,15 +272,15 @@ final class Responder
     /**
      * max_dest_rd_atomic: a new READ or atomic beyond the number the QP accepts at once is answered with an invalid
      * request NAK, and the QP goes to ERR (rxe's {@code RESPST_ERR_TOO_MANY_RDMA_ATM_REQ}). Outstanding are the
-     * requests whose first response has not completely left the port, and those whose response did during this duty
-     * cycle: still in the port's transmit queue, so the requester cannot have seen them. A requester keeping to its
-     * max_rd_atomic never has more outstanding than that (it sends a new one only after the whole response to an
-     * earlier one arrived), so it is never refused. Returns true (and has answered) when the request is refused.
+     * requests whose first response has not completely left the engine, and those whose response did but has not
+     * been pushed to the wire since (same {@link #wireEpoch}): the requester cannot have seen them. A requester keeping
+     * to its max_rd_atomic never has more outstanding than that (it sends a new one only after the whole response to
+     * an earlier one arrived), so it is never refused. Returns true (and has answered) when the request is refused.
      */
     private boolean tooManyReadAtomic(final QpContext qp, final int psn)
     {
-        final int answeredThisCycle = qp.answeredCycle == dutyCycle ? qp.answeredInCycle : 0;
-        if (qp.replay.awaitingAnswerCount() + answeredThisCycle < qp.maxDestReadAtomic)
+        final int answeredNotOnWire = qp.answeredEpoch == wireEpoch() ? qp.answeredInEpoch : 0;
+        if (qp.replay.awaitingAnswerCount() + answeredNotOnWire < qp.maxDestReadAtomic)
         {
             return false;
         }
@@ -279,17 +289,20 @@ final class Responder
         return true;
     }
 
-    /** The first complete response to replay entry {@code entry} was just transmitted ({@link #tooManyReadAtomic}). */
-    private void answered(final QpContext qp, final int entry)
+    /**
+     * The first complete response to replay entry {@code entry} was just transmitted, its last frame handed over in
+     * wire epoch {@code epoch} ({@link #tooManyReadAtomic}).
+     */
+    private void answered(final QpContext qp, final int entry, final long epoch)
     {
         if (qp.replay.answered(entry))
         {
-            if (qp.answeredCycle != dutyCycle)
+            if (qp.answeredEpoch != epoch)
             {
-                qp.answeredCycle = dutyCycle;
-                qp.answeredInCycle = 0;
+                qp.answeredEpoch = epoch;
+                qp.answeredInEpoch = 0;
             }
-            qp.answeredInCycle++;
+            qp.answeredInEpoch++;
         }
     }
 
@@ -359,8 +372,9 @@ final class Responder
             }
             if (replay.kind(entry) == ReplayCache.KIND_ATOMIC)
             {
+                final long epoch = wireEpoch(); // before the send: a port that pushes at once moves it past
                 sendAtomicAcknowledge(qp, replay.firstPsn(entry), replay.atomicOriginal(entry), replay.msn(entry));
-                answered(qp, entry);
+                answered(qp, entry, epoch);
                 queue.removeHead();
             }
             else if (!sendReadResponse(qp, queue, replay, entry))
@@ -424,10 +438,11 @@ final class Responder
         {
             out.putBytes(tx.payloadOffset(spec), region.buffer(), (int)region.offsetOf(address), payload);
         }
+        final long epoch = wireEpoch(); // before the send: a port that pushes at once moves it past
         tx.send(spec, payload);
         if (i == packets - 1)
         {
-            answered(qp, entry);
+            answered(qp, entry, epoch);
         }
         queue.headPacketSent(packets);
         return true;

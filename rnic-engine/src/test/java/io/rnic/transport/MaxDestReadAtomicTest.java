@@ -116,6 +116,36 @@ class MaxDestReadAtomicTest
         assertEquals(0, exceeded(fabric));
     }
 
+    /**
+     * A port that pushes frames out within the duty cycle (an in-memory ring at once, a full ring on its own): what
+     * it pushed may have reached the requester, and the requester may already have answered it in this same receive
+     * burst.
+     */
+    @Test
+    void shouldTakeTheNextOnceThePortPushedTheResponseToTheWire()
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
+        final Connection b = pair(fabric, 1);
+        final PeerFrames frames = new PeerFrames(fabric.b(), fabric.bToA());
+
+        fetchAdd(frames, b, FIRST_PSN);
+        frames.push();
+        fetchAdd(frames, b, FIRST_PSN + 1);
+        frames.push();
+        frames.pushEachFrame(true);
+        read(frames, b, FIRST_PSN + 2, 3000);
+        fetchAdd(frames, b, FIRST_PSN + 5);
+        assertEquals(3, b.memory.get(ValueLayout.JAVA_LONG, 0));
+        assertEquals(QpState.RTS, b.qp.state());
+
+        frames.pushEachFrame(false);
+        fetchAdd(frames, b, FIRST_PSN + 6); // answered, held by the port
+        fetchAdd(frames, b, FIRST_PSN + 7);
+        assertEquals(4, b.memory.get(ValueLayout.JAVA_LONG, 0));
+        assertEquals(QpState.ERR, b.qp.state());
+        assertEquals(1, exceeded(fabric));
+    }
+
     @Test
     void shouldCountAQueuedResponseOnceHoweverOftenItsRequestIsRepeated()
     {

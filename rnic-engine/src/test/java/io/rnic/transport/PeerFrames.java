@@ -35,6 +35,8 @@ final class PeerFrames
     private final InboundValidator validator = new InboundValidator();
     private final RocePacket packet = new RocePacket();
     private boolean portFull;
+    private boolean pushEachFrame;
+    private long pushes;
 
     /** Frames into {@code device}, whose frames still reach {@code link} (and are kept, see {@link #answers}). */
     PeerFrames(final RnicDevice device, final SimulatedLink link)
@@ -48,13 +50,34 @@ final class PeerFrames
                 copy.putBytes(0, buffer, offset, length);
                 answers.add(copy);
                 link.send(buffer, offset, length);
+                if (pushEachFrame)
+                {
+                    pushes++;
+                }
             }
 
             public boolean hasRoom()
             {
                 return !portFull;
             }
+
+            public long pushes()
+            {
+                return pushes;
+            }
         });
+    }
+
+    /** Makes the port push every frame to the wire as it is sent (as an in-memory ring does), or hold them. */
+    void pushEachFrame(final boolean atOnce)
+    {
+        pushEachFrame = atOnce;
+    }
+
+    /** The port pushes what it holds to the wire within the duty cycle (its queue filled). */
+    void push()
+    {
+        pushes++;
     }
 
     /** Makes the port push back (a full transmit queue: responses wait) or take frames again. */
