@@ -187,6 +187,12 @@ final class Completer
     private void onReadResponse(
         final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn, final long nowNs)
     {
+        if (!Responder.fitsPathMtu(packet.opcode(), packet.payloadLength(), qp.mtuBytes))
+        {
+            // not what a responder on this path sends: dropped before it acknowledges anything (we ask again)
+            counters.increment(TransportCounter.PACKET_LENGTH_ERROR);
+            return;
+        }
         if (Psn.isBefore(psn, qp.compPsn))
         {
             counters.increment(TransportCounter.DUPLICATE_RESPONSE); // a late copy of something already taken

@@ -19,4 +19,16 @@ public interface PacketSink
     {
         return true;
     }
+
+    /**
+     * How many times frames sent here have been pushed to the wire: a port's flushes, whether the engine's driver
+     * asked or the port's queue filled. What the responder reads to know that a response may have reached the
+     * requester (max_dest_rd_atomic). 0 for a sink whose frames cannot reach the peer before the engine's duty
+     * cycle is over (the default, as a simulated link delivers them between cycles); a sink whose frames are visible
+     * at once counts every frame.
+     */
+    default long pushes()
+    {
+        return 0;
+    }
 }

@@ -128,6 +128,13 @@ public final class QpContext
     final ReplayCache replay = new ReplayCache(REPLAY_ENTRIES);
     /** READ responses and atomic acknowledgements owed, in PSN order (the responder sends them as room allows). */
     final ResponseQueue responses = new ResponseQueue(REPLAY_ENTRIES);
+    /**
+     * READs/atomics whose response finished leaving in the responder's wire epoch {@link #answeredEpoch}: until the
+     * epoch moves on they are in the port's transmit queue, and the requester cannot have seen them
+     * (max_dest_rd_atomic).
+     */
+    int answeredInEpoch;
+    long answeredEpoch = -1;
 
     public QpContext(
         final int qpn,
@@ -252,5 +259,7 @@ public final class QpContext
         msn = 0;
         replay.clear();
         responses.clear();
+        answeredInEpoch = 0;
+        answeredEpoch = -1;
     }
 }

@@ -5,6 +5,9 @@ package io.rnic.transport;
  * after losing the response) is answered without executing anything twice: a READ is re-read from memory with
  * the same PSNs, an atomic is answered with the original value saved when it ran (IBTA 9.7.5.1.2, rxe's
  * {@code resp->resources}). A fixed ring: the oldest entry gives way.
+ * <p>
+ * It also knows which requests have not been answered yet (their first response has not fully left the port): what
+ * the responder counts against max_dest_rd_atomic. A duplicate answered again does not count twice.
  */
 final class ReplayCache
 {
@@ -19,7 +22,9 @@ final class ReplayCache
     private final long[] lengths;
     private final long[] atomicOriginals;
     private final int[] msns;
+    private final boolean[] awaitingAnswers;
     private int next;
+    private int awaitingAnswerCount;
 
     ReplayCache(final int entries)
     {
@@ -31,12 +36,15 @@ final class ReplayCache
         lengths = new long[entries];
         atomicOriginals = new long[entries];
         msns = new int[entries];
+        awaitingAnswers = new boolean[entries];
     }
 
     void clear()
     {
         java.util.Arrays.fill(kinds, 0);
+        java.util.Arrays.fill(awaitingAnswers, false);
         next = 0;
+        awaitingAnswerCount = 0;
     }
 
     /** Returns the entry's index. */
@@ -65,11 +73,38 @@ final class ReplayCache
         return i;
     }
 
+    /** The next entry, awaiting its answer (an unanswered one it replaces is forgotten: its response is abandoned). */
     private int claim()
     {
         final int i = next;
         next = (next + 1) % kinds.length;
+        if (!awaitingAnswers[i])
+        {
+            awaitingAnswers[i] = true;
+            awaitingAnswerCount++;
+        }
         return i;
+    }
+
+    /**
+     * The first complete response to entry {@code i} left (or was given up): true the first time only, so that the
+     * responses to duplicates of the same request are not counted again.
+     */
+    boolean answered(final int i)
+    {
+        if (awaitingAnswers[i])
+        {
+            awaitingAnswers[i] = false;
+            awaitingAnswerCount--;
+            return true;
+        }
+        return false;
+    }
+
+    /** Requests executed whose first response has not completely left the port. */
+    int awaitingAnswerCount()
+    {
+        return awaitingAnswerCount;
     }
 
     /** Index of the entry whose PSN range contains {@code psn}, or -1. */

@@ -49,6 +49,8 @@ final class Responder
     private QpContext[] pendingAcks = new QpContext[16];
     /** The engine's clock as of the request being handled: what the QP's shaper is asked with. */
     private long nowNs;
+    /** Duty cycles ended so far (see {@link #wireEpoch}). */
+    private long dutyCycle;
     private int pendingAckCount;
 
     Responder(
@@ -59,6 +61,25 @@ final class Responder
         this.regions = memory.regions();
         this.completions = completions;
         this.counters = counters;
+    }
+
+    /**
+     * The engine's duty cycle is over: what it transmitted goes to the wire before the next receive burst, so from
+     * now on the requester may have seen it. Called once per cycle, after the responses of the cycle were sent.
+     */
+    void endDutyCycle()
+    {
+        dutyCycle++;
+    }
+
+    /**
+     * Moves on whenever what was transmitted before may have reached the wire: at the end of each duty cycle, and
+     * each time the port pushes frames out within one (a full queue, a port that sends at once). A response sent in
+     * the same epoch as a request arrives cannot have been seen by the requester that sent it.
+     */
+    private long wireEpoch()
+    {
+        return dutyCycle + tx.pushes();
     }
 
     void onRequest(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final long nowNs)
@@ -115,6 +136,12 @@ final class Responder
             remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
             return;
         }
+        if (!fitsPathMtu(opcode, packet.payloadLength(), qp.mtuBytes))
+        {
+            counters.increment(TransportCounter.PACKET_LENGTH_ERROR);
+            remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
+            return;
+        }
         qp.nakSent = false;
         final boolean done;
         if (Opcode.has(opcode, Opcode.FLAG_SEND))
@@ -144,6 +171,24 @@ final class Responder
                 deferAcknowledge(qp, psn);
             }
         }
+    }
+
+    /**
+     * rxe's {@code check_length}: no packet carries more than the path MTU, a message is cut in full MTU-sized
+     * packets (FIRST and MIDDLE exactly the MTU) and its LAST carries the rest, at least one byte; an ONLY packet may
+     * be empty. A requester that does otherwise is broken or hostile: its data must not reach memory.
+     */
+    static boolean fitsPathMtu(final int opcode, final int payloadBytes, final int mtuBytes)
+    {
+        if (payloadBytes > mtuBytes)
+        {
+            return false;
+        }
+        if (Opcode.has(opcode, Opcode.FLAG_FIRST | Opcode.FLAG_MIDDLE))
+        {
+            return payloadBytes == mtuBytes;
+        }
+        return payloadBytes > 0 || !Opcode.has(opcode, Opcode.FLAG_LAST);
     }
 
     /** FIRST/MIDDLE of a message must be followed by MIDDLE/LAST of the same kind; anything else starts one. */
@@ -195,6 +240,10 @@ final class Responder
 
     private void read(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn)
     {
+        if (tooManyReadAtomic(qp, psn))
+        {
+            return;
+        }
         if (qp.responses.isFull())
         {
             // more READs/atomics outstanding than we announced: not executed, as if lost (the requester resends)
@@ -218,6 +267,43 @@ final class Responder
         qp.lastRequestOpcode = -1;
         qp.ePsn = Psn.add(psn, packets);
         queueResponse(qp, entry, 0);
+    }
+
+    /**
+     * max_dest_rd_atomic: a new READ or atomic beyond the number the QP accepts at once is answered with an invalid
+     * request NAK, and the QP goes to ERR (rxe's {@code RESPST_ERR_TOO_MANY_RDMA_ATM_REQ}). Outstanding are the
+     * requests whose first response has not completely left the engine, and those whose response did but has not
+     * been pushed to the wire since (same {@link #wireEpoch}): the requester cannot have seen them. A requester keeping
+     * to its max_rd_atomic never has more outstanding than that (it sends a new one only after the whole response to
+     * an earlier one arrived), so it is never refused. Returns true (and has answered) when the request is refused.
+     */
+    private boolean tooManyReadAtomic(final QpContext qp, final int psn)
+    {
+        final int answeredNotOnWire = qp.answeredEpoch == wireEpoch() ? qp.answeredInEpoch : 0;
+        if (qp.replay.awaitingAnswerCount() + answeredNotOnWire < qp.maxDestReadAtomic)
+        {
+            return false;
+        }
+        counters.increment(TransportCounter.READ_ATOMIC_EXCEEDED);
+        remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
+        return true;
+    }
+
+    /**
+     * The first complete response to replay entry {@code entry} was just transmitted, its last frame handed over in
+     * wire epoch {@code epoch} ({@link #tooManyReadAtomic}).
+     */
+    private void answered(final QpContext qp, final int entry, final long epoch)
+    {
+        if (qp.replay.answered(entry))
+        {
+            if (qp.answeredEpoch != epoch)
+            {
+                qp.answeredEpoch = epoch;
+                qp.answeredInEpoch = 0;
+            }
+            qp.answeredInEpoch++;
+        }
     }
 
     /**
@@ -286,7 +372,9 @@ final class Responder
             }
             if (replay.kind(entry) == ReplayCache.KIND_ATOMIC)
             {
+                final long epoch = wireEpoch(); // before the send: a port that pushes at once moves it past
                 sendAtomicAcknowledge(qp, replay.firstPsn(entry), replay.atomicOriginal(entry), replay.msn(entry));
+                answered(qp, entry, epoch);
                 queue.removeHead();
             }
             else if (!sendReadResponse(qp, queue, replay, entry))
@@ -339,6 +427,7 @@ final class Responder
         if (payload > 0 && (region = regions.checkRemote(replay.rKey(entry), qp.pd, address, payload,
             AccessFlags.REMOTE_READ)) == null)
         {
+            replay.answered(entry); // given up: it no longer counts against max_dest_rd_atomic
             queue.removeHead();
             remoteError(qp, Psn.add(replay.firstPsn(entry), i), AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
             return false;
@@ -354,13 +443,22 @@ final class Responder
         {
             out.putBytes(tx.payloadOffset(spec), region.buffer(), (int)region.offsetOf(address), payload);
         }
+        final long epoch = wireEpoch(); // before the send: a port that pushes at once moves it past
         tx.send(spec, payload);
+        if (i == packets - 1)
+        {
+            answered(qp, entry, epoch);
+        }
         queue.headPacketSent(packets);
         return true;
     }
 
     private void atomic(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn)
     {
+        if (tooManyReadAtomic(qp, psn))
+        {
+            return;
+        }
         atomicEth.wrapAt(buffer, packet.headerOffset(Opcode.ATOMIC_ETH));
         final long address = atomicEth.virtualAddress();
         if ((address & (Long.BYTES - 1)) != 0)
@@ -692,6 +790,13 @@ final class Responder
             dropUcMessage(qp, opcode);
             return;
         }
+        if (!fitsPathMtu(opcode, packet.payloadLength(), qp.mtuBytes))
+        {
+            counters.increment(TransportCounter.PACKET_LENGTH_ERROR);
+            abandonMessage(qp);
+            dropUcMessage(qp, opcode);
+            return;
+        }
         final boolean done = Opcode.has(opcode, Opcode.FLAG_SEND) ?
             send(qp, packet, buffer, psn, false) : write(qp, packet, buffer, psn, false);
         qp.lastRequestOpcode = done && Opcode.has(opcode, Opcode.FLAG_FIRST | Opcode.FLAG_MIDDLE) ? opcode : -1;
@@ -726,13 +831,18 @@ final class Responder
             counters.increment(TransportCounter.DROPPED_QKEY);
             return;
         }
+        final int length = packet.payloadLength();
+        if (length > qp.mtuBytes)
+        {
+            counters.increment(TransportCounter.PACKET_LENGTH_ERROR); // more than our requester would send either
+            return;
+        }
         final RecvWorkRequest wqe = qp.rq == null ? null : qp.rq.posted(qp.rqNext);
         if (wqe == null)
         {
             counters.increment(TransportCounter.DROPPED_NO_RECEIVE_WQE_UD);
             return;
         }
-        final int length = packet.payloadLength();
         final boolean ipv6 = packet.isIpv6();
         int flags = WorkCompletion.GRH;
         if (GRH_BYTES + length > wqe.sgl.totalLength())

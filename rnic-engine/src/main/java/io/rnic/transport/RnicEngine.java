@@ -2,6 +2,7 @@ package io.rnic.transport;
 
 import io.rnic.cc.DcqcnParameters;
 import io.rnic.cc.QpCongestion;
+import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.QpAttrMask;
@@ -235,6 +236,8 @@ public final class RnicEngine
         {
             work += responder.flushAcknowledges();
         }
+        // what this cycle transmitted reaches the wire before the next receive burst (the driver flushes the port)
+        responder.endDutyCycle();
         return work;
     }
 
@@ -304,6 +307,11 @@ public final class RnicEngine
         final QpContext qp = qps.get(packet.destinationQp());
         if (opcode == Opcode.CNP)
         {
+            if (qp != null && !isFromPeer(qp, buffer))
+            {
+                counters.increment(TransportCounter.DROPPED_ADDRESS_MISMATCH);
+                return;
+            }
             onCnp(qp);
             return;
         }
@@ -315,6 +323,11 @@ public final class RnicEngine
         if (Opcode.transport(opcode) != transportOf(qp.type))
         {
             counters.increment(TransportCounter.DROPPED_WRONG_TRANSPORT);
+            return;
+        }
+        if (!isFromPeer(qp, buffer))
+        {
+            counters.increment(TransportCounter.DROPPED_ADDRESS_MISMATCH);
             return;
         }
         if ((packet.partitionKey() & 0x7FFF) != 0x7FFF)
@@ -385,6 +398,32 @@ public final class RnicEngine
         }
         ipv4.wrapAt(buffer, packet.ipOffset());
         return port.ownsIpv4(ipv4.destination());
+    }
+
+    /**
+     * rxe's {@code check_addr}: a connected QP hears its peer only. Its frames (requests, responses, CNPs) must come
+     * from the destination GID of its address vector and go to the source GID its own frames leave from, over the
+     * same IP version; anyone else could otherwise write into its regions or complete its work requests. A UD QP is
+     * not connected, and a QP before RTR has no peer yet (its state check drops the frame). Call after
+     * {@link #isForUs}, which wrapped the IP header.
+     */
+    private boolean isFromPeer(final QpContext qp, final DirectBuffer buffer)
+    {
+        final QpState state = qp.state;
+        if (qp.type == QpType.UD || state == QpState.RESET || state == QpState.INIT)
+        {
+            return true;
+        }
+        final AddressVector av = qp.addressVector;
+        final int sourceGid = av.sourceGidIndex();
+        if (packet.isIpv6())
+        {
+            return !av.isIpv4() &&
+                ipv6.sourceHigh() == av.destinationGidHigh() && ipv6.sourceLow() == av.destinationGidLow() &&
+                ipv6.destinationHigh() == port.gidHigh(sourceGid) && ipv6.destinationLow() == port.gidLow(sourceGid);
+        }
+        return av.isIpv4() &&
+            ipv4.source() == av.destinationIpv4() && ipv4.destination() == (int)port.gidLow(sourceGid);
     }
 
     private static int transportOf(final QpType type)

@@ -81,6 +81,12 @@ final class TransmitPath
         return claimed != null || sink.hasRoom();
     }
 
+    /** Times the sink pushed frames to the wire ({@link PacketSink#pushes}). */
+    long pushes()
+    {
+        return sink.pushes();
+    }
+
     /** Length of the last frame sent: what the congestion control's shaper charges. */
     int lastFrameBytes()
     {

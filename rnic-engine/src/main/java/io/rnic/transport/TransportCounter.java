@@ -12,6 +12,11 @@ public enum TransportCounter
     BYTES_RECEIVED("rcvd_bytes"),
     DROPPED_INVALID_FRAME("invalid_frames"),
     DROPPED_NOT_OUR_ADDRESS("not_our_address"),
+    /**
+     * RC/UC frames (requests, responses, CNPs) that do not come from the QP's peer: a source address other than its
+     * address vector's destination GID, a destination other than its source GID, or the other IP version.
+     */
+    DROPPED_ADDRESS_MISMATCH("address_mismatch"),
     DROPPED_UNKNOWN_QP("unknown_qp"),
     DROPPED_QP_STATE("qp_state_drops"),
     DROPPED_WRONG_TRANSPORT("transport_mismatch"),
@@ -33,6 +38,14 @@ public enum TransportCounter
     RNR_RETRY_EXCEEDED("rnr_retry_exceeded_err"),
     INVALID_REQUEST_NAK_SENT("invalid_request_naks_sent"),
     INVALID_REQUEST_NAK_RECEIVED("invalid_request_naks_rcvd"),
+    /**
+     * Packets whose payload breaks the path MTU: more than the MTU, a FIRST or MIDDLE not exactly the MTU, an empty
+     * LAST. An RC request is answered with an invalid request NAK; a UC message, a UD datagram and a READ response
+     * are dropped.
+     */
+    PACKET_LENGTH_ERROR("packet_length_errors"),
+    /** New READ/atomic requests beyond the QP's max_dest_rd_atomic: answered with an invalid request NAK. */
+    READ_ATOMIC_EXCEEDED("rd_atomic_exceeded"),
     REMOTE_ACCESS_NAK_SENT("remote_access_errors"),
     REMOTE_ACCESS_NAK_RECEIVED("remote_access_naks_rcvd"),
     REMOTE_OPERATIONAL_NAK_SENT("remote_op_naks_sent"),

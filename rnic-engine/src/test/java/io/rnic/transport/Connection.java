@@ -52,22 +52,36 @@ final class Connection
         final TwoNodeFabric fabric, final Arena arena, final QpType type, final long bytes, final PathMtu mtu,
         final int access)
     {
+        return pair(fabric, arena, type, bytes, mtu, access, 16, 16);
+    }
+
+    /** Both QPs with max_rd_atomic {@code maxReadAtomic} and max_dest_rd_atomic {@code maxDestReadAtomic}. */
+    static Connection[] pair(
+        final TwoNodeFabric fabric, final Arena arena, final QpType type, final long bytes, final PathMtu mtu,
+        final int access, final int maxReadAtomic, final int maxDestReadAtomic)
+    {
         final Connection a = new Connection(fabric.a(), arena, type, bytes, AccessFlags.ALL);
         final Connection b = new Connection(fabric.b(), arena, type, bytes, AccessFlags.ALL);
-        a.connect(b, TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, mtu, 0x10_0000, access);
-        b.connect(a, TwoNodeFabric.IP_A, TwoNodeFabric.MAC_A, mtu, 0x20_0000, access);
+        a.connect(b, TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, mtu, 0x10_0000, access, maxReadAtomic, maxDestReadAtomic);
+        b.connect(a, TwoNodeFabric.IP_A, TwoNodeFabric.MAC_A, mtu, 0x20_0000, access, maxReadAtomic, maxDestReadAtomic);
         return new Connection[]{ a, b };
     }
 
     void connect(final Connection peer, final int peerIp, final long peerMac, final PathMtu mtu, final int sqPsn,
         final int access)
     {
+        connect(peer, peerIp, peerMac, mtu, sqPsn, access, 16, 16);
+    }
+
+    void connect(final Connection peer, final int peerIp, final long peerMac, final PathMtu mtu, final int sqPsn,
+        final int access, final int maxReadAtomic, final int maxDestReadAtomic)
+    {
         final ConnectParameters parameters = new ConnectParameters()
             .remote(peer.qp.qpn(), sqPsn == 0x10_0000 ? 0x20_0000 : 0x10_0000)
             .localPsn(sqPsn)
             .pathMtu(mtu)
             .timers(8, 7, 7, 1) // timeout 8: ~1 ms of virtual time
-            .readAtomic(16, 16)
+            .readAtomic(maxReadAtomic, maxDestReadAtomic)
             .accessFlags(access);
         parameters.addressVector.destinationIpv4(peerIp).destinationMac(peerMac).sourceGidIndex(0).hopLimit(64);
         parameters.applyTo(qp);

@@ -60,6 +60,8 @@ public final class AfPacketPort implements PacketPort
     private final boolean directSingle = !"false".equals(System.getProperty("rnic.afpacket.direct"));
     private long framesReceived;
     private long framesTransmitted;
+    /** sendto calls and ring kicks: the moments queued frames may leave ({@link #pushes}). */
+    private long pushes;
     private long receiveDrops;
     private long transmitDrops;
     private long truncated;
@@ -341,6 +343,7 @@ public final class AfPacketPort implements PacketPort
         {
             // one frame: the plain send path (packet_snd) beats walking the TX ring (tpacket_snd) for one frame;
             // after a failed kick the ring goes first, to keep the order
+            pushes++;
             if (!ringDirty && send(state, directFd, single.addressOffset(), singleLength, MSG_DONTWAIT) >= 0)
             {
                 return 1;
@@ -358,6 +361,7 @@ public final class AfPacketPort implements PacketPort
     /** Asks the kernel to send every SEND_REQUEST frame of the TX ring; false (and the ring dirty) on failure. */
     private boolean kickRing()
     {
+        pushes++;
         if (kick(state, fd, MSG_DONTWAIT) < 0)
         {
             final int errno = errno(state);
@@ -399,6 +403,13 @@ public final class AfPacketPort implements PacketPort
     public long framesReceived()
     {
         return framesReceived;
+    }
+
+    /** Frames stay in the TX ring (or the held-back lone frame) until a kick: only kicks and sends count. */
+    @Override
+    public long pushes()
+    {
+        return pushes;
     }
 
     @Override

@@ -330,6 +330,12 @@ public final class EngineAgent implements Agent
         }
 
         @Override
+        public long pushes()
+        {
+            return port.pushes();
+        }
+
+        @Override
         public UnsafeBuffer claimFrame()
         {
             return claimed = port.claimFrame();

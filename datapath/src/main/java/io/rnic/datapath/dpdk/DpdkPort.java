@@ -55,6 +55,8 @@ public final class DpdkPort implements PacketPort
     private long claimedMbuf;
     private long framesReceived;
     private long framesTransmitted;
+    /** Bursts handed to the device: the moments queued frames may leave ({@link #pushes}). */
+    private long pushes;
     private long transmitDrops;
     private long multiSegmentDrops;
     private boolean closed;
@@ -190,6 +192,13 @@ public final class DpdkPort implements PacketPort
         enqueue(mbuf, length);
     }
 
+    /** Frames wait in the backlog until a burst hands them to the device: only bursts count. */
+    @Override
+    public long pushes()
+    {
+        return pushes;
+    }
+
     @Override
     public int flush()
     {
@@ -197,6 +206,7 @@ public final class DpdkPort implements PacketPort
         {
             return 0;
         }
+        pushes++;
         final int sent = bursts.transmit(txMbufs, txCount);
         if (sent < txCount)
         {

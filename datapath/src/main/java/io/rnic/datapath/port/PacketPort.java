@@ -74,6 +74,17 @@ public interface PacketPort extends AutoCloseable
      */
     int flush();
 
+    /**
+     * How many times queued frames have been pushed to the wire (by {@link #flush} or on the port's own), so that
+     * the engine knows what the peer may have seen. By default every frame transmitted counts as pushed at once, as
+     * an in-memory ring does: never later than the truth. A port that holds frames until a flush may count its
+     * flushes instead.
+     */
+    default long pushes()
+    {
+        return framesTransmitted();
+    }
+
     /** The interface or device name, for messages. */
     String name();
 

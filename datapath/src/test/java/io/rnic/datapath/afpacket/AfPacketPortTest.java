@@ -87,6 +87,30 @@ class AfPacketPortTest
         }
     }
 
+    /** The engine takes a response as unseen by the peer until the port pushes it out (max_dest_rd_atomic). */
+    @Test
+    void shouldCountAPushWhenQueuedFramesLeaveAndNotWhenTheyAreQueued()
+    {
+        try (AfPacketPort a = AfPacketPort.open(AfPacketConfig.of(veth.a));
+            AfPacketPort b = AfPacketPort.open(AfPacketConfig.of(veth.b)))
+        {
+            final UnsafeBuffer frame = new UnsafeBuffer(new byte[1514]);
+            for (final int burst : new int[]{ 1, 3 }) // a lone frame leaves by sendto, more by a ring kick
+            {
+                final long before = a.pushes();
+                for (int i = 0; i < burst; i++)
+                {
+                    fill(frame, b.macAddress(), a.macAddress(), 100, burst * 10 + i);
+                    assertTrue(a.transmit(frame, 0, 100));
+                }
+                assertEquals(before, a.pushes(), "queued frames have not left");
+                a.flush();
+                assertTrue(a.pushes() > before, "the flush pushed them");
+                assertEquals(burst, receive(b, burst).size());
+            }
+        }
+    }
+
     @Test
     void shouldDropAndCountAFrameLongerThanTheMtu()
     {
