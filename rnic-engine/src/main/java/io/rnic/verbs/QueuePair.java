@@ -59,7 +59,8 @@ public final class QueuePair
     }
 
     /**
-     * Posts a send work request (copied: {@code wr} can be reused at once). Any thread; allocates nothing.
+     * Posts a send work request (copied: {@code wr} can be reused at once) and rings the engine's doorbell. Any
+     * thread; lock-free, allocates nothing.
      *
      * @return {@link #POST_OK}, {@link #POST_QUEUE_FULL} or {@link #POST_INVALID} (a QP in RESET, INIT or RTR
      * cannot send; an opcode the transport does not have; too many scatter/gather entries).
@@ -72,7 +73,12 @@ public final class QueuePair
         {
             return POST_INVALID;
         }
-        return sendQueue.offer(wr) ? POST_OK : POST_QUEUE_FULL;
+        if (!sendQueue.offer(wr))
+        {
+            return POST_QUEUE_FULL;
+        }
+        context.ringDoorbell();
+        return POST_OK;
     }
 
     /**
@@ -84,7 +90,16 @@ public final class QueuePair
         {
             return POST_INVALID;
         }
-        return recvQueue.offer(wr) ? POST_OK : POST_QUEUE_FULL;
+        if (!recvQueue.offer(wr))
+        {
+            return POST_QUEUE_FULL;
+        }
+        if (context.state() == QpState.ERR)
+        {
+            // to be flushed; in any other state the responder takes it when a SEND arrives, and nothing is due now
+            context.ringDoorbell();
+        }
+        return POST_OK;
     }
 
     /** ibverbs {@code modify_qp}; throws {@link VerbsException} naming what is wrong. */
