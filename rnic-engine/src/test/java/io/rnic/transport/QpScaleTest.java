@@ -11,6 +11,7 @@ import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.RnicDevice;
+import io.rnic.verbs.ScatterGatherList;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WrOpcode;
 import org.junit.jupiter.api.Test;
@@ -18,9 +19,11 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.lang.management.ThreadMXBean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** An engine with 100 000 QPs: creating and destroying them, what each one holds, what idle ones cost. */
 class QpScaleTest
@@ -36,19 +39,24 @@ class QpScaleTest
     void shouldCreateAndDestroy100000RcQps()
     {
         final QueuePair[] qps = new QueuePair[MANY_QPS];
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        final long startCpuNs = threads.getCurrentThreadCpuTime();
         final long startNs = System.nanoTime();
         for (int i = 0; i < MANY_QPS; i++)
         {
             qps[i] = device.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(4, 4));
         }
         final long createdNs = System.nanoTime();
+        final long createdCpuNs = threads.getCurrentThreadCpuTime();
         for (final QueuePair qp : qps)
         {
             device.destroyQp(qp);
         }
         final long destroyedNs = System.nanoTime();
-        System.out.printf("%d RC QPs (4/4): created in %.2f s, destroyed in %.2f s%n", MANY_QPS,
-            (createdNs - startNs) / 1e9, (destroyedNs - createdNs) / 1e9);
+        final long destroyedCpuNs = threads.getCurrentThreadCpuTime();
+        System.out.printf("%d RC QPs (4/4): created in %.2f s (%.2f s CPU), destroyed in %.2f s (%.2f s CPU)%n",
+            MANY_QPS, (createdNs - startNs) / 1e9, (createdCpuNs - startCpuNs) / 1e9, (destroyedNs - createdNs) / 1e9,
+            (destroyedCpuNs - createdCpuNs) / 1e9);
         for (final QueuePair qp : qps)
         {
             assertNull(device.engine().qps().get(qp.qpn()));
@@ -127,22 +135,35 @@ class QpScaleTest
     }
 
     @Test
-    void shouldPrintHeapPerQp()
+    void shouldHoldHeapInProportionToQueueDepthsAndScatterGatherEntries()
     {
-        for (final int depth : new int[]{ 1, 4, 16, 128, 1024 })
-        {
-            System.out.printf("RC QP %d/%d: %d bytes retained%n", depth, depth, retainedBytesPerQp(depth, 2_000));
-        }
+        final long small = retainedBytesPerQp(4, ScatterGatherList.MAX_SGE, 2_000);
+        final long smallOneSge = retainedBytesPerQp(4, 1, 2_000);
+        final long standard = retainedBytesPerQp(128, ScatterGatherList.MAX_SGE, 2_000);
+        final long standardOneSge = retainedBytesPerQp(128, 1, 2_000);
+        final long deep = retainedBytesPerQp(1024, ScatterGatherList.MAX_SGE, 500);
+        System.out.printf("heap per RC QP (send/recv depth, SGEs): 4/4,16: %d B; 4/4,1: %d B; 128/128,16: %d B; " +
+            "128/128,1: %d B; 1024/1024,16: %d B%n", small, smallOneSge, standard, standardOneSge, deep);
+
+        final double perWr = (standard - small) / 124.0;
+        final double perWrOneSge = (standardOneSge - smallOneSge) / 124.0;
+        final double fixed = small - 4 * perWr;
+        assertTrue(Math.abs(deep - (fixed + 1024 * perWr)) < 0.1 * deep,
+            "a 1024-deep QP holds " + deep + " B, not " + (fixed + 1024 * perWr) + " (linear in depth)");
+        assertTrue(perWrOneSge < 0.5 * perWr, "a work request slot of 1 SGE holds " + perWrOneSge + " B, of 16: " +
+            perWr + " B (slots sized to the QP's max SGE)");
+        assertTrue(fixed < 4_096, "what a QP holds whatever its depths: " + fixed + " B");
     }
 
     /** Heap in use after a GC with {@code count} QPs of this depth, less before, per QP. */
-    private long retainedBytesPerQp(final int depth, final int count)
+    private long retainedBytesPerQp(final int depth, final int maxSge, final int count)
     {
         final QueuePair[] qps = new QueuePair[count];
         final long before = usedHeapAfterGc();
         for (int i = 0; i < count; i++)
         {
-            qps[i] = device.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(depth, depth));
+            qps[i] = device.createQp(
+                new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(depth, depth).maxSge(maxSge, maxSge));
         }
         final long after = usedHeapAfterGc();
         for (final QueuePair qp : qps)
