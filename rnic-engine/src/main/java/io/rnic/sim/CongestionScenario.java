@@ -17,6 +17,7 @@ import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
 
 import java.lang.foreign.Arena;
+import java.util.SplittableRandom;
 
 /**
  * Long RC flows into one bottleneck ({@link DumbbellFabric}): flow i starts at {@code i·flowStartSpacingNs} and
@@ -336,8 +337,10 @@ public final class CongestionScenario
         flow.local = sender.registerMemoryRegion(senderPd, arena.allocate(config.messageBytes, 4096), AccessFlags.ALL);
         flow.remote = receiver.registerMemoryRegion(receiverPd, arena.allocate(config.messageBytes, 4096),
             AccessFlags.ALL);
-        final int senderPsn = 0x10_0000 + index;
-        final int receiverPsn = 0x20_0000 + index;
+        // first PSNs at random as the tools draw them, but from the seed: a run is reproduced by its seed
+        final SplittableRandom psns = new SplittableRandom(config.seed * 31 + index);
+        final int senderPsn = psns.nextInt(1 << 24);
+        final int receiverPsn = psns.nextInt(1 << 24);
         bringUp(flow.requester, flow.responder.qpn(), DumbbellFabric.RECEIVER_IP, DumbbellFabric.RECEIVER_MAC,
             senderPsn, receiverPsn, config.mtu);
         bringUp(flow.responder, flow.requester.qpn(), DumbbellFabric.senderIp(index),

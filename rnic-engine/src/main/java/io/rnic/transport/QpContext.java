@@ -38,6 +38,18 @@ public final class QpContext
 
     volatile QpState state = QpState.RESET;
 
+    // ---- scheduling: the doorbell (any thread) and the engine's list of QPs with work (engine thread)
+    /** The engine's doorbell, set when the engine adopts the QP. */
+    Doorbell doorbell;
+    /** 1 while the QP is in the doorbell's stack (see {@link Doorbell}). */
+    volatile int doorbellRung;
+    /** The QP below this one in the doorbell's stack. */
+    QpContext doorbellNext;
+    /** In the engine's list of QPs its duty cycle visits. Engine thread. */
+    boolean active;
+    /** Destroyed: the engine forgets it rather than visit it. Engine thread. */
+    boolean removed;
+
     // ---- configuration (modifyQp)
     PathMtu pathMtu = PathMtu.MTU_1024;
     int mtuBytes = 1024;
@@ -188,6 +200,19 @@ public final class QpContext
     public PathMtu pathMtu()
     {
         return pathMtu;
+    }
+
+    /**
+     * Tells the engine that this QP has work (a send WR posted, a receive WR posted in ERR to flush), so that its
+     * next duty cycle visits the QP. Any thread, after the post; lock-free, allocates nothing.
+     */
+    public void ringDoorbell()
+    {
+        final Doorbell engineDoorbell = doorbell;
+        if (engineDoorbell != null)
+        {
+            engineDoorbell.ring(this);
+        }
     }
 
     /** Next PSN the requester will send (engine thread's view). */

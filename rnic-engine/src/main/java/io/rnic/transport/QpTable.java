@@ -1,12 +1,21 @@
 package io.rnic.transport;
 
-import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicReference;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Queue pairs by number, read by the engine thread with one volatile read and an index while the control plane
- * creates and destroys QPs (copy-on-write, published with a CAS). QPN 0 never exists on RoCE; QPN 1 is reserved
- * for the connection manager (GSI); application QPs are numbered from 2.
+ * Queue pairs by number. The engine thread finds a packet's QP with two acquiring array reads, while the control plane
+ * creates and destroys QPs; adding, removing and allocating a number cost the same with 10 or 100 000 QPs.
+ * <p>
+ * The 24-bit QPN space is a directory of pages of {@value #PAGE_SIZE} slots, a page allocated when its first QP
+ * arrives and kept (16 KiB each): no copy of the table on a change, no lock on the read path. Writers (the control
+ * path) serialise on the table.
+ * <p>
+ * Numbers are handed out from a random start, then round robin: a cursor moves forward past the numbers in use and
+ * wraps, so that two runs do not number their QPs alike and a destroyed QP's number is not given again before the
+ * cursor has gone all the way round (a late packet for the old QP then finds no QP rather than a stranger).
+ * QPN 0 never exists on RoCE; QPN 1 is reserved for the connection manager (GSI).
  */
 public final class QpTable
 {
@@ -15,106 +24,130 @@ public final class QpTable
     public static final int GSI_QPN = 1;
     public static final int MAX_QPN = 0xFF_FFFF;
 
-    private final AtomicReference<QpContext[]> byQpn = new AtomicReference<>(new QpContext[64]);
-    private final AtomicReference<QpContext[]> active = new AtomicReference<>(new QpContext[0]);
+    static final int PAGE_SHIFT = 12;
+    static final int PAGE_SIZE = 1 << PAGE_SHIFT;
+    private static final int PAGE_MASK = PAGE_SIZE - 1;
+    private static final VarHandle PAGES = MethodHandles.arrayElementVarHandle(QpContext[][].class);
+    private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(QpContext[].class);
 
-    /** The lowest free QPN from 2 up. Control path. */
+    private final int maxQpn;
+    private final QpContext[][] pages;
+    /** The next number the allocator tries. Control path, under the table's lock. */
+    private int cursor;
+    private int size;
+
+    /** A table of the whole QPN space whose allocator starts at a random number. */
+    public QpTable()
+    {
+        this(FIRST_QPN + ThreadLocalRandom.current().nextInt(MAX_QPN - FIRST_QPN + 1), MAX_QPN);
+    }
+
+    /**
+     * A table of QPNs up to {@code maxQpn} whose allocator starts at {@code startQpn}: a smaller space to test
+     * wrap-around and exhaustion, a fixed start where a run must be reproduced.
+     */
+    public QpTable(final int startQpn, final int maxQpn)
+    {
+        if (maxQpn < FIRST_QPN || maxQpn > MAX_QPN || startQpn < FIRST_QPN || startQpn > maxQpn)
+        {
+            throw new IllegalArgumentException("start " + startQpn + " and last QPN " + maxQpn + " out of range " +
+                FIRST_QPN + ".." + MAX_QPN);
+        }
+        this.maxQpn = maxQpn;
+        this.cursor = startQpn;
+        this.pages = new QpContext[(maxQpn >>> PAGE_SHIFT) + 1][];
+    }
+
+    /** The next free QPN, round robin from the cursor. Control path. */
     public int allocateQpn()
     {
         return allocateQpn(0, 1);
     }
 
     /**
-     * The lowest free QPN from 2 up with {@code qpn % shards == shard}: engine shards number their QPs apart, so
-     * that any engine thread finds a packet's owner from its destination QPN alone. Control path.
+     * The next free QPN with {@code qpn % shards == shard}, round robin from the cursor: engine shards number their
+     * QPs apart, so that any engine thread finds a packet's owner from its destination QPN alone. Control path; the
+     * number is not reserved until {@link #add}.
+     *
+     * @throws IllegalStateException when every number of the shard is in use.
      */
-    public int allocateQpn(final int shard, final int shards)
+    public synchronized int allocateQpn(final int shard, final int shards)
     {
-        final QpContext[] current = byQpn.get();
-        int qpn = FIRST_QPN + Math.floorMod(shard - FIRST_QPN, shards);
-        for (; qpn < current.length; qpn += shards)
+        if (shards < 1 || shard < 0 || shard >= shards)
         {
-            if (current[qpn] == null)
+            throw new IllegalArgumentException("shard " + shard + " of " + shards);
+        }
+        final int first = FIRST_QPN + Math.floorMod(shard - FIRST_QPN, shards);
+        final int candidates = first > maxQpn ? 0 : (maxQpn - first) / shards + 1;
+        int qpn = cursor + Math.floorMod(shard - cursor, shards);
+        for (int i = 0; i < candidates; i++)
+        {
+            if (qpn > maxQpn)
             {
+                qpn = first;
+            }
+            if (slot(qpn) == null)
+            {
+                cursor = qpn + shards > maxQpn ? first : qpn + shards;
                 return qpn;
             }
+            qpn += shards;
         }
-        if (qpn > MAX_QPN)
-        {
-            throw new IllegalStateException("no QPN left for shard " + shard + " of " + shards);
-        }
-        return qpn;
+        throw new IllegalStateException("no QPN left for shard " + shard + " of " + shards + ": all " + candidates +
+            " numbers " + FIRST_QPN + ".." + maxQpn + " of the shard are in use");
     }
 
-    public void add(final QpContext qp)
+    public synchronized void add(final QpContext qp)
     {
-        if (qp.qpn < GSI_QPN || qp.qpn > MAX_QPN)
+        final int qpn = qp.qpn;
+        if (qpn < GSI_QPN || qpn > maxQpn)
         {
-            throw new IllegalArgumentException("QPN " + qp.qpn + " out of range " + GSI_QPN + ".." + MAX_QPN);
+            throw new IllegalArgumentException("QPN " + qpn + " out of range " + GSI_QPN + ".." + maxQpn);
         }
-        while (true)
+        QpContext[] page = pages[qpn >>> PAGE_SHIFT];
+        if (page == null)
         {
-            final QpContext[] current = byQpn.get();
-            final QpContext[] next = Arrays.copyOf(current, Math.max(current.length, Integer.highestOneBit(qp.qpn) * 2));
-            if (next[qp.qpn] != null)
-            {
-                throw new IllegalStateException("QPN " + qp.qpn + " already in use");
-            }
-            next[qp.qpn] = qp;
-            if (byQpn.compareAndSet(current, next))
-            {
-                break;
-            }
+            page = new QpContext[PAGE_SIZE];
+            PAGES.setRelease(pages, qpn >>> PAGE_SHIFT, page);
         }
-        while (true)
+        if (page[qpn & PAGE_MASK] != null)
         {
-            final QpContext[] current = active.get();
-            final QpContext[] next = Arrays.copyOf(current, current.length + 1);
-            next[current.length] = qp;
-            if (active.compareAndSet(current, next))
-            {
-                return;
-            }
+            throw new IllegalStateException("QPN " + qpn + " already in use");
         }
+        SLOTS.setRelease(page, qpn & PAGE_MASK, qp);
+        size++;
     }
 
-    public void remove(final QpContext qp)
+    public synchronized void remove(final QpContext qp)
     {
-        while (true)
+        final int qpn = qp.qpn;
+        if (qpn < 0 || qpn > maxQpn)
         {
-            final QpContext[] current = byQpn.get();
-            if (qp.qpn >= current.length || current[qp.qpn] != qp)
-            {
-                return;
-            }
-            final QpContext[] next = current.clone();
-            next[qp.qpn] = null;
-            if (byQpn.compareAndSet(current, next))
-            {
-                break;
-            }
+            return;
         }
-        while (true)
+        final QpContext[] page = pages[qpn >>> PAGE_SHIFT];
+        if (page != null && page[qpn & PAGE_MASK] == qp)
         {
-            final QpContext[] current = active.get();
-            final QpContext[] next = Arrays.stream(current).filter(q -> q != qp).toArray(QpContext[]::new);
-            if (active.compareAndSet(current, next))
-            {
-                return;
-            }
+            SLOTS.setRelease(page, qpn & PAGE_MASK, null);
+            size--;
         }
     }
 
-    /** The QP with this number, or null. Engine thread. */
+    /** The QP with this number, or null. Any thread; allocates nothing. */
     public QpContext get(final int qpn)
     {
-        final QpContext[] current = byQpn.get();
-        return qpn < current.length ? current[qpn] : null;
+        return qpn < 0 || qpn > maxQpn ? null : slot(qpn);
     }
 
-    /** Every QP, for the engine's duty cycle. Do not modify the array. */
-    public QpContext[] all()
+    /** QPs in the table. */
+    public synchronized int size()
     {
-        return active.get();
+        return size;
+    }
+
+    private QpContext slot(final int qpn)
+    {
+        final QpContext[] page = (QpContext[])PAGES.getAcquire(pages, qpn >>> PAGE_SHIFT);
+        return page == null ? null : (QpContext)SLOTS.getAcquire(page, qpn & PAGE_MASK);
     }
 }

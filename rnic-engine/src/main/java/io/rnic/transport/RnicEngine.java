@@ -22,6 +22,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
@@ -29,7 +30,13 @@ import java.util.function.Supplier;
 /**
  * The RNIC's transport engine: one instance per engine thread, owning its QPs. Frames come in through
  * {@link #onFrame} (validated, routed to the responder or the completer); {@link #doWork} runs the duty cycle:
- * read the clock once, apply control commands, run each QP's timers and requester, flush QPs in error.
+ * read the clock once, apply control commands, run the timers that are due, then visit the QPs that have work: run
+ * their requesters, send the responses they owe, flush those in error.
+ * <p>
+ * A cycle costs what the QPs with work cost, however many QPs are idle: a QP is visited while it is in the engine's
+ * active list. It joins the list when an application thread posts to it (the {@link Doorbell}), when a frame, a
+ * timer or a control command gives it something to do, and leaves it when a visit finds nothing more (nothing
+ * posted but unsent, no response owed, nothing to flush). A QP that has more than its per-cycle budget stays.
  * Control operations ({@link #modifyQp}) run on the engine thread: inline when called from it or when no thread
  * drives the engine (tests, simulation), otherwise as a command the caller waits for.
  */
@@ -47,6 +54,12 @@ public final class RnicEngine
     private final Ipv4Flyweight ipv4 = new Ipv4Flyweight();
     private final Ipv6Flyweight ipv6 = new Ipv6Flyweight();
     private final QpTable qps = new QpTable();
+    private final Doorbell doorbell = new Doorbell();
+    /** The QPs the duty cycle visits, in the order they became active; the first {@link #activeCount}. */
+    private QpContext[] activeQps = new QpContext[64];
+    private int activeCount;
+    /** QP visits by the duty cycle since the engine started: what idle QPs would cost if they were visited. */
+    long qpsVisited;
     private final TransmitPath tx;
     private final Completions completions;
     private final Requester requester;
@@ -192,7 +205,7 @@ public final class RnicEngine
         }
     }
 
-    /** One duty cycle: clock, commands, timers and requesters of every QP. Returns the work done. */
+    /** One duty cycle: clock, commands, due timers, then the QPs with work. Returns the work done. */
     public int doWork()
     {
         nowNs = clock.nanoTime();
@@ -204,32 +217,32 @@ public final class RnicEngine
             work++;
         }
         work += timers.poll(nowNs, onTimerExpiry);
-        final QpContext[] all = qps.all();
-        for (final QpContext qp : all)
+        answerDoorbell(); // not work in itself: what the rung QPs get done is
+        final QpContext[] visited = activeQps;
+        final int count = activeCount;
+        int kept = 0;
+        for (int i = 0; i < count; i++)
         {
-            final QpState state = qp.state;
-            if (state == QpState.ERR)
+            final QpContext qp = visited[i];
+            if (!qp.removed)
             {
-                work += completions.flush(qp);
+                work += serve(qp);
+            }
+            if (!qp.removed && hasWork(qp))
+            {
+                visited[kept++] = qp;
             }
             else
             {
-                if (!qp.responses.isEmpty())
-                {
-                    work += responder.sendResponses(qp, nowNs, SEND_BUDGET_PER_QP);
-                }
-                if (state != QpState.RTS && state != QpState.SQD)
-                {
-                    continue;
-                }
-                final int sent = requester.process(qp, nowNs, SEND_BUDGET_PER_QP);
-                if (sent > 0 && qp.type == QpType.RC)
-                {
-                    armTimer(qp);
-                }
-                work += sent;
+                qp.active = false;
             }
         }
+        qpsVisited += count;
+        for (int i = kept; i < count; i++) // serving a QP activates none (frames, timers, commands do)
+        {
+            visited[i] = null;
+        }
+        activeCount = kept;
         // the ACKs of the receive burst before this cycle, after the requests: a reply the application posted on
         // seeing the data leaves first (the ACK only frees the peer's send queue; nobody waits on it)
         if (!callerFlushesAcknowledges)
@@ -239,6 +252,97 @@ public final class RnicEngine
         // what this cycle transmitted reaches the wire before the next receive burst (the driver flushes the port)
         responder.endDutyCycle();
         return work;
+    }
+
+    /** Adds the QPs whose doorbell rang to the active list. */
+    private void answerDoorbell()
+    {
+        QpContext qp = doorbell.takeAll();
+        while (qp != null)
+        {
+            final QpContext next = doorbell.answer(qp);
+            if (!qp.removed)
+            {
+                activate(qp);
+            }
+            qp = next;
+        }
+    }
+
+    /** One visit: flush a QP in error, or send what responses and requests its budget allows. */
+    private int serve(final QpContext qp)
+    {
+        final QpState state = qp.state;
+        if (state == QpState.ERR)
+        {
+            return completions.flush(qp);
+        }
+        int work = 0;
+        if (!qp.responses.isEmpty())
+        {
+            work += responder.sendResponses(qp, nowNs, SEND_BUDGET_PER_QP);
+        }
+        if (state == QpState.RTS || state == QpState.SQD)
+        {
+            final int sent = requester.process(qp, nowNs, SEND_BUDGET_PER_QP);
+            if (sent > 0 && qp.type == QpType.RC)
+            {
+                armTimer(qp);
+            }
+            work += sent;
+        }
+        return work;
+    }
+
+    /**
+     * Whether the QP needs another visit without anything happening to it first: work requests posted (or being
+     * posted) that the requester has not sent, responses owed, WRs to flush in ERR. A QP that waits for an ACK, an RNR
+     * timer or a retransmission timeout does not: the frame or the timer makes it active again. The ring tails are
+     * volatile reads, after the doorbell's volatile clear (see {@link Doorbell}).
+     */
+    private static boolean hasWork(final QpContext qp)
+    {
+        final QpState state = qp.state;
+        if (state == QpState.ERR)
+        {
+            return qp.sq.tail() != qp.sqOldest || (qp.rq != null && qp.rq.tail() != qp.rqNext);
+        }
+        if (!qp.responses.isEmpty())
+        {
+            return true;
+        }
+        final boolean mayRequest = state == QpState.RTS || (state == QpState.SQD && qp.reqWqeStarted);
+        return mayRequest && qp.rnrResumeNs == 0 && qp.sq.tail() != qp.sqNext;
+    }
+
+    /** Puts the QP in the list the duty cycle visits, if it is not there yet. Engine thread. */
+    private void activate(final QpContext qp)
+    {
+        if (qp.active)
+        {
+            return;
+        }
+        if (activeCount == activeQps.length)
+        {
+            activeQps = Arrays.copyOf(activeQps, activeCount * 2); // grows to the most ever active, once
+        }
+        activeQps[activeCount++] = qp;
+        qp.active = true;
+    }
+
+    /** Activates the QP if something that just happened to it left it work. Engine thread. */
+    private void activateIfWork(final QpContext qp)
+    {
+        if (!qp.active && !qp.removed && hasWork(qp))
+        {
+            activate(qp);
+        }
+    }
+
+    /** QPs in the duty cycle's active list. Engine thread. */
+    int activeQpCount()
+    {
+        return activeCount;
     }
 
     /**
@@ -282,6 +386,7 @@ public final class RnicEngine
         }
         completer.onTimers(qp, nowNs);
         armTimer(qp);
+        activateIfWork(qp); // a retransmission, or the end of an RNR wait
         if (qp.inTimerWheel && qp.timerDeadlineNs - nowNs <= 0)
         {
             timers.schedule(qp, nowNs + 1024); // not moved by onTimers: look again next tick, not in a loop
@@ -348,6 +453,7 @@ public final class RnicEngine
             completer.onResponse(qp, packet, buffer, nowNs);
             armTimer(qp);
         }
+        activateIfWork(qp); // responses owed, a window opened by an ACK, a NAK's go-back-N, an error to flush
     }
 
     /** Reaction point: the CNP's DestQP is our QP whose data met congestion. */
@@ -491,6 +597,7 @@ public final class RnicEngine
     {
         final DcqcnParameters defaults = congestionDefaults;
         qp.congestion = defaults == null ? null : new QpCongestion(defaults, nowNs);
+        qp.doorbell = doorbell;
         qps.add(qp);
     }
 
@@ -524,6 +631,7 @@ public final class RnicEngine
         execute(() ->
         {
             qps.remove(qp);
+            qp.removed = true; // the duty cycle drops it from its active list
             return null;
         });
     }
@@ -649,6 +757,7 @@ public final class RnicEngine
             }
         }
         qp.state = to;
+        activateIfWork(qp); // back to RTS from SQD with WRs waiting, or in ERR with WRs to flush
         return null;
     }
 }

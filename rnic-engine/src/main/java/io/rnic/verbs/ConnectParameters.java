@@ -1,15 +1,19 @@
 package io.rnic.verbs;
 
+import java.util.concurrent.ThreadLocalRandom;
+
 /**
  * What it takes to bring a QP from RESET to RTS, in one place (what {@code ibv_rc_pingpong} and perftest do after
  * their out-of-band exchange): the peer's QPN and first PSN, our first PSN, the path, and the RC timers. Defaults
- * are rdma-core's pingpong values: MTU 1024, timeout 14, retry 7, RNR retry 7, min RNR timer 12, one READ/atomic.
+ * are rdma-core's pingpong values: MTU 1024, timeout 14, retry 7, RNR retry 7, min RNR timer 12, one READ/atomic,
+ * and a random first PSN of our own ({@code lrand48() & 0xffffff}, as they draw it): a connection that starts at
+ * the same PSN every time is one whose stale packets a new incarnation may take for its own.
  */
 public final class ConnectParameters
 {
     public int remoteQpn;
     public int remotePsn;
-    public int localPsn;
+    public int localPsn = ThreadLocalRandom.current().nextInt(1 << 24);
     public int qkey = 0x11111111;
     public int accessFlags = AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
     public PathMtu pathMtu = PathMtu.MTU_1024;

@@ -9,6 +9,12 @@ public final class QpInitAttributes
     public CompletionQueue recvCq;
     public int maxSendWr = 128;
     public int maxRecvWr = 128;
+    /**
+     * Scatter/gather entries a send / receive WR may have ({@code cap.max_send_sge}, {@code cap.max_recv_sge}): each
+     * slot of the work queues holds that many, so a QP of many queues that post one buffer per WR asks for 1.
+     */
+    public int maxSendSge = ScatterGatherList.MAX_SGE;
+    public int maxRecvSge = ScatterGatherList.MAX_SGE;
     /** {@code sq_sig_all}: every send WR completes with a work completion, signaled or not. */
     public boolean signalAll;
 
@@ -35,6 +41,13 @@ public final class QpInitAttributes
     {
         this.maxSendWr = maxSendWr;
         this.maxRecvWr = maxRecvWr;
+        return this;
+    }
+
+    public QpInitAttributes maxSge(final int maxSendSge, final int maxRecvSge)
+    {
+        this.maxSendSge = maxSendSge;
+        this.maxRecvSge = maxRecvSge;
         return this;
     }
 

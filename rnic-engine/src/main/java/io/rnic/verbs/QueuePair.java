@@ -25,17 +25,23 @@ public final class QueuePair
     private final QpContext context;
     private final WorkQueueRing<SendWorkRequest> sendQueue;
     private final WorkQueueRing<RecvWorkRequest> recvQueue;
+    private final int maxSendSge;
+    private final int maxRecvSge;
 
     QueuePair(
         final RnicEngine engine,
         final QpContext context,
         final WorkQueueRing<SendWorkRequest> sendQueue,
-        final WorkQueueRing<RecvWorkRequest> recvQueue)
+        final WorkQueueRing<RecvWorkRequest> recvQueue,
+        final int maxSendSge,
+        final int maxRecvSge)
     {
         this.engine = engine;
         this.context = context;
         this.sendQueue = sendQueue;
         this.recvQueue = recvQueue;
+        this.maxSendSge = maxSendSge;
+        this.maxRecvSge = maxRecvSge;
     }
 
     public int qpn()
@@ -59,32 +65,49 @@ public final class QueuePair
     }
 
     /**
-     * Posts a send work request (copied: {@code wr} can be reused at once). Any thread; allocates nothing.
+     * Posts a send work request (copied: {@code wr} can be reused at once) and rings the engine's doorbell. Any
+     * thread; lock-free, allocates nothing.
      *
      * @return {@link #POST_OK}, {@link #POST_QUEUE_FULL} or {@link #POST_INVALID} (a QP in RESET, INIT or RTR
-     * cannot send; an opcode the transport does not have; too many scatter/gather entries).
+     * cannot send; an opcode the transport does not have; more scatter/gather entries than the QP's
+     * {@code maxSendSge}).
      */
     public int postSend(final SendWorkRequest wr)
     {
         final QpState state = context.state();
         if (state == QpState.RESET || state == QpState.INIT || state == QpState.RTR ||
-            !WrOpcode.isKnown(wr.opcode) || wr.sgl.count() > ScatterGatherList.MAX_SGE)
+            !WrOpcode.isKnown(wr.opcode) || wr.sgl.count() > maxSendSge)
         {
             return POST_INVALID;
         }
-        return sendQueue.offer(wr) ? POST_OK : POST_QUEUE_FULL;
+        if (!sendQueue.offer(wr))
+        {
+            return POST_QUEUE_FULL;
+        }
+        context.ringDoorbell();
+        return POST_OK;
     }
 
     /**
-     * Posts a receive work request (copied). Any thread; allocates nothing. Allowed from INIT on, as in ibverbs.
+     * Posts a receive work request (copied). Any thread; allocates nothing. Allowed from INIT on, as in ibverbs; more
+     * scatter/gather entries than the QP's {@code maxRecvSge} are {@link #POST_INVALID}.
      */
     public int postRecv(final RecvWorkRequest wr)
     {
-        if (context.state() == QpState.RESET)
+        if (context.state() == QpState.RESET || wr.sgl.count() > maxRecvSge)
         {
             return POST_INVALID;
         }
-        return recvQueue.offer(wr) ? POST_OK : POST_QUEUE_FULL;
+        if (!recvQueue.offer(wr))
+        {
+            return POST_QUEUE_FULL;
+        }
+        if (context.state() == QpState.ERR)
+        {
+            // to be flushed; in any other state the responder takes it when a SEND arrives, and nothing is due now
+            context.ringDoorbell();
+        }
+        return POST_OK;
     }
 
     /** ibverbs {@code modify_qp}; throws {@link VerbsException} naming what is wrong. */

@@ -4,7 +4,19 @@ package io.rnic.verbs;
 public final class RecvWorkRequest
 {
     public long wrId;
-    public final ScatterGatherList sgl = new ScatterGatherList();
+    public final ScatterGatherList sgl;
+
+    /** A request of up to {@link ScatterGatherList#MAX_SGE} scatter/gather entries. */
+    public RecvWorkRequest()
+    {
+        this(ScatterGatherList.MAX_SGE);
+    }
+
+    /** A request of up to {@code maxSge} scatter/gather entries (a receive queue slot of a QP with that many). */
+    public RecvWorkRequest(final int maxSge)
+    {
+        sgl = new ScatterGatherList(maxSge);
+    }
 
     public void copyFrom(final RecvWorkRequest other)
     {

@@ -121,10 +121,18 @@ public final class RnicDevice
             throw new VerbsException("QP work queue sizes " + init.maxSendWr + "/" + init.maxRecvWr +
                 " out of range 1.." + (1 << 16));
         }
+        if (init.maxSendSge < 1 || init.maxSendSge > ScatterGatherList.MAX_SGE ||
+            init.maxRecvSge < 1 || init.maxRecvSge > ScatterGatherList.MAX_SGE)
+        {
+            throw new VerbsException("QP scatter/gather entries " + init.maxSendSge + "/" + init.maxRecvSge +
+                " out of range 1.." + ScatterGatherList.MAX_SGE);
+        }
+        final int maxSendSge = init.maxSendSge;
+        final int maxRecvSge = init.maxRecvSge;
         final WorkQueueRing<SendWorkRequest> sq =
-            new WorkQueueRing<>(init.maxSendWr, SendWorkRequest::new, (from, to) -> to.copyFrom(from));
+            new WorkQueueRing<>(init.maxSendWr, () -> new SendWorkRequest(maxSendSge), (from, to) -> to.copyFrom(from));
         final WorkQueueRing<RecvWorkRequest> rq =
-            new WorkQueueRing<>(init.maxRecvWr, RecvWorkRequest::new, (from, to) -> to.copyFrom(from));
+            new WorkQueueRing<>(init.maxRecvWr, () -> new RecvWorkRequest(maxRecvSge), (from, to) -> to.copyFrom(from));
         return engine.execute(() ->
         {
             if (fixedQpn != 0 && engine.hasQp(fixedQpn))
@@ -135,7 +143,7 @@ public final class RnicDevice
             final QpContext context = new QpContext(qpn, init.type, init.pd, init.sendCq, init.recvCq, sq, rq,
                 init.signalAll);
             engine.addQp(context);
-            return new QueuePair(engine, context, sq, rq);
+            return new QueuePair(engine, context, sq, rq, maxSendSge, maxRecvSge);
         });
     }
 

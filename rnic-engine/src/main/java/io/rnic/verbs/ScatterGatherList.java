@@ -2,16 +2,42 @@ package io.rnic.verbs;
 
 /**
  * A scatter/gather list of a work request ({@code struct ibv_sge[]}): up to {@link #MAX_SGE} entries of local
- * address, length and L_Key. Mutable and reused.
+ * address, length and L_Key, or fewer: a QP's work queue slots hold as many as the QP was created for
+ * ({@code max_send_sge}, {@code max_recv_sge}), since one slot per work request is allocated up front. Mutable and
+ * reused.
  */
 public final class ScatterGatherList
 {
     public static final int MAX_SGE = 16;
 
-    final long[] addresses = new long[MAX_SGE];
-    final int[] lengths = new int[MAX_SGE];
-    final int[] lKeys = new int[MAX_SGE];
+    final long[] addresses;
+    final int[] lengths;
+    final int[] lKeys;
     int count;
+
+    /** A list of up to {@link #MAX_SGE} entries. */
+    public ScatterGatherList()
+    {
+        this(MAX_SGE);
+    }
+
+    /** A list of up to {@code capacity} entries (1..{@link #MAX_SGE}). */
+    public ScatterGatherList(final int capacity)
+    {
+        if (capacity < 1 || capacity > MAX_SGE)
+        {
+            throw new VerbsException("scatter/gather entries " + capacity + " out of range 1.." + MAX_SGE);
+        }
+        addresses = new long[capacity];
+        lengths = new int[capacity];
+        lKeys = new int[capacity];
+    }
+
+    /** The most entries this list holds. */
+    public int capacity()
+    {
+        return addresses.length;
+    }
 
     public ScatterGatherList clear()
     {
@@ -19,12 +45,12 @@ public final class ScatterGatherList
         return this;
     }
 
-    /** Appends an entry; throws {@link VerbsException} past {@link #MAX_SGE} (control of the caller's own list). */
+    /** Appends an entry; throws {@link VerbsException} past its capacity (control of the caller's own list). */
     public ScatterGatherList add(final long address, final int length, final int lKey)
     {
-        if (count == MAX_SGE)
+        if (count == addresses.length)
         {
-            throw new VerbsException("more than " + MAX_SGE + " scatter/gather entries");
+            throw new VerbsException("more than " + addresses.length + " scatter/gather entries");
         }
         if (length < 0)
         {
@@ -74,6 +100,7 @@ public final class ScatterGatherList
         return total;
     }
 
+    /** Copies {@code other}, which has no more entries than this list's capacity (the post calls check). */
     public void copyFrom(final ScatterGatherList other)
     {
         count = other.count;

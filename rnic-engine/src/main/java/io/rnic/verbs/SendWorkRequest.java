@@ -9,7 +9,7 @@ public final class SendWorkRequest
     public long wrId;
     public int opcode = WrOpcode.SEND;
     public int sendFlags = SendFlags.SIGNALED;
-    public final ScatterGatherList sgl = new ScatterGatherList();
+    public final ScatterGatherList sgl;
     /** Immediate data (SEND/WRITE with immediate) or the R_Key to invalidate (SEND with invalidate). */
     public int immediateOrInvalidateRKey;
     public long remoteAddress;
@@ -20,6 +20,18 @@ public final class SendWorkRequest
     public int udRemoteQpn;
     public int udRemoteQkey;
     public final AddressVector udAddress = new AddressVector();
+
+    /** A request of up to {@link ScatterGatherList#MAX_SGE} scatter/gather entries. */
+    public SendWorkRequest()
+    {
+        this(ScatterGatherList.MAX_SGE);
+    }
+
+    /** A request of up to {@code maxSge} scatter/gather entries (a send queue slot of a QP with that many). */
+    public SendWorkRequest(final int maxSge)
+    {
+        sgl = new ScatterGatherList(maxSge);
+    }
 
     public void copyFrom(final SendWorkRequest other)
     {

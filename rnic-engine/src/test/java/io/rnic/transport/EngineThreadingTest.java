@@ -15,6 +15,7 @@ import io.rnic.verbs.VerbsException;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -38,6 +39,7 @@ class EngineThreadingTest
         final AtomicBoolean running = new AtomicBoolean(true);
         final AtomicLong cycles = new AtomicLong();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final AtomicInteger lastQpn = new AtomicInteger(QpTable.FIRST_QPN);
         final Thread engineThread = new Thread(() ->
         {
             try
@@ -46,7 +48,8 @@ class EngineThreadingTest
                 {
                     engine.doWork();
                     // the engine reads the QP table on every frame: look up QPNs while the control plane churns
-                    for (int qpn = 0; qpn < 70; qpn++)
+                    final int around = lastQpn.get();
+                    for (int qpn = around - 35; qpn < around + 35; qpn++)
                     {
                         final QpContext qp = engine.qps().get(qpn);
                         if (qp != null && qp.qpn() != qpn)
@@ -73,6 +76,7 @@ class EngineThreadingTest
             {
                 final QueuePair qp = device.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(4, 4));
                 assertTrue(qp.qpn() >= QpTable.FIRST_QPN);
+                lastQpn.set(qp.qpn());
                 final QpAttributes attr = new QpAttributes();
                 attr.state = QpState.INIT;
                 attr.accessFlags = AccessFlags.REMOTE_WRITE;
@@ -94,16 +98,25 @@ class EngineThreadingTest
     }
 
     @Test
-    void shouldNeverHandOutQpZeroOrOne()
+    void shouldNumberQpsRoundRobinWithoutReusingADestroyedQpsNumber()
     {
         final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
         final ProtectionDomain pd = fabric.a().allocPd();
         final CompletionQueue cq = fabric.a().createCq(4);
         final QueuePair first = fabric.a().createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(1, 1));
-        assertEquals(2, first.qpn());
         final QueuePair second = fabric.a().createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(1, 1));
-        assertEquals(3, second.qpn());
+        assertEquals(next(first.qpn()), second.qpn());
         fabric.a().destroyQp(first);
-        assertEquals(2, fabric.a().createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(1, 1)).qpn());
+        final QueuePair third = fabric.a().createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(1, 1));
+        assertEquals(next(second.qpn()), third.qpn(), "the destroyed QP's number is not given again at once");
+        for (final QueuePair qp : new QueuePair[]{ first, second, third })
+        {
+            assertTrue(qp.qpn() >= QpTable.FIRST_QPN && qp.qpn() <= QpTable.MAX_QPN, "QPN " + qp.qpn());
+        }
+    }
+
+    private static int next(final int qpn)
+    {
+        return qpn == QpTable.MAX_QPN ? QpTable.FIRST_QPN : qpn + 1;
     }
 }
