@@ -436,17 +436,20 @@ public final class Workload
             TYPE_NAMES[flow.types[slot]], flow.sizes[slot], wc.status());
         if (wc.status() == WcStatus.RETRY_EXC_ERR)
         {
-            return what + String.format(": %d %s lost a request or its answer, %s", config.retryCount + 1,
-                config.retryCount == 0 ? "try" : "tries in a row", config.retryCount < 7 ? "more than --retry-cnt " + config.retryCount + " allows; raise it (at most 7)" :
+            final String advice = config.retryCount < 7 ?
+                "more than --retry-cnt " + config.retryCount + " allows; raise it (at most 7)" :
                 "more than --retry-cnt 7 (the IBTA's maximum) allows: what the specification prescribes on a link " +
-                "this lossy");
+                "this lossy";
+            return what + String.format(": %d %s lost a request or its answer, %s", config.retryCount + 1,
+                config.retryCount == 0 ? "try" : "tries in a row", advice);
         }
         if (wc.status() == WcStatus.RNR_RETRY_EXC_ERR)
         {
             return what + ": the responder had no receive posted " + (config.rnrRetry + 1) + " times in a row; raise " +
                 "--rnr-retry (now " + config.rnrRetry + ", 7 = infinite)";
         }
-        return what + "; " + flow.requester.context().describe() + " / responder " + flow.responder.context().describe();
+        return what + "; " + flow.requester.context().describe() + " / responder " +
+            flow.responder.context().describe();
     }
 
     private static int slotOf(final Flow flow, final long opId, final int slots)

@@ -15,7 +15,8 @@ import org.agrona.DirectBuffer;
  * completes them in order. An ACK acknowledges every packet up to its PSN; a READ response or atomic ACK also
  * acknowledges everything before it (implied ACK); an ACK that passes an unanswered READ or atomic means its
  * responses were lost (implied NAK). PSN sequence NAKs and the local ACK timeout (4.096 us x 2^timeout) restart
- * the requester from the first unacknowledged PSN (go-back-N) within retry_cnt; RNR NAKs wait the RNR timer within
+ * the requester from the first unacknowledged PSN (go-back-N) within retry_cnt, and so does a READ response burst
+ * that shows the answer to a re-request lost its first packet; RNR NAKs wait the RNR timer within
  * rnr_retry (7 = forever); other NAKs complete the WQE with the matching error and move the QP to ERR.
  */
 final class Completer
@@ -301,12 +302,12 @@ final class Completer
      * NAK: ask again from {@code compPsn}. The rest of that burst follows it and must not ask again (rxe's
      * {@code started_retry}): the re-request is on its way. When the answer to the re-request loses its own first
      * packet, rxe waits for the local ACK timeout although the loss shows at once; on a lossy link that wait is most
-     * of a large READ's recovery time. So one more case restarts the retry sequence here:
-     * once a burst of this READ has ended during the sequence (its LAST arrived), a MIDDLE packet within
-     * {@link #BURST_START_PACKETS} of {@code compPsn} belongs to a newer burst, the answer to a re-request, whose
-     * first packets were lost. Armed by a LAST and disarmed by the restart, it asks at most once per burst received;
-     * each restart counts against retry_cnt like any retry. A packet of an ended burst reordered past its LAST can
-     * fire it too: the same bound holds, and it costs one re-request that the next burst may have needed anyway.
+     * of a large READ's recovery time. So one more case restarts the retry sequence here: once a burst of this READ
+     * has ended during the sequence (its LAST arrived), a MIDDLE packet within {@link #BURST_START_PACKETS} of
+     * {@code compPsn} belongs to a newer burst, the answer to a re-request, whose first packets were lost. Armed by a
+     * LAST and disarmed by the restart, it asks at most once per burst received; each restart counts against
+     * retry_cnt like any retry. A packet of an ended burst reordered past its LAST can fire it too: the same bound
+     * holds, and it costs one re-request that the next burst may have needed anyway.
      */
     private void onReadResponseAhead(
         final QpContext qp, final int psn, final int opcode, final int lastPsn, final long nowNs)

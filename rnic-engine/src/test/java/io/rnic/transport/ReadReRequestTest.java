@@ -33,7 +33,7 @@ class ReadReRequestTest
     private static final int PACKETS = 16;
     private static final int READ_BYTES = PACKETS * 1024; // MTU 1024
     private static final int FIRST_PSN = 0x10_0000;      // Connection's starting PSN of A
-    private static final int MISSING_PSN = FIRST_PSN + 5; // lost from the first burst and from the answer to its re-request
+    private static final int MISSING_PSN = FIRST_PSN + 5; // lost from the READ's burst and from the re-request's
     private static final long TIMEOUT_NS = Timeouts.localAckTimeoutNs(8);
 
     private final Arena arena = Arena.ofShared();
