@@ -24,8 +24,12 @@ public final class RnicCli
         int run(String[] args, PrintStream out, PrintStream err) throws IOException;
     }
 
-    private record Entry(String synopsis, String summary, Command command)
+    private record Entry(String synopsis, String summary, String details, Command command)
     {
+        Entry(final String synopsis, final String summary, final Command command)
+        {
+            this(synopsis, summary, "", command);
+        }
     }
 
     private static final Map<String, Entry> COMMANDS = new LinkedHashMap<>();
@@ -40,7 +44,7 @@ public final class RnicCli
             "run a verified RC workload (write/read/send/atomic) between two engines over a simulated link that " +
             "loses, reorders, duplicates and corrupts frames; prints retransmissions, NAKs and time; exit 1 on any " +
             "mismatch",
-            SimulateCommand::run));
+            SimulateCommand.DETAILS, SimulateCommand::run));
         COMMANDS.put("cc-sim", new Entry(CcSimCommand.SYNOPSIS,
             "congestion control on a simulated bottleneck (RED/ECN marking, tail drop): RC flows with DCQCN and " +
             "without; prints fairness, queue and drops, writes CSV and an HTML plot; exit 1 if DCQCN is unfair or " +
@@ -62,7 +66,8 @@ public final class RnicCli
             "READs one and WRITEs it back into the other); -v prints each ping's data, -V checks it; interoperates " +
             "with rping -s / rping -c",
             Rping::run));
-        COMMANDS.put("help", new Entry("help", "this list", (args, out, err) -> help(out)));
+        COMMANDS.put("help", new Entry("help [COMMAND]", "this list, or one command's usage",
+            (args, out, err) -> args.length == 0 ? help(out) : help(args[0], out, err)));
     }
 
     private RnicCli()
@@ -126,6 +131,26 @@ public final class RnicCli
             }
             return 2;
         }
+    }
+
+    /** {@code rnic help COMMAND}: its synopsis, what it does, and the details of its flags where it has them. */
+    static int help(final String command, final PrintStream out, final PrintStream err)
+    {
+        final Entry entry = COMMANDS.get(command);
+        if (entry == null)
+        {
+            err.println("rnic help: unknown command '" + command + "'. Run 'rnic help' for the list.");
+            return 2;
+        }
+        out.println("usage: rnic " + entry.synopsis());
+        out.println();
+        out.println(entry.summary());
+        if (!entry.details().isEmpty())
+        {
+            out.println();
+            out.println(entry.details());
+        }
+        return 0;
     }
 
     static int help(final PrintStream out)

@@ -3,6 +3,7 @@ package io.rnic.cli;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.SimulationReport;
 import io.rnic.sim.Workload;
+import io.rnic.transport.Timeouts;
 import io.rnic.verbs.PathMtu;
 
 import java.io.PrintStream;
@@ -16,7 +17,16 @@ import java.io.PrintStream;
 final class SimulateCommand
 {
     static final String SYNOPSIS = "simulate [--ops N] [--qps Q] [--max-size BYTES] [--loss P] [--reorder P] " +
-        "[--dup P] [--corrupt P] [--delay-ns NS] [--seed S] [--mtu 256..4096] [--ops-mix write,read,send,atomic]";
+        "[--dup P] [--corrupt P] [--delay-ns NS] [--seed S] [--mtu 256..4096] [--ops-mix write,read,send,atomic] " +
+        "[--retry-cnt 0..7] [--rnr-retry 0..7] [--timeout 0..31]";
+
+    /** What {@code rnic help simulate} adds to the synopsis: the QP's retry knobs, in ibverbs' encodings. */
+    static final String DETAILS = String.join(System.lineSeparator(),
+        "--retry-cnt 0..7   retry_cnt of every QP: retries in a row without progress (lost requests, ACKs or READ",
+        "                   responses) before the WQE fails with RETRY_EXC_ERR; default 7, the IBTA's maximum",
+        "--rnr-retry 0..7   rnr_retry: RNR NAKs in a row before RNR_RETRY_EXC_ERR; 7 (the default) = infinite",
+        "--timeout 0..31    local ACK timeout, 4.096 us x 2^T; default 8 (1.05 ms); 0 = none (a lost answer then",
+        "                   stalls the QP until the run's time budget ends)");
 
     private SimulateCommand()
     {
@@ -65,6 +75,9 @@ final class SimulateCommand
                         }
                     }
                     case "--ops-mix" -> mix(config, value);
+                    case "--retry-cnt" -> config.retryCount = inRange(option, value, 7, "");
+                    case "--rnr-retry" -> config.rnrRetry = inRange(option, value, 7, " (7 = infinite)");
+                    case "--timeout" -> config.timeout = inRange(option, value, 31, " (4.096 us x 2^T, 0 = none)");
                     default -> throw new UsageException("unknown option " + option);
                 }
             }
@@ -84,6 +97,9 @@ final class SimulateCommand
 
         out.printf("simulating %,d operations on %d QPs, sizes 0..%,d B, MTU %d, seed %d, link: %s%n",
             config.operations, config.qps, config.maxSize, config.mtu.bytes(), config.seed, conditions);
+        out.printf("QPs: retry_cnt %d, rnr_retry %d, timeout %d (%s)%n", config.retryCount, config.rnrRetry,
+            config.timeout, config.timeout == 0 ? "none" : String.format("%.3f ms",
+            Timeouts.localAckTimeoutNs(config.timeout) / 1e6));
         final SimulationReport report = Workload.run(config);
         out.print(report.summary());
         return report.passed() ? 0 : 1;
@@ -95,6 +111,17 @@ final class SimulateCommand
         if (n < 1)
         {
             throw new UsageException(option + " must be at least 1, not " + value);
+        }
+        return n;
+    }
+
+    /** An ibverbs attribute from 0 to {@code max}. */
+    private static int inRange(final String option, final String value, final int max, final String meaning)
+    {
+        final int n = Integer.parseInt(value);
+        if (n < 0 || n > max)
+        {
+            throw new UsageException(option + " must be between 0 and " + max + meaning + ", not " + value);
         }
         return n;
     }

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -49,5 +50,53 @@ class SimulateCommandTest
         final String[] mix = run("simulate", "--ops-mix", "write,teleport");
         assertEquals("2", mix[0]);
         assertTrue(mix[2].contains("not 'teleport'"), mix[2]);
+    }
+
+    @Test
+    void shouldRefuseRetryKnobsOutsideTheirIbverbsRangesInOneLine()
+    {
+        final String[][] cases = {
+            { "--retry-cnt", "8", "--retry-cnt must be between 0 and 7, not 8" },
+            { "--rnr-retry", "-1", "--rnr-retry must be between 0 and 7 (7 = infinite), not -1" },
+            { "--timeout", "32", "--timeout must be between 0 and 31 (4.096 us x 2^T, 0 = none), not 32" },
+            { "--timeout", "soon", "--timeout takes a number, not 'soon'" } };
+        for (final String[] c : cases)
+        {
+            final String[] result = run("simulate", c[0], c[1]);
+            assertEquals("2", result[0], c[0] + " " + c[1]);
+            assertEquals("rnic simulate: " + c[2], result[2].lines().findFirst().orElseThrow());
+            assertTrue(result[2].lines().skip(1).allMatch(line -> line.startsWith("usage: rnic simulate")), result[2]);
+        }
+    }
+
+    @Test
+    void shouldSayInOneLineWhichOperationRanOutOfRetriesAndWhichFlagAllowsMore()
+    {
+        // retry_cnt 0: the first lost request or answer fails its WQE
+        final String[] result = run("simulate", "--ops", "400", "--qps", "2", "--max-size", "65536", "--loss", "0.05",
+            "--seed", "5", "--retry-cnt", "0", "--timeout", "4");
+        assertEquals("1", result[0], result[1] + result[2]);
+        assertTrue(result[1].contains("QPs: retry_cnt 0, rnr_retry 7, timeout 4 (0.066 ms)"), result[1]);
+        final List<String> errors = result[1].lines().filter(line -> line.contains("RETRY_EXC_ERR")).toList();
+        assertEquals(1, errors.size(), result[1]);
+        assertTrue(errors.get(0).matches("ERROR: QP \\d+: op \\d+ \\((WRITE|READ|SEND|ATOMIC), [\\d,]+ B\\) failed " +
+            "with RETRY_EXC_ERR: 1 try lost a request or its answer, more than --retry-cnt 0 allows; raise " +
+            "it \\(at most 7\\)"), errors.get(0));
+        assertTrue(result[1].lines().noneMatch(line -> line.startsWith("MISMATCH")), "the flushed WQEs after it are " +
+            "no news: " + result[1]);
+        assertTrue(result[1].trim().endsWith("FAIL"), result[1]);
+    }
+
+    @Test
+    void shouldDescribeTheRetryKnobsInItsHelp()
+    {
+        final String[] result = run("help", "simulate");
+        assertEquals("0", result[0], result[2]);
+        assertTrue(result[1].startsWith("usage: rnic simulate ["), result[1]);
+        for (final String flag : new String[]{ "--retry-cnt 0..7", "--rnr-retry 0..7", "--timeout 0..31" })
+        {
+            assertTrue(result[1].contains("[" + flag + "]"), flag + " in the synopsis: " + result[1]);
+            assertTrue(result[1].contains(System.lineSeparator() + flag + " "), flag + " explained: " + result[1]);
+        }
     }
 }

@@ -20,6 +20,8 @@ public final class SimulationReport
     long steps;
     boolean timedOut;
     final List<String> failures = new ArrayList<>();
+    /** Operations that completed with an error status (the workload stops at the first). */
+    final List<String> errors = new ArrayList<>();
     TransportCounters requesterCounters;
     TransportCounters responderCounters;
     String linkSummary;
@@ -54,9 +56,14 @@ public final class SimulationReport
         return failures;
     }
 
+    public List<String> errors()
+    {
+        return errors;
+    }
+
     public boolean passed()
     {
-        return failures.isEmpty() && !timedOut;
+        return failures.isEmpty() && errors.isEmpty() && !timedOut;
     }
 
     public TransportCounters requesterCounters()
@@ -74,6 +81,14 @@ public final class SimulationReport
         if (failures.size() < 100)
         {
             failures.add(failure);
+        }
+    }
+
+    void error(final String error)
+    {
+        if (errors.size() < 100)
+        {
+            errors.add(error);
         }
     }
 
@@ -109,6 +124,10 @@ public final class SimulationReport
         if (timedOut)
         {
             sb.append("TIMED OUT: the workload did not finish within its simulated time budget").append(System.lineSeparator());
+        }
+        for (final String error : errors)
+        {
+            sb.append("ERROR: ").append(error).append(System.lineSeparator());
         }
         for (final String failure : failures)
         {

@@ -50,6 +50,12 @@ public final class Workload
         public PathMtu mtu = PathMtu.MTU_4096;
         public int inFlightPerQp = 8;
         public long maxSimulatedNs = 600_000_000_000L;
+        /** ibverbs' retry_cnt (0..7): retries in a row without progress before a WQE fails with RETRY_EXC_ERR. */
+        public int retryCount = 7;
+        /** ibverbs' rnr_retry (0..7, 7 = infinite): RNR NAKs in a row before RNR_RETRY_EXC_ERR. */
+        public int rnrRetry = 7;
+        /** ibverbs' timeout (0..31): local ACK timeout 4.096 us x 2^timeout, 0 = none; 8 is about 1 ms. */
+        public int timeout = 8;
     }
 
     private static final int WRITE = 0;
@@ -83,6 +89,8 @@ public final class Workload
         long atomicsPosted;
         long atomicsDone;
         long receivesDone;
+        /** A WQE completed in error: the QP is in ERR and the rest of its WQEs are flushed. */
+        boolean failed;
     }
 
     public static SimulationReport run(final Config config)
@@ -117,7 +125,7 @@ public final class Workload
             long done = 0;
             final long deadline = simulatedStart + config.maxSimulatedNs;
 
-            while (done < config.operations && report.failures.isEmpty())
+            while (done < config.operations && report.failures.isEmpty() && report.errors.isEmpty())
             {
                 if (fabric.clock().nanoTime() > deadline)
                 {
@@ -143,19 +151,24 @@ public final class Workload
                 fabric.step();
                 for (final Flow flow : flows)
                 {
-                    done += poll(flow, slots, slotBytes, patternSegment, wcs, report);
+                    done += poll(flow, config, slotBytes, patternSegment, wcs, report);
                 }
             }
 
             for (final Flow flow : flows)
             {
+                if (flow.failed)
+                {
+                    continue; // reported with the WQE that failed
+                }
                 if (flow.requester.state() != QpState.RTS || flow.responder.state() != QpState.RTS)
                 {
                     report.fail("QP " + flow.requester.qpn() + " ended in " + flow.requester.state() + " / responder " +
                         flow.responder.state());
                 }
                 final long counter = flow.responderMemory.get(ValueLayout.JAVA_LONG, (long)slots * slotBytes);
-                if (report.failures.isEmpty() && !report.timedOut && counter != flow.atomicsPosted)
+                if (report.failures.isEmpty() && report.errors.isEmpty() && !report.timedOut &&
+                    counter != flow.atomicsPosted)
                 {
                     report.fail("QP " + flow.requester.qpn() + ": atomic counter " + counter + " after " +
                         flow.atomicsPosted + " atomics");
@@ -246,20 +259,20 @@ public final class Workload
         flow.received = new boolean[slots];
         final int psnA = (0xFF_FF00 + index * 0x1000) & 0xFF_FFFF; // close to the wrap, so it is crossed
         final int psnB = (0x7F_FF00 + index * 0x1000) & 0xFF_FFFF;
-        bringUp(flow.requester, flow.responder.qpn(), TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, psnA, psnB, config.mtu);
-        bringUp(flow.responder, flow.requester.qpn(), TwoNodeFabric.IP_A, TwoNodeFabric.MAC_A, psnB, psnA, config.mtu);
+        bringUp(flow.requester, flow.responder.qpn(), TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, psnA, psnB, config);
+        bringUp(flow.responder, flow.requester.qpn(), TwoNodeFabric.IP_A, TwoNodeFabric.MAC_A, psnB, psnA, config);
         return flow;
     }
 
     private static void bringUp(
         final QueuePair qp, final int remoteQpn, final int remoteIp, final long remoteMac, final int sqPsn,
-        final int rqPsn, final PathMtu mtu)
+        final int rqPsn, final Config config)
     {
         final ConnectParameters parameters = new ConnectParameters()
             .remote(remoteQpn, rqPsn)
             .localPsn(sqPsn)
-            .pathMtu(mtu)
-            .timers(8, 7, 7, 1)
+            .pathMtu(config.mtu)
+            .timers(config.timeout, config.retryCount, config.rnrRetry, 1)
             .readAtomic(16, 16);
         parameters.addressVector.destinationIpv4(remoteIp).destinationMac(remoteMac).sourceGidIndex(0);
         parameters.applyTo(qp);
@@ -336,9 +349,10 @@ public final class Workload
     }
 
     private static int poll(
-        final Flow flow, final int slots, final int slotBytes, final MemorySegment pattern, final WorkCompletion[] wcs,
-        final SimulationReport report)
+        final Flow flow, final Config config, final int slotBytes, final MemorySegment pattern,
+        final WorkCompletion[] wcs, final SimulationReport report)
     {
+        final int slots = config.inFlightPerQp;
         // Receives first: a SEND's receive completes before the ACK that completes the SEND can leave the responder.
         final int received = flow.responderRecvCq.poll(wcs, wcs.length);
         for (int i = 0; i < received; i++)
@@ -374,9 +388,12 @@ public final class Workload
             }
             if (wc.status() != WcStatus.SUCCESS)
             {
-                report.fail("op " + wc.wrId() + " (" + TYPE_NAMES[flow.types[slot]] + ", " + flow.sizes[slot] +
-                    " B) completed with " + wc.status() + "; " + flow.requester.context().describe() +
-                    " / responder " + flow.responder.context().describe());
+                if (!flow.failed)
+                {
+                    report.error(failure(flow, slot, wc, config));
+                }
+                flow.failed = true; // the WQEs after it are flushed: consequences, not news
+                flow.completed++;
                 continue;
             }
             final long slotOffset = (long)slot * slotBytes;
@@ -407,6 +424,32 @@ public final class Workload
             flow.completed++;
         }
         return n;
+    }
+
+    /**
+     * One line on a WQE that completed in error. Running out of retries is what the IBTA prescribes when a request or
+     * its answer is lost that many times in a row: the line says so and names the flag that allows more.
+     */
+    private static String failure(final Flow flow, final int slot, final WorkCompletion wc, final Config config)
+    {
+        final String what = String.format("QP %d: op %d (%s, %,d B) failed with %s", flow.requester.qpn(), wc.wrId(),
+            TYPE_NAMES[flow.types[slot]], flow.sizes[slot], wc.status());
+        if (wc.status() == WcStatus.RETRY_EXC_ERR)
+        {
+            final String advice = config.retryCount < 7 ?
+                "more than --retry-cnt " + config.retryCount + " allows; raise it (at most 7)" :
+                "more than --retry-cnt 7 (the IBTA's maximum) allows: what the specification prescribes on a link " +
+                "this lossy";
+            return what + String.format(": %d %s lost a request or its answer, %s", config.retryCount + 1,
+                config.retryCount == 0 ? "try" : "tries in a row", advice);
+        }
+        if (wc.status() == WcStatus.RNR_RETRY_EXC_ERR)
+        {
+            return what + ": the responder had no receive posted " + (config.rnrRetry + 1) + " times in a row; raise " +
+                "--rnr-retry (now " + config.rnrRetry + ", 7 = infinite)";
+        }
+        return what + "; " + flow.requester.context().describe() + " / responder " +
+            flow.responder.context().describe();
     }
 
     private static int slotOf(final Flow flow, final long opId, final int slots)

@@ -15,11 +15,18 @@ import org.agrona.DirectBuffer;
  * completes them in order. An ACK acknowledges every packet up to its PSN; a READ response or atomic ACK also
  * acknowledges everything before it (implied ACK); an ACK that passes an unanswered READ or atomic means its
  * responses were lost (implied NAK). PSN sequence NAKs and the local ACK timeout (4.096 us x 2^timeout) restart
- * the requester from the first unacknowledged PSN (go-back-N) within retry_cnt; RNR NAKs wait the RNR timer within
+ * the requester from the first unacknowledged PSN (go-back-N) within retry_cnt, and so does a READ response burst
+ * that shows the answer to a re-request lost its first packet; RNR NAKs wait the RNR timer within
  * rnr_retry (7 = forever); other NAKs complete the WQE with the matching error and move the QP to ERR.
  */
 final class Completer
 {
+    /**
+     * How far past the first missing PSN a READ response may be and still be read as the start of a newer burst
+     * (its first one or two packets lost): further in, it is more likely a straggler of an older burst.
+     */
+    static final int BURST_START_PACKETS = 2;
+
     private final Requester requester;
     private final LocalMemory memory;
     private final Completions completions;
@@ -219,15 +226,15 @@ final class Completer
             counters.increment(TransportCounter.DUPLICATE_RESPONSE);
             return;
         }
+        final int opcode = packet.opcode();
         if (distance > 0)
         {
             // An earlier response was lost (or is late): ask again from the first missing one.
-            impliedNak(qp, nowNs);
+            onReadResponseAhead(qp, psn, opcode, qp.wqeLastPsn[slot], nowNs);
             return;
         }
         final long total = wqe.sgl.totalLength();
         final long offset = (long)Psn.distance(first, psn) * qp.mtuBytes;
-        final int opcode = packet.opcode();
         final boolean last = opcode == Opcode.RC_RDMA_READ_RESPONSE_LAST || opcode == Opcode.RC_RDMA_READ_RESPONSE_ONLY;
         final int length = packet.payloadLength();
         // A READ re-requested from the middle is answered FIRST/ONLY from there: the PSN alone gives the offset.
@@ -296,6 +303,39 @@ final class Completer
         completions.completeOldestSend(qp, WcStatus.SUCCESS, Long.BYTES);
     }
 
+    /**
+     * A response of the oldest READ from past its first missing packet, {@code compPsn}. The first one is an implied
+     * NAK: ask again from {@code compPsn}. The rest of that burst follows it and must not ask again (rxe's
+     * {@code started_retry}): the re-request is on its way. When the answer to the re-request loses its own first
+     * packet, rxe waits for the local ACK timeout although the loss shows at once; on a lossy link that wait is most
+     * of a large READ's recovery time. So one more case restarts the retry sequence here: once a burst of this READ
+     * has ended during the sequence (its LAST arrived), a MIDDLE packet within {@link #BURST_START_PACKETS} of
+     * {@code compPsn} belongs to a newer burst, the answer to a re-request, whose first packets were lost. Armed by a
+     * LAST and disarmed by the restart, it asks at most once per burst received; each restart counts against
+     * retry_cnt like any retry. A packet of an ended burst reordered past its LAST can fire it too: the same bound
+     * holds, and it costs one re-request that the next burst may have needed anyway.
+     */
+    private void onReadResponseAhead(
+        final QpContext qp, final int psn, final int opcode, final int lastPsn, final long nowNs)
+    {
+        if (qp.rewoundAtPsn != qp.compPsn)
+        {
+            counters.increment(TransportCounter.IMPLIED_NAK);
+            retry(qp, qp.compPsn, nowNs, false);
+        }
+        else if (qp.retryBurstEnded && opcode == Opcode.RC_RDMA_READ_RESPONSE_MIDDLE &&
+            Psn.distance(qp.compPsn, psn) <= BURST_START_PACKETS)
+        {
+            counters.increment(TransportCounter.IMPLIED_NAK);
+            qp.retryBurstEnded = false;
+            retry(qp, qp.compPsn, nowNs, true);
+        }
+        if (psn == lastPsn && qp.rewoundAtPsn == qp.compPsn)
+        {
+            qp.retryBurstEnded = true; // after the restart: the burst this packet ends is over either way
+        }
+    }
+
     /** A response that could only come after one we have not seen: resend from the first unacknowledged PSN. */
     private void impliedNak(final QpContext qp, final long nowNs)
     {
@@ -332,6 +372,7 @@ final class Completer
             qp.retryLeft = qp.retryCount;
             qp.rnrRetryLeft = qp.rnrRetry;
             qp.rewoundAtPsn = -1;
+            qp.retryBurstEnded = false;
             qp.retransmitDeadlineNs = qp.retransmitDeadlineNs == 0 ? 0 : qp.lastNowNs + timeoutNs(qp);
             if (Psn.isBefore(qp.reqPsn, nextUnacked))
             {
@@ -345,11 +386,12 @@ final class Completer
     /**
      * Starts a retransmission from {@code psn}. One retry sequence at a time, as rxe's {@code started_retry}: while
      * the requester is already resending from the current first unacknowledged PSN, the ACKs and NAKs still in
-     * flight from before that point start no further retry (and use up no retry budget); only the timer does.
+     * flight from before that point start no further retry (and use up no retry budget); only a {@code restart}
+     * does: the timer, or a newer READ response burst that lost its first packets ({@link #onReadResponseAhead}).
      */
-    private void retry(final QpContext qp, final int psn, final long nowNs, final boolean timeout)
+    private void retry(final QpContext qp, final int psn, final long nowNs, final boolean restart)
     {
-        if (!timeout && qp.rewoundAtPsn == qp.compPsn)
+        if (!restart && qp.rewoundAtPsn == qp.compPsn)
         {
             return;
         }

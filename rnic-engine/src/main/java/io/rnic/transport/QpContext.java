@@ -107,6 +107,11 @@ public final class QpContext
     long rnrResumeNs;
     /** The PSN the requester was last sent back to, so that a burst of later responses asks only once. */
     int rewoundAtPsn = -1;
+    /**
+     * During a retry sequence for a READ, a response burst of it has ended (its LAST arrived) since the sequence
+     * (re)started: the next packets just after {@link #compPsn} come from a newer burst (see {@code Completer}).
+     */
+    boolean retryBurstEnded;
     /** The duty cycle's time, for re-arming the ACK timer on progress. */
     long lastNowNs;
     /** The QP's entry in the engine's {@link QpTimerWheel}: when it fires, and its neighbours in the spoke. */
@@ -272,6 +277,7 @@ public final class QpContext
         errorPosition = -1;
         errorStatus = null;
         rewoundAtPsn = -1;
+        retryBurstEnded = false;
         lastRequestOpcode = -1;
         nakSent = false;
         sequenceNakOwed = false;
