@@ -596,6 +596,7 @@ public final class PerftestTool
             .readAtomic(Math.max(1, Math.min(PerftestOutOfBand.OUT_READS, remote.outReads())),
                 PerftestOutOfBand.OUT_READS);
         parameters.qkey = LocalQp.QKEY;
+        parameters.timeout = options.qpTimeout;
         parameters.addressVector.destinationGid(remote.gidHigh(), remote.gidLow()).destinationMac(mac)
             .sourceGidIndex(gidIndex).hopLimit(64);
         parameters.applyTo(q.qp);
