@@ -6,6 +6,7 @@ import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.EndpointOptions;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.transport.LocalPort;
+import io.rnic.transport.Timeouts;
 import io.rnic.transport.TransportCounter;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
@@ -373,18 +374,22 @@ public final class PerftestTool
     /**
      * Without a closing barrier the last message's ACK may be lost after we leave, and the peer's retransmissions
      * would then meet a QP that is gone (it fails with RETRY_EXC_ERR, as rdma-core's pingpongs can on real hardware
-     * too). So the engine keeps answering until nothing has arrived for {@link #QUIET_BEFORE_LEAVING_MS} — longer
-     * than the first retransmission of a peer with the tools' ACK timeout (14: 67 ms) — or a second has passed.
+     * too). So the engine keeps answering until nothing has arrived for {@link #QUIET_BEFORE_LEAVING_MS}, or twice
+     * the ACK timeout of {@code -u} when that is longer — longer than the first retransmission of a peer with our
+     * timeout (14: 67 ms) — or until a second, or four ACK timeouts, have passed.
      */
     private void answerLateRetransmissions(final Endpoint endpoint)
     {
+        final long timeoutNs = Timeouts.localAckTimeoutNs(options.qpTimeout);
+        final long quietNs = Math.max(QUIET_BEFORE_LEAVING_MS * 1_000_000L, 2 * timeoutNs);
+        final long limitNs = Math.max(1_000_000_000L, 4 * timeoutNs);
         final long startNs = System.nanoTime();
         long quietSinceNs = startNs;
         long received = endpoint.transportCounter(TransportCounter.PACKETS_RECEIVED);
         while (true)
         {
             final long nowNs = System.nanoTime();
-            if (nowNs - quietSinceNs >= QUIET_BEFORE_LEAVING_MS * 1_000_000L || nowNs - startNs >= 1_000_000_000L)
+            if (nowNs - quietSinceNs >= quietNs || nowNs - startNs >= limitNs)
             {
                 return;
             }
@@ -598,6 +603,7 @@ public final class PerftestTool
             .readAtomic(Math.max(1, Math.min(PerftestOutOfBand.OUT_READS, remote.outReads())),
                 PerftestOutOfBand.OUT_READS);
         parameters.qkey = LocalQp.QKEY;
+        parameters.timeout = options.qpTimeout;
         parameters.addressVector.destinationGid(remote.gidHigh(), remote.gidLow()).destinationMac(mac)
             .sourceGidIndex(gidIndex).hopLimit(64);
         parameters.applyTo(q.qp);

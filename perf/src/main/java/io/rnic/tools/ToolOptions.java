@@ -52,6 +52,8 @@ public final class ToolOptions
     public String oobHost;
     public int oobPort = -1;
     public long timeoutMs = 60_000;
+    /** {@code -u}: perftest's QP timeout, the local ACK timeout 4.096 us x 2^N (14: 67 ms, perftest's default). */
+    public int qpTimeout = 14;
     /** {@code -R}: perftest's exchange over a QP the RDMA CM connects (to port -p), and the test QP by the CM. */
     public boolean rdmaCm;
     /** {@code --cc dcqcn} with any {@code --cc-param NAME=VALUE} applied, or null ({@code --cc none}, the default). */
@@ -96,7 +98,7 @@ public final class ToolOptions
     {
         final String gid = kind.isPingpong() ? "-g GID_INDEX" : "-x GID_INDEX";
         return kind.command() + " [-d IFACE] [-s SIZE] [-n ITERS] [-m MTU] [" + gid + "] [-p TCP_PORT] [-q QPS] [-R]" +
-            " [--warmup N]" + (kind.isLatency() ? "" : " [-t TX_DEPTH]") +
+            " [--warmup N] [-u QP_TIMEOUT]" + (kind.isLatency() ? "" : " [-t TX_DEPTH]") +
             (kind.operation() == ToolKind.Operation.ATOMIC ? " [-A CMP_AND_SWAP|FETCH_AND_ADD]" : "") +
             (kind.operation() == ToolKind.Operation.SEND ? " [-r RX_DEPTH] [--imm]" : "") +
             " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " +
@@ -202,6 +204,7 @@ public final class ToolOptions
                     options.idle = value;
                 }
                 case "--timeout-ms" -> options.timeoutMs = number(option, value, 1, 86_400_000);
+                case "-u", "--qp-timeout" -> options.qpTimeout = (int)number(option, value, 0, 31);
                 case "--eal" -> options.ealArgs = List.of(value.trim().split("\\s+"));
                 case "--ip" -> options.addresses.add(address(value));
                 case "--oob" -> options.oob(value);
@@ -329,6 +332,10 @@ public final class ToolOptions
         if ("dpdk".equals(portKind))
         {
             throw new UsageException("-R runs over --port afpacket or memory");
+        }
+        if (qpTimeout != 14)
+        {
+            throw new UsageException("-u does not apply with -R: the RDMA CM sets the QP's timeout");
         }
     }
 

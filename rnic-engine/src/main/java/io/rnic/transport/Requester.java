@@ -9,6 +9,7 @@ import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WrOpcode;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.Opcode;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -25,20 +26,27 @@ final class Requester
     private final Completions completions;
     private final TransportCounters counters;
     private final LocalPort port;
+    private final NanoClock clock;
     private final FrameSpec udSpec = new FrameSpec();
 
+    /**
+     * @param clock read when a packet has been handed to the port and the local ACK timer starts (see
+     *              {@link #advance}).
+     */
     Requester(
         final TransmitPath tx,
         final LocalMemory memory,
         final Completions completions,
         final TransportCounters counters,
-        final LocalPort port)
+        final LocalPort port,
+        final NanoClock clock)
     {
         this.tx = tx;
         this.memory = memory;
         this.completions = completions;
         this.counters = counters;
         this.port = port;
+        this.clock = clock;
     }
 
     /** Sends up to {@code budget} packets of the QP's posted work; returns how many it sent. */
@@ -75,7 +83,7 @@ final class Requester
                 counters.increment(TransportCounter.TX_QUEUE_FULL);
                 break; // the port's transmit queue is full: wait for it rather than lose the packet
             }
-            if (!sendPacket(qp, wqe, nowNs))
+            if (!sendPacket(qp, wqe))
             {
                 break;
             }
@@ -135,7 +143,7 @@ final class Requester
         return true;
     }
 
-    private boolean sendPacket(final QpContext qp, final SendWorkRequest wqe, final long nowNs)
+    private boolean sendPacket(final QpContext qp, final SendWorkRequest wqe)
     {
         final FrameSpec spec = specFor(qp, wqe);
         final int opcode = wqe.opcode;
@@ -151,7 +159,7 @@ final class Requester
             spec.opcode(Opcode.RC_RDMA_READ_REQUEST).ackRequest(true)
                 .reth(wqe.remoteAddress + qp.reqOffset, wqe.rKey & 0xFFFF_FFFFL, remaining);
             tx.send(spec, 0);
-            advance(qp, packets, retransmit, nowNs);
+            advance(qp, packets, retransmit);
             qp.reqOffset = total;
             finish(qp, total);
             return true;
@@ -163,7 +171,7 @@ final class Requester
                 .atomicEth(wqe.remoteAddress, wqe.rKey & 0xFFFF_FFFFL, swap ? wqe.swap : wqe.compareAdd,
                     swap ? wqe.compareAdd : 0);
             tx.send(spec, 0);
-            advance(qp, 1, retransmit, nowNs);
+            advance(qp, 1, retransmit);
             qp.reqOffset = total;
             finish(qp, total);
             return true;
@@ -221,7 +229,7 @@ final class Requester
             return false;
         }
         tx.send(spec, payload);
-        advance(qp, 1, retransmit, nowNs);
+        advance(qp, 1, retransmit);
         qp.reqOffset += payload;
         if (last)
         {
@@ -230,7 +238,15 @@ final class Requester
         return true;
     }
 
-    private void advance(final QpContext qp, final int psns, final boolean retransmit, final long nowNs)
+    /**
+     * Moves past the packet just handed to the port and, when none was outstanding, starts the local ACK timer. The
+     * timer counts from now, after the packet left, as rxe's {@code retrans_timer} starts after the transmit: not
+     * from the duty cycle's clock reading, which may be long before. A JVM builds its first packets in code it has
+     * not run yet (the Vector API's ICRC set-up took 44 to 600 ms, measured on a veth), and a thread may be preempted
+     * between the reading and the send; counted from the reading, the timer then expires before the peer could
+     * answer and a clean link shows a retransmission.
+     */
+    private void advance(final QpContext qp, final int psns, final boolean retransmit)
     {
         if (retransmit)
         {
@@ -246,7 +262,7 @@ final class Requester
             final long timeoutNs = Timeouts.localAckTimeoutNs(qp.timeoutCode);
             if (timeoutNs > 0)
             {
-                qp.retransmitDeadlineNs = nowNs + timeoutNs;
+                qp.retransmitDeadlineNs = clock.nanoTime() + timeoutNs;
             }
         }
     }

@@ -107,7 +107,7 @@ public final class RnicEngine
         this.tx = new TransmitPath(sink, counters);
         final LocalMemory memory = new LocalMemory(regions);
         this.completions = new Completions(counters);
-        this.requester = new Requester(tx, memory, completions, counters, port);
+        this.requester = new Requester(tx, memory, completions, counters, port, clock);
         this.completer = new Completer(requester, memory, completions, counters);
         this.responder = new Responder(tx, memory, completions, counters);
         this.cnpSender = new CnpSender(tx, port, counters);

@@ -160,6 +160,10 @@ public final class AfPacketPort implements PacketPort
                 one.set(ValueLayout.JAVA_INT, 0, 1);
                 setsockopt(state, directFd, SOL_PACKET, PACKET_QDISC_BYPASS, one, 4);
             }
+            // the JVM links a downcall on its first call: tens of ms under load, which in the first frame's duty
+            // cycle would count against the local ACK timer. Both sendto calls on fd -1: EBADF, nothing is sent.
+            send(state, -1, single.addressOffset(), 0, MSG_DONTWAIT);
+            kick(state, -1, MSG_DONTWAIT);
         }
         catch (final RuntimeException ex)
         {

@@ -10,6 +10,7 @@ import io.rnic.pcap.PcapWriter;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.RnicEngine;
 import io.rnic.transport.TransportCounter;
+import io.rnic.verbs.PacketPathWarmUp;
 import io.rnic.verbs.RnicDevice;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
@@ -140,21 +141,34 @@ public final class Endpoint implements AutoCloseable
         final Endpoint endpoint;
         try
         {
+            // the first packets must not run in code the JVM has never run (tens of ms each side: the peer's
+            // local ACK timer expires on a clean link); once per JVM, before the engine threads start
+            PacketPathWarmUp.ensure();
             endpoint = new Endpoint(ports, localPort, options);
         }
         catch (final IOException ex)
         {
-            for (final PacketPort each : ports)
-            {
-                each.close();
-            }
+            closeAll(ports);
             throw new UncheckedIOException("cannot start endpoint on " + ports[0].name() + ": " + ex.getMessage(), ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeAll(ports);
+            throw ex;
         }
         for (final AgentRunner runner : endpoint.runners)
         {
             AgentRunner.startOnThread(runner);
         }
         return endpoint;
+    }
+
+    private static void closeAll(final PacketPort[] ports)
+    {
+        for (final PacketPort each : ports)
+        {
+            each.close();
+        }
     }
 
     public RnicDevice device()
