@@ -24,6 +24,7 @@ final class GuardedRegion
     final MemorySegment whole;
     final MemorySegment slice;
     private final MemorySegment shadow;
+    private final int guardBytes;
     private final long[] rangeFrom = new long[8];
     private final long[] rangeTo = new long[8];
     /** The live registration over {@link #slice}, or null while deregistered. */
@@ -49,6 +50,21 @@ final class GuardedRegion
         }
         shadow = MemorySegment.ofArray(new byte[(int)whole.byteSize()]);
         MemorySegment.copy(whole, 0, shadow, 0, whole.byteSize());
+        guardBytes = GUARD_BYTES;
+    }
+
+    /** Watches a region registered elsewhere (a {@link Connection}'s): its shadow, no guards of its own. */
+    GuardedRegion(final String name, final RnicDevice device, final MemoryRegion mr)
+    {
+        this.name = name;
+        this.device = device;
+        this.pd = mr.pd();
+        this.mr = mr;
+        whole = mr.segment();
+        slice = whole;
+        shadow = MemorySegment.ofArray(new byte[(int)whole.byteSize()]);
+        MemorySegment.copy(whole, 0, shadow, 0, whole.byteSize());
+        guardBytes = 0;
     }
 
     private static byte guardByte(final long index)
@@ -116,7 +132,7 @@ final class GuardedRegion
                 final long mismatch = MemorySegment.mismatch(whole, position, gapEnd, shadow, position, gapEnd);
                 if (mismatch >= 0)
                 {
-                    return position + mismatch - GUARD_BYTES;
+                    return position + mismatch - guardBytes;
                 }
             }
             if (i < ranges)
@@ -136,7 +152,7 @@ final class GuardedRegion
     {
         for (long i = 0; i < whole.byteSize(); i++)
         {
-            final boolean guard = i < GUARD_BYTES || i >= GUARD_BYTES + slice.byteSize();
+            final boolean guard = i < guardBytes || i >= guardBytes + slice.byteSize();
             if (guard && whole.get(ValueLayout.JAVA_BYTE, i) != guardByte(i))
             {
                 return i;
