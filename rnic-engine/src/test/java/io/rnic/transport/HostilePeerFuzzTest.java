@@ -93,10 +93,13 @@ class HostilePeerFuzzTest
     private final long[] allowedHi = new long[Target.WRITES + 1];
     private int allowedCount;
 
+    private long seed;
+    private long frameIndex;
     private SplittableRandom random;
     private TwoNodeFabric fabric;
     private RnicDevice device;
     private Target legitimate;
+    private int legitimateExpectedPsn;
 
     // the frame being built, for the oracle and the failure message
     private Target target;
@@ -127,7 +130,7 @@ class HostilePeerFuzzTest
     void shouldChangeNoByteAHostilePeerMayNotWriteAndKeepLegitimateConnectionsWorking()
     {
         final long frames = Long.getLong(FRAMES_PROP_NAME, FRAMES_DEFAULT);
-        final long seed = Long.getLong(SEED_PROP_NAME, SEED_DEFAULT);
+        seed = Long.getLong(SEED_PROP_NAME, SEED_DEFAULT);
         random = new SplittableRandom(seed);
         for (int i = 0; i < completions.length; i++)
         {
@@ -143,7 +146,7 @@ class HostilePeerFuzzTest
         setUp(legit[1]);
 
         final long startNs = System.nanoTime();
-        for (long index = 0; index < frames; index++)
+        for (frameIndex = 0; frameIndex < frames; frameIndex++)
         {
             if (random.nextInt(32) == 0)
             {
@@ -158,9 +161,9 @@ class HostilePeerFuzzTest
             }
             catch (final Throwable ex)
             {
-                fail(describe(seed, index) + ": an exception escaped the engine", ex);
+                fail(describe() + ": an exception escaped the engine", ex);
             }
-            check(seed, index);
+            check();
             tend();
         }
         final long wallMs = (System.nanoTime() - startNs) / 1_000_000;
@@ -201,6 +204,7 @@ class HostilePeerFuzzTest
         legitimate = new Target("legit RC", legit.qp, legit.pd, legit.recvCq, TwoNodeFabric.IP_A, AccessFlags.ALL, null,
             null);
         targets.add(legitimate);
+        legitimateExpectedPsn = legitimate.context.ePsn;
         targets.add(target("RC", QpType.RC, pd1, AccessFlags.ALL, PathMtu.MTU_256));
         targets.add(target("RC of the other PD", QpType.RC, pd2, AccessFlags.ALL, PathMtu.MTU_1024));
         targets.add(target("RC without remote write", QpType.RC, pd1, AccessFlags.REMOTE_READ, PathMtu.MTU_512));
@@ -261,7 +265,8 @@ class HostilePeerFuzzTest
             {
                 // what the fuzzed QPs complete says nothing the oracle needs; only the queue must not overflow
             }
-            if (t.qp.state() == QpState.ERR)
+            // in error, or now and then in the middle of anything: through RESET, which must forget the messages
+            if (t.qp.state() == QpState.ERR || random.nextInt(1024) == 0)
             {
                 connect(t);
                 reconnects++;
@@ -269,7 +274,8 @@ class HostilePeerFuzzTest
             final QpContext context = t.context;
             while (context.rq.tail() - context.rqNext < RECEIVES_POSTED)
             {
-                assertEquals(QueuePair.POST_OK, t.qp.postRecv(t.recv), t.name);
+                assertEquals(QueuePair.POST_OK, t.qp.postRecv(t.recv), () -> describe() + ": " + t.name +
+                    " refuses a receive with " + (context.rq.tail() - context.rqNext) + " posted");
             }
         }
     }
@@ -638,23 +644,30 @@ class HostilePeerFuzzTest
         return region;
     }
 
-    private void check(final long seed, final long index)
+    private void check()
     {
+        // its peer is idle: the frames it gets are all from foreign addresses, and must leave no trace
+        if (legitimate.qp.state() != QpState.RTS || legitimate.context.ePsn != legitimateExpectedPsn)
+        {
+            fail(describe() + ": the legitimate connection's QP is now " + legitimate.qp.state() +
+                String.format(" expecting PSN 0x%06x, not 0x%06x", legitimate.context.ePsn, legitimateExpectedPsn));
+        }
         for (final GuardedRegion region : watched)
         {
             final long changed = region.changedOutside(allowedLo, allowedHi, allowedCount);
             if (changed != Long.MIN_VALUE)
             {
                 final String where = changed < 0 || changed >= region.length() ? "guard byte" : "byte";
-                fail(describe(seed, index) + ": " + where + " " + changed + " of region '" + region.name + "' (" +
+                fail(describe() + ": " + where + " " + changed + " of region '" + region.name + "' (" +
                     (region.mr == null ? "deregistered" : AccessFlags.toString(region.mr.access())) +
                     ") changed; allowed ranges " + allowedCount);
             }
         }
     }
 
-    private String describe(final long seed, final long index)
+    private String describe()
     {
+        final long index = frameIndex;
         return String.format("seed %d frame %d (-D%s=%d -D%s=%d): %s to QPN 0x%x (%s) from %s, PSN 0x%06x " +
             "(expected 0x%06x), R_Key 0x%08x VA 0x%x DMA length %d, payload %d", seed, index, SEED_PROP_NAME, seed,
             FRAMES_PROP_NAME, index + 1, Opcode.name(opcode), qpn, target == null ? "unknown" : target.name,
