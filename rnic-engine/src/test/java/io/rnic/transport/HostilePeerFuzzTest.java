@@ -74,6 +74,16 @@ class HostilePeerFuzzTest
     private static final int[] CHURN_ACCESS = {
         AccessFlags.ALL, AccessFlags.ALL, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE, AccessFlags.REMOTE_READ };
     private static final int[] OPCODES = definedOpcodes();
+    /** Without the transport bits; WITH_INVALIDATE last (RC only). */
+    private static final int[] SEND_ONLY_OPCODES = {
+        Opcode.SEND_ONLY, Opcode.SEND_ONLY_WITH_IMMEDIATE, Opcode.SEND_ONLY_WITH_INVALIDATE };
+    /** The rest of a message nobody started, without the transport bits. */
+    private static final int[] STRAY_OPCODES = {
+        Opcode.SEND_MIDDLE, Opcode.SEND_LAST, Opcode.RDMA_WRITE_MIDDLE, Opcode.RDMA_WRITE_LAST,
+        Opcode.RDMA_WRITE_LAST_WITH_IMMEDIATE };
+    private static final int[] RESPONSE_OPCODES = {
+        Opcode.RC_ACKNOWLEDGE, Opcode.RC_ATOMIC_ACKNOWLEDGE, Opcode.RC_RDMA_READ_RESPONSE_ONLY,
+        Opcode.RC_RDMA_READ_RESPONSE_FIRST, Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, Opcode.RC_RDMA_READ_RESPONSE_LAST };
 
     private final Arena arena = Arena.ofShared();
     private final FrameSpec spec = new FrameSpec();
@@ -391,8 +401,7 @@ class HostilePeerFuzzTest
         {
             case 0 ->
             {
-                final int[] sends = { Opcode.SEND_ONLY, Opcode.SEND_ONLY_WITH_IMMEDIATE, Opcode.SEND_ONLY_WITH_INVALIDATE };
-                opcode = transport | sends[random.nextInt(target.type == QpType.RC ? 3 : 2)];
+                opcode = transport | SEND_ONLY_OPCODES[random.nextInt(target.type == QpType.RC ? 3 : 2)];
                 payload = pickPayload(mtu);
             }
             case 1 ->
@@ -404,7 +413,8 @@ class HostilePeerFuzzTest
             }
             case 2 ->
             {
-                opcode = transport | (random.nextBoolean() ? Opcode.RDMA_WRITE_ONLY : Opcode.RDMA_WRITE_ONLY_WITH_IMMEDIATE);
+                opcode = transport |
+                    (random.nextBoolean() ? Opcode.RDMA_WRITE_ONLY : Opcode.RDMA_WRITE_ONLY_WITH_IMMEDIATE);
                 payload = random.nextInt(4) == 0 || dmaLength > mtu + 512 ? pickPayload(mtu) : (int)dmaLength;
             }
             case 3, 4, 5 ->
@@ -426,9 +436,7 @@ class HostilePeerFuzzTest
             }
             case 6 ->
             {
-                final int[] strays = { Opcode.SEND_MIDDLE, Opcode.SEND_LAST, Opcode.RDMA_WRITE_MIDDLE,
-                    Opcode.RDMA_WRITE_LAST, Opcode.RDMA_WRITE_LAST_WITH_IMMEDIATE };
-                opcode = transport | strays[random.nextInt(strays.length)];
+                opcode = transport | STRAY_OPCODES[random.nextInt(STRAY_OPCODES.length)];
                 payload = pickPayload(mtu);
             }
             case 7 ->
@@ -444,10 +452,7 @@ class HostilePeerFuzzTest
             }
             default ->
             {
-                final int[] responses = { Opcode.RC_ACKNOWLEDGE, Opcode.RC_ATOMIC_ACKNOWLEDGE,
-                    Opcode.RC_RDMA_READ_RESPONSE_ONLY, Opcode.RC_RDMA_READ_RESPONSE_FIRST,
-                    Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, Opcode.RC_RDMA_READ_RESPONSE_LAST };
-                opcode = responses[random.nextInt(responses.length)];
+                opcode = RESPONSE_OPCODES[random.nextInt(RESPONSE_OPCODES.length)];
                 payload = Opcode.has(opcode, Opcode.FLAG_PAYLOAD) ? pickPayload(mtu) : 0;
             }
         }
