@@ -185,8 +185,8 @@ class HostilePeerFuzzTest
         {
             assertEquals(-1L, region.firstBrokenGuard(), region.name + ": guard changed");
         }
-        assertTrue(framesWithAllowedRange > frames / 50, "the fuzzer sent too few executable requests to mean much");
-        assertTrue(churnEvents > frames / 64, "too few deregistrations");
+        assertTrue(framesWithAllowedRange >= frames / 50, "the fuzzer sent too few executable requests to mean much");
+        assertTrue(churnEvents >= frames / 64, "too few deregistrations");
 
         exercise(legit[0], legit[1]);
         final Connection[] fresh = Connection.rcPair(fabric, arena, 16384, PathMtu.MTU_1024);
@@ -654,8 +654,8 @@ class HostilePeerFuzzTest
         // its peer is idle: the frames it gets are all from foreign addresses, and must leave no trace
         if (legitimate.qp.state() != QpState.RTS || legitimate.context.ePsn != legitimateExpectedPsn)
         {
-            fail(describe() + ": the legitimate connection's QP is now " + legitimate.qp.state() +
-                String.format(" expecting PSN 0x%06x, not 0x%06x", legitimate.context.ePsn, legitimateExpectedPsn));
+            fail(describe() + String.format(": the legitimate connection's QP went from RTS expecting PSN 0x%06x " +
+                "to %s expecting 0x%06x", legitimateExpectedPsn, legitimate.qp.state(), legitimate.context.ePsn));
         }
         for (final GuardedRegion region : watched)
         {
