@@ -1,6 +1,7 @@
 package io.rnic.transport;
 
 import io.rnic.sim.LinkConditions;
+import io.rnic.sim.SimulatedLink;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
@@ -18,10 +19,14 @@ import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
+import io.rnic.wire.DropReason;
 import io.rnic.wire.Ecn;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.Opcode;
+import io.rnic.wire.InboundValidator;
 import io.rnic.wire.PacketBuilder;
+import io.rnic.wire.RocePacket;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -99,6 +104,8 @@ class HostilePeerFuzzTest
     /** Every key ever handed out (stale ones included), with the segment it named: where the fuzzer aims. */
     private final Map<Integer, GuardedRegion> regionByKey = new HashMap<>();
     private final List<Integer> staleKeys = new ArrayList<>();
+    private final InboundValidator sentValidator = new InboundValidator();
+    private final RocePacket sent = new RocePacket();
     private final long[] allowedLo = new long[Target.WRITES + 1];
     private final long[] allowedHi = new long[Target.WRITES + 1];
     private int allowedCount;
@@ -127,6 +134,9 @@ class HostilePeerFuzzTest
 
     // what the run did
     private long framesWithAllowedRange;
+    private long readResponsesChecked;
+    /** Whether the device's frames are checked: during the fuzzing, not the legitimate traffic afterwards. */
+    private boolean checkSent;
     private long churnEvents;
     private long reconnects;
 
@@ -154,7 +164,22 @@ class HostilePeerFuzzTest
         device = fabric.b();
         final Connection[] legit = Connection.rcPair(fabric, arena, 16384, PathMtu.MTU_1024);
         setUp(legit[1]);
+        final SimulatedLink link = fabric.bToA();
+        device.engine().sink(new PacketSink()
+        {
+            public void send(final DirectBuffer buffer, final int offset, final int length)
+            {
+                onSent(buffer, offset, length);
+                link.send(buffer, offset, length);
+            }
 
+            public boolean hasRoom()
+            {
+                return link.hasRoom();
+            }
+        });
+
+        checkSent = true;
         final long startNs = System.nanoTime();
         for (frameIndex = 0; frameIndex < frames; frameIndex++)
         {
@@ -169,6 +194,10 @@ class HostilePeerFuzzTest
                 device.engine().onFrame(frame, 0, length);
                 fabric.step();
             }
+            catch (final AssertionError ex)
+            {
+                throw ex; // the oracle's, from a frame the device sent
+            }
             catch (final Throwable ex)
             {
                 fail(describe() + ": an exception escaped the engine", ex);
@@ -177,9 +206,10 @@ class HostilePeerFuzzTest
             tend();
         }
         final long wallMs = (System.nanoTime() - startNs) / 1_000_000;
+        checkSent = false;
         System.out.printf("hostile peer: seed %d, %d frames in %d ms, %d with a range a correct RNIC may change, " +
-            "%d (de)registrations, %d reconnections%n", seed, frames, wallMs, framesWithAllowedRange, churnEvents,
-            reconnects);
+            "%d READ response packets checked, %d (de)registrations, %d reconnections%n", seed, frames, wallMs,
+            framesWithAllowedRange, readResponsesChecked, churnEvents, reconnects);
 
         for (final GuardedRegion region : watched)
         {
@@ -258,7 +288,7 @@ class HostilePeerFuzzTest
     {
         t.connect.remote(0xC0_0000 | t.qp.qpn(), random.nextInt(1 << 24)).localPsn(random.nextInt(1 << 24));
         t.connect.applyTo(t.qp);
-        t.clearWrites();
+        t.forget();
         t.messageKind = 0;
     }
 
@@ -420,16 +450,7 @@ class HostilePeerFuzzTest
             case 3, 4, 5 ->
             {
                 opcode = transport | Opcode.RDMA_WRITE_FIRST;
-                final GuardedRegion aimed = random.nextBoolean() ? churning.get(random.nextInt(churning.size())) :
-                    aim(rKey);
-                if (aimed.mr != null && random.nextInt(4) != 0)
-                {
-                    rKey = aimed.mr.rKey();
-                }
-                dmaLength = random.nextInt(8) == 0 || aimed.length() <= mtu ? pickLength(mtu, aimed.length()) :
-                    mtu + 1 + random.nextInt((int)aimed.length() - mtu);
-                va = random.nextInt(8) == 0 || dmaLength > aimed.length() ? pickVa(aimed, dmaLength) :
-                    aimed.start() + random.nextLong(aimed.length() - dmaLength + 1);
+                aimMessage(mtu);
                 payload = random.nextInt(8) == 0 ? pickPayload(mtu) : mtu;
                 target.messageKind = Opcode.FLAG_WRITE;
                 target.messageRemaining = dmaLength - payload;
@@ -442,6 +463,10 @@ class HostilePeerFuzzTest
             case 7 ->
             {
                 opcode = Opcode.RC_RDMA_READ_REQUEST;
+                if (random.nextBoolean())
+                {
+                    aimMessage(mtu);
+                }
                 payload = 0;
             }
             case 8 ->
@@ -456,6 +481,20 @@ class HostilePeerFuzzTest
                 payload = Opcode.has(opcode, Opcode.FLAG_PAYLOAD) ? pickPayload(mtu) : 0;
             }
         }
+    }
+
+    /** R_Key, address and length of a message of several packets, mostly at a live region (often a churning one). */
+    private void aimMessage(final int mtu)
+    {
+        final GuardedRegion aimed = random.nextBoolean() ? churning.get(random.nextInt(churning.size())) : aim(rKey);
+        if (aimed.mr != null && random.nextInt(4) != 0)
+        {
+            rKey = aimed.mr.rKey();
+        }
+        dmaLength = random.nextInt(8) == 0 || aimed.length() <= mtu ? pickLength(mtu, aimed.length()) :
+            mtu + 1 + random.nextInt((int)aimed.length() - mtu);
+        va = random.nextInt(8) == 0 || dmaLength > aimed.length() ? pickVa(aimed, dmaLength) :
+            aimed.start() + random.nextLong(aimed.length() - dmaLength + 1);
     }
 
     /** The next packet of the message the QP is in: MIDDLE or LAST, sometimes with the wrong size. */
@@ -619,6 +658,14 @@ class HostilePeerFuzzTest
                 }
             }
         }
+        else if (opcode == Opcode.RC_RDMA_READ_REQUEST)
+        {
+            final MemoryRegion region = grants(t, AccessFlags.REMOTE_READ, dmaLength);
+            if (region != null)
+            {
+                t.addRead(region, psn, va, dmaLength);
+            }
+        }
         else if (Opcode.has(opcode, Opcode.FLAG_ATOMIC) && (va & 7) == 0 &&
             grants(t, AccessFlags.REMOTE_ATOMIC, Long.BYTES) != null)
         {
@@ -668,6 +715,40 @@ class HostilePeerFuzzTest
                     ") changed; allowed ranges " + allowedCount);
             }
         }
+    }
+
+    /**
+     * Every READ response packet the device sends must carry the bytes of a READ a correct RNIC executes (see
+     * {@link #allow}), from the part of its range the packet's PSN names, of a registration still live: a response
+     * with any other bytes discloses memory the peer may not read.
+     */
+    private void onSent(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (!checkSent)
+        {
+            return;
+        }
+        if (sentValidator.validate(buffer, offset, length, sent) != DropReason.NONE)
+        {
+            fail(describe() + ": the device sent a frame that does not validate");
+        }
+        final int sentOpcode = sent.opcode();
+        final int bytes = sent.payloadLength();
+        if (!Opcode.has(sentOpcode, Opcode.FLAG_RESPONSE) || !Opcode.has(sentOpcode, Opcode.FLAG_READ) || bytes == 0)
+        {
+            return;
+        }
+        readResponsesChecked++;
+        for (final Target t : targets)
+        {
+            if (t.type == QpType.RC && t.context.destQpn == sent.destinationQp() &&
+                t.matchesRead(live, sent.psn(), buffer, sent.payloadOffset(), bytes))
+            {
+                return;
+            }
+        }
+        fail(describe() + String.format(": the device sent %s PSN 0x%06x to QPN 0x%x with %d bytes no legitimate " +
+            "READ asked for", Opcode.name(sentOpcode), sent.psn(), sent.destinationQp(), bytes));
     }
 
     private String describe()
@@ -775,6 +856,12 @@ class HostilePeerFuzzTest
         final long[] writeVa = new long[WRITES];
         final long[] writeLength = new long[WRITES];
         int writeNext;
+        /** The last RDMA READs the oracle accepted (as many as the responder remembers): what responses may carry. */
+        final MemoryRegion[] reads = new MemoryRegion[QpContext.REPLAY_ENTRIES];
+        final int[] readPsn = new int[QpContext.REPLAY_ENTRIES];
+        final long[] readVa = new long[QpContext.REPLAY_ENTRIES];
+        final long[] readLength = new long[QpContext.REPLAY_ENTRIES];
+        int readNext;
 
         Target(
             final String name,
@@ -810,9 +897,55 @@ class HostilePeerFuzzTest
             writeNext = (writeNext + 1) % WRITES;
         }
 
-        void clearWrites()
+        void forget()
         {
             Arrays.fill(writes, null);
+            Arrays.fill(reads, null);
+        }
+
+        void addRead(final MemoryRegion region, final int psn, final long va, final long length)
+        {
+            reads[readNext] = region;
+            readPsn[readNext] = psn;
+            readVa[readNext] = va;
+            readLength[readNext] = length;
+            readNext = (readNext + 1) % reads.length;
+        }
+
+        /** Whether a READ response packet with this PSN and payload is one of a READ this QP was asked for. */
+        boolean matchesRead(
+            final Map<Integer, MemoryRegion> live,
+            final int psn,
+            final DirectBuffer buffer,
+            final int payloadOffset,
+            final int bytes)
+        {
+            final int mtu = context.mtuBytes;
+            for (int i = 0; i < reads.length; i++)
+            {
+                final MemoryRegion region = reads[i];
+                if (region == null || live.get(region.rKey()) != region)
+                {
+                    continue;
+                }
+                final long packet = (psn - readPsn[i]) & 0xFF_FFFFL;
+                final long offset = packet * mtu;
+                if (offset >= readLength[i] || offset + bytes > readLength[i])
+                {
+                    continue;
+                }
+                final long start = readVa[i] + offset - region.address();
+                boolean same = true;
+                for (int b = 0; b < bytes && same; b++)
+                {
+                    same = region.segment().get(ValueLayout.JAVA_BYTE, start + b) == buffer.getByte(payloadOffset + b);
+                }
+                if (same)
+                {
+                    return true;
+                }
+            }
+            return false;
         }
 
         static int transportOf(final QpType type)
