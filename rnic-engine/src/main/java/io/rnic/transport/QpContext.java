@@ -262,10 +262,14 @@ public final class QpContext
         return (int)position & (wqeFirstPsn.length - 1);
     }
 
-    /** Resets all transport state, as a transition to RESET does. Engine thread. */
+    /**
+     * Resets all transport state, as a transition to RESET does. Engine thread. Both queues are emptied (ibverbs): the
+     * work requests still posted give their slots back, else the rings would refuse new ones once the positions
+     * skipped here come round again.
+     */
     void resetTransport()
     {
-        sqNext = sq.tail();
+        sqNext = releasePosted(sq, sqOldest);
         sqOldest = sqNext;
         sqSentEnd = sqNext;
         reqOffset = 0;
@@ -281,7 +285,7 @@ public final class QpContext
         lastRequestOpcode = -1;
         nakSent = false;
         sequenceNakOwed = false;
-        rqNext = rq == null ? 0 : rq.tail();
+        rqNext = rq == null ? 0 : releasePosted(rq, rqNext);
         recvOffset = 0;
         recvInProgress = false;
         writeRKey = 0;
@@ -292,5 +296,19 @@ public final class QpContext
         responses.clear();
         answeredInEpoch = 0;
         answeredEpoch = -1;
+    }
+
+    /** Releases the posted, not completed requests of {@code ring} from {@code oldest}; returns the ring's tail. */
+    private static long releasePosted(final WorkQueueRing<?> ring, final long oldest)
+    {
+        final long tail = ring.tail();
+        for (long position = oldest; position < tail; position++)
+        {
+            if (ring.posted(position) != null)
+            {
+                ring.release(position);
+            }
+        }
+        return tail;
     }
 }
