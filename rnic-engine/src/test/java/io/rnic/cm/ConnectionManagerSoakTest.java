@@ -153,7 +153,7 @@ class ConnectionManagerSoakTest
                 {
                     System.out.printf("cycle %d: %.3f s per 500 connections, held %d / %d, QPs %d / %d%n", cycle,
                         (System.nanoTime() - startNs) / 1e9, cmA.connectionCount(), cmB.connectionCount(),
-                        fabric.a().engine().qps().all().length, fabric.b().engine().qps().all().length);
+                        fabric.a().engine().qps().size(), fabric.b().engine().qps().size());
                     if (cycle % 1000 == 0)
                     {
                         final long heap = usedHeapAfterGc();
@@ -178,8 +178,8 @@ class ConnectionManagerSoakTest
             assertEquals(cycles, cmA.counter(CmCounter.TIMEWAITS_ENDED));
             assertEquals(cycles, cmB.counter(CmCounter.TIMEWAITS_ENDED));
             assertEquals(0, cmA.counter(CmCounter.RETRANSMISSIONS) + cmB.counter(CmCounter.RETRANSMISSIONS));
-            assertEquals(1, fabric.a().engine().qps().all().length, "the GSI QP only: every released QP destroyed");
-            assertEquals(1, fabric.b().engine().qps().all().length, "the GSI QP only: every released QP destroyed");
+            assertEquals(1, fabric.a().engine().qps().size(), "the GSI QP only: every released QP destroyed");
+            assertEquals(1, fabric.b().engine().qps().size(), "the GSI QP only: every released QP destroyed");
             assertFalse(cycles >= 2000 && heapAt1000 < 0);
             cmA.close();
             cmB.close();
