@@ -5,6 +5,7 @@ import io.rnic.cc.QpCongestion;
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
+import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
@@ -598,6 +599,13 @@ public final class RnicEngine
         final DcqcnParameters defaults = congestionDefaults;
         qp.congestion = defaults == null ? null : new QpCongestion(defaults, nowNs);
         qp.doorbell = doorbell;
+        if (qp.type == QpType.UD)
+        {
+            // a UD QP has no path MTU attribute: its datagrams may be as large as the port carries (rxe's
+            // mtu_cap), what its requester allows and its responder accepts
+            qp.pathMtu = PathMtu.forEthernetMtu(port.ethernetMtu());
+            qp.mtuBytes = qp.pathMtu.bytes();
+        }
         qps.add(qp);
     }
 

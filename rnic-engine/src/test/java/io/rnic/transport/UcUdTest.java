@@ -184,6 +184,40 @@ class UcUdTest
         assertEquals(WcStatus.LOC_LEN_ERR, poll(pair[0], false).get(0).status());
     }
 
+    @Test
+    void shouldCarryUdDatagramsUpToThePortsMtu()
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
+        fabric.a().engine().port().ethernetMtu(9000); // IB MTU 4096, as on a jumbo-frame link
+        fabric.b().engine().port().ethernetMtu(9000);
+        final Connection[] pair = Connection.pair(fabric, arena, QpType.UD, 16384, PathMtu.MTU_1024, 0);
+        final RecvWorkRequest recv = new RecvWorkRequest();
+        recv.sgl.add(pair[1].mr.address(), 40 + 4096, pair[1].mr.lKey());
+        assertEquals(QueuePair.POST_OK, pair[1].qp.postRecv(recv));
+
+        RcOperationsTest.fill(pair[0], 0, 4096, 9);
+        final SendWorkRequest send = new SendWorkRequest();
+        send.opcode = WrOpcode.SEND;
+        send.sgl.add(pair[0].mr.address(), 4096, pair[0].mr.lKey());
+        send.udRemoteQpn = pair[1].qp.qpn();
+        send.udRemoteQkey = 0x11111111;
+        addressToB(send, false);
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(send));
+        fabric.runUntil(() -> false, 100_000_000L);
+        final List<WorkCompletion> received = poll(pair[1], true);
+        assertEquals(1, received.size());
+        assertEquals(WcStatus.SUCCESS, received.get(0).status());
+        assertEquals(40 + 4096, received.get(0).byteLength());
+        RcOperationsTest.assertBytes(pair[1], 40, 4096, 9);
+        assertEquals(WcStatus.SUCCESS, poll(pair[0], false).get(0).status());
+
+        send.sgl.clear();
+        send.sgl.add(pair[0].mr.address(), 4097, pair[0].mr.lKey()); // one byte past the port's IB MTU
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(send));
+        fabric.step();
+        assertEquals(WcStatus.LOC_LEN_ERR, poll(pair[0], false).get(0).status());
+    }
+
     /** A UD send's address: B over IPv6 (fd00::b, our GID 1) or IPv4 (our GID 0). */
     static void addressToB(final SendWorkRequest send, final boolean ipv6)
     {
