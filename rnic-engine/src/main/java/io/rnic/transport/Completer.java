@@ -9,6 +9,7 @@ import io.rnic.wire.AtomicAckEthFlyweight;
 import io.rnic.wire.Opcode;
 import io.rnic.wire.RocePacket;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.NanoClock;
 
 /**
  * The completer (rxe's {@code rxe_comp.c}): matches ACKs, NAKs, READ responses and atomic ACKs to send WQEs and
@@ -31,16 +32,27 @@ final class Completer
     private final LocalMemory memory;
     private final Completions completions;
     private final TransportCounters counters;
+    /**
+     * Read when the local ACK timer restarts. Frames are handled before the next duty cycle reads the engine's
+     * clock, so the time handed in with a response may be as old as the thread's last descheduling: a timer
+     * restarted from it would expire early and resend what the next frame in the ring acknowledges.
+     */
+    private final NanoClock clock;
     private final AethFlyweight aeth = new AethFlyweight();
     private final AtomicAckEthFlyweight atomicAck = new AtomicAckEthFlyweight();
 
     Completer(
-        final Requester requester, final LocalMemory memory, final Completions completions, final TransportCounters counters)
+        final Requester requester,
+        final LocalMemory memory,
+        final Completions completions,
+        final TransportCounters counters,
+        final NanoClock clock)
     {
         this.requester = requester;
         this.memory = memory;
         this.completions = completions;
         this.counters = counters;
+        this.clock = clock;
     }
 
     void onResponse(final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final long nowNs)
@@ -127,7 +139,7 @@ final class Completer
                     acknowledgeUpTo(qp, Psn.add(psn, -1), nowNs);
                     if (qp.state == QpState.RTS || qp.state == QpState.SQD)
                     {
-                        retry(qp, psn, nowNs, false);
+                        retry(qp, psn, false);
                     }
                     return;
                 }
@@ -183,7 +195,7 @@ final class Completer
             {
                 counters.increment(TransportCounter.IMPLIED_NAK);
                 progress(qp, qp.wqeFirstPsn[slot]);
-                retry(qp, qp.compPsn, nowNs, false);
+                retry(qp, qp.compPsn, false);
                 return;
             }
             completions.completeOldestSend(qp, WcStatus.SUCCESS, (int)wqe.sgl.totalLength());
@@ -321,14 +333,14 @@ final class Completer
         if (qp.rewoundAtPsn != qp.compPsn)
         {
             counters.increment(TransportCounter.IMPLIED_NAK);
-            retry(qp, qp.compPsn, nowNs, false);
+            retry(qp, qp.compPsn, false);
         }
         else if (qp.retryBurstEnded && opcode == Opcode.RC_RDMA_READ_RESPONSE_MIDDLE &&
             Psn.distance(qp.compPsn, psn) <= BURST_START_PACKETS)
         {
             counters.increment(TransportCounter.IMPLIED_NAK);
             qp.retryBurstEnded = false;
-            retry(qp, qp.compPsn, nowNs, true);
+            retry(qp, qp.compPsn, true);
         }
         if (psn == lastPsn && qp.rewoundAtPsn == qp.compPsn)
         {
@@ -342,7 +354,7 @@ final class Completer
         if (qp.rewoundAtPsn != qp.compPsn)
         {
             counters.increment(TransportCounter.IMPLIED_NAK);
-            retry(qp, qp.compPsn, nowNs, false);
+            retry(qp, qp.compPsn, false);
         }
     }
 
@@ -373,7 +385,7 @@ final class Completer
             qp.rnrRetryLeft = qp.rnrRetry;
             qp.rewoundAtPsn = -1;
             qp.retryBurstEnded = false;
-            qp.retransmitDeadlineNs = qp.retransmitDeadlineNs == 0 ? 0 : qp.lastNowNs + timeoutNs(qp);
+            qp.retransmitDeadlineNs = qp.retransmitDeadlineNs == 0 ? 0 : clock.nanoTime() + timeoutNs(qp);
             if (Psn.isBefore(qp.reqPsn, nextUnacked))
             {
                 // A late (or coalesced) ACK covers PSNs go-back-N was about to resend: resume after them, or the
@@ -389,7 +401,7 @@ final class Completer
      * flight from before that point start no further retry (and use up no retry budget); only a {@code restart}
      * does: the timer, or a newer READ response burst that lost its first packets ({@link #onReadResponseAhead}).
      */
-    private void retry(final QpContext qp, final int psn, final long nowNs, final boolean restart)
+    private void retry(final QpContext qp, final int psn, final boolean restart)
     {
         if (!restart && qp.rewoundAtPsn == qp.compPsn)
         {
@@ -405,7 +417,7 @@ final class Completer
         qp.rewoundAtPsn = qp.compPsn;
         requester.rewind(qp, psn);
         final long timeoutNs = timeoutNs(qp);
-        qp.retransmitDeadlineNs = timeoutNs == 0 ? 0 : nowNs + timeoutNs;
+        qp.retransmitDeadlineNs = timeoutNs == 0 ? 0 : clock.nanoTime() + timeoutNs;
     }
 
     /** Timers of one QP: the end of an RNR wait and the local ACK timeout. */
@@ -427,7 +439,7 @@ final class Completer
                 return 0;
             }
             counters.increment(TransportCounter.LOCAL_ACK_TIMEOUT);
-            retry(qp, qp.compPsn, nowNs, true);
+            retry(qp, qp.compPsn, true);
             return 1;
         }
         return 0;

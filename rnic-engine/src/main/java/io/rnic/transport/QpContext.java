@@ -112,7 +112,7 @@ public final class QpContext
      * (re)started: the next packets just after {@link #compPsn} come from a newer burst (see {@code Completer}).
      */
     boolean retryBurstEnded;
-    /** The duty cycle's time, for re-arming the ACK timer on progress. */
+    /** The engine time of the last response or timer handled, for diagnostics ({@link #describe}). */
     long lastNowNs;
     /** The QP's entry in the engine's {@link QpTimerWheel}: when it fires, and its neighbours in the spoke. */
     long timerDeadlineNs;

@@ -109,7 +109,7 @@ public final class RnicEngine
         final LocalMemory memory = new LocalMemory(regions);
         this.completions = new Completions(counters);
         this.requester = new Requester(tx, memory, completions, counters, port, clock);
-        this.completer = new Completer(requester, memory, completions, counters);
+        this.completer = new Completer(requester, memory, completions, counters, clock);
         this.responder = new Responder(tx, memory, completions, counters);
         this.cnpSender = new CnpSender(tx, port, counters);
         this.nowNs = clock.nanoTime();

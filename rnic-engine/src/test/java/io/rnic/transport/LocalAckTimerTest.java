@@ -73,6 +73,47 @@ class LocalAckTimerTest
             "B received the WRITE twice");
     }
 
+    @Test
+    void shouldRestartTheTimerOnProgressFromTheTimeTheAckIsHandledNotFromAnOlderDutyCycle()
+    {
+        // frames are handled before the next duty cycle reads the clock: here the engine thread of A is "descheduled"
+        // for longer than the timeout between its duty cycle and the ACK of its first WRITE, whose second WRITE's
+        // ACK is right behind. Restarted from the old reading, the timer expired at once and resent the second WRITE.
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions().delayNs(0), 1); // the ACK waits in A's ring
+        final Connection[] pair = Connection.rcPair(fabric, arena, 1 << 16, PathMtu.MTU_1024);
+        pair[0].qp.context().timeoutCode = TIMEOUT_CODE;
+        final boolean[] descheduled = { false };
+        fabric.b().engine().sink((buffer, offset, length) ->
+        {
+            if (!descheduled[0] && (buffer.getByte(offset + 14 + 20 + 8) & 0xFF) == Opcode.RC_ACKNOWLEDGE)
+            {
+                descheduled[0] = true; // B's duty cycle ran after A's: the clock moves on before A sees the ACK
+                fabric.clock().advanceNs(TIMEOUT_NS + SLOW_SEND_NS);
+            }
+            fabric.bToA().send(buffer, offset, length);
+        });
+        final SendWorkRequest wr = new SendWorkRequest();
+        wr.opcode = WrOpcode.RDMA_WRITE;
+        wr.sendFlags = SendFlags.SIGNALED;
+        wr.sgl.add(pair[0].mr.address(), 64, pair[0].mr.lKey());
+        wr.remoteAddress = pair[1].mr.address();
+        wr.rKey = pair[1].mr.rKey();
+        assertEquals(0, pair[0].qp.postSend(wr));
+        fabric.step(); // the first WRITE leaves A and reaches B
+        assertEquals(0, pair[0].qp.postSend(wr));
+        final int[] completed = { 0 };
+        assertTrue(fabric.runUntil(() ->
+        {
+            completed[0] += pair[0].sendCq.poll(pair[0].completions, 2);
+            return completed[0] == 2;
+        }, 1_000_000_000L), "both WRITEs completed");
+
+        assertTrue(descheduled[0]);
+        final TransportCounters a = fabric.a().engine().counters();
+        assertEquals(0, a.get(TransportCounter.LOCAL_ACK_TIMEOUT), "local ACK timeouts on a clean link");
+        assertEquals(0, a.get(TransportCounter.RETRANSMITTED_PACKETS), "retransmissions on a clean link");
+    }
+
     /** An RC pair with the tools' ACK timeout; A's first request frame is slow to leave (the clock moves on). */
     private Connection[] connect(final TwoNodeFabric fabric)
     {
