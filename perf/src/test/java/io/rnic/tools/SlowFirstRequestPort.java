@@ -19,12 +19,10 @@ import java.util.concurrent.locks.LockSupport;
  * duty cycle (its next receive, then flush): a timer that expired during the stall fires before any answer can
  * arrive, every time.
  */
-final class SlowFirstRequestPort implements PacketPort
+final class SlowFirstRequestPort extends ForwardingPacketPort
 {
-    private static final int BTH_OFFSET_IPV4 = 14 + 20 + 8;
     private static final int FIRST_RESPONSE_OPCODE = 0x0D; // RC RDMA READ response first; 0x0D..0x12 answer
 
-    private final PacketPort port;
     private final long stallNs;
     private final AtomicBoolean firstRequestSent;
     private final List<UnsafeBuffer> held = new ArrayList<>();
@@ -37,7 +35,7 @@ final class SlowFirstRequestPort implements PacketPort
      */
     SlowFirstRequestPort(final PacketPort port, final long stallNs, final AtomicBoolean firstRequestSent)
     {
-        this.port = port;
+        super(port);
         this.stallNs = stallNs;
         this.firstRequestSent = firstRequestSent;
     }
@@ -73,9 +71,9 @@ final class SlowFirstRequestPort implements PacketPort
     /** RC (opcode 0x00..0x1F) and a request: not an ACK, READ response or atomic ACK (0x0D..0x12). */
     private static boolean isRcRequest(final DirectBuffer buffer, final int offset, final int length)
     {
-        if (length < BTH_OFFSET_IPV4 + 12 || (buffer.getShort(offset + 12) & 0xFFFF) != 0x0008)
+        if (!isIpv4(buffer, offset, length, BTH_OFFSET_IPV4 + 12))
         {
-            return false; // not IPv4 (the short is read little-endian: 0x0800 on the wire)
+            return false;
         }
         if ((buffer.getShort(offset + 14 + 20 + 2) & 0xFFFF) != 0xB712)
         {
@@ -107,53 +105,5 @@ final class SlowFirstRequestPort implements PacketPort
             held.clear();
         }
         return port.flush();
-    }
-
-    @Override
-    public String name()
-    {
-        return port.name();
-    }
-
-    @Override
-    public long macAddress()
-    {
-        return port.macAddress();
-    }
-
-    @Override
-    public int mtu()
-    {
-        return port.mtu();
-    }
-
-    @Override
-    public long framesReceived()
-    {
-        return port.framesReceived();
-    }
-
-    @Override
-    public long framesTransmitted()
-    {
-        return port.framesTransmitted();
-    }
-
-    @Override
-    public long receiveDrops()
-    {
-        return port.receiveDrops();
-    }
-
-    @Override
-    public long transmitDrops()
-    {
-        return port.transmitDrops();
-    }
-
-    @Override
-    public void close()
-    {
-        port.close();
     }
 }
