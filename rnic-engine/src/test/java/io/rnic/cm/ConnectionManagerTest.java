@@ -260,10 +260,10 @@ class ConnectionManagerTest
     void shouldHoldAReleasedConnectionThroughItsTimewaitThenDestroyItsQp()
     {
         final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
-        final ConnectionManager cmA = manager(fabric, fabric.a(), 21);
-        final ConnectionManager cmB = listener(fabric, 22);
         final Side a = new Side(fabric.a());
         final Side b = new Side(fabric.b());
+        final ConnectionManager cmA = manager(fabric, fabric.a(), 21);
+        final ConnectionManager cmB = listener(fabric, 22);
         final CmConnection[] connected = establish(fabric, cmA, cmB, a, b);
         final CmConnection active = connected[0];
         final CmConnection p = connected[1];
@@ -349,9 +349,9 @@ class ConnectionManagerTest
     void shouldRejectAPendingRequestAndGiveUpAnUnansweredOneOnRelease()
     {
         final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
+        final Side a = new Side(fabric.a());
         final ConnectionManager cmA = manager(fabric, fabric.a(), 25);
         final ConnectionManager cmB = listener(fabric, 26);
-        final Side a = new Side(fabric.a());
         final CmConnection refused = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
         final CmConnection pending = awaitConnectRequest(fabric, cmA, cmB);
         cmB.release(pending, fabric.clock().nanoTime());
