@@ -67,6 +67,14 @@ class ConnectionManagerTest
         return cm;
     }
 
+    /** B's manager, listening on {@link #PORT}. */
+    private ConnectionManager listener(final TwoNodeFabric fabric, final long seed)
+    {
+        final ConnectionManager cm = manager(fabric, fabric.b(), seed);
+        cm.listen(PORT);
+        return cm;
+    }
+
     private static boolean run(final TwoNodeFabric fabric, final BooleanSupplier done, final ConnectionManager... cms)
     {
         return fabric.runUntil(() ->
@@ -77,6 +85,26 @@ class ConnectionManagerTest
             }
             return done.getAsBoolean();
         }, 2 * SECOND_NS);
+    }
+
+    /** Runs both managers until B hears a connection request and returns it. */
+    private static CmConnection awaitConnectRequest(
+        final TwoNodeFabric fabric, final ConnectionManager cmA, final ConnectionManager cmB)
+    {
+        final CmConnection[] passive = new CmConnection[1];
+        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
+        return passive[0];
+    }
+
+    /** Connects A's QP to B's listener, B accepts at once, and both run until the connection is established. */
+    private static CmConnection[] establish(
+        final TwoNodeFabric fabric, final ConnectionManager cmA, final ConnectionManager cmB, final Side a, final Side b)
+    {
+        final CmConnection active = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
+        final CmConnection passive = awaitConnectRequest(fabric, cmA, cmB);
+        cmB.accept(passive, b.qp, 1, 1, fabric.clock().nanoTime());
+        assertTrue(run(fabric, () -> active.isEstablished() && passive.isEstablished(), cmA, cmB));
+        return new CmConnection[]{ active, passive };
     }
 
     private final class Side
@@ -103,16 +131,13 @@ class ConnectionManagerTest
     {
         final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
         final ConnectionManager cmA = manager(fabric, fabric.a(), 1);
-        final ConnectionManager cmB = manager(fabric, fabric.b(), 2);
-        cmB.listen(PORT);
+        final ConnectionManager cmB = listener(fabric, 2);
         final Side a = new Side(fabric.a());
         final Side b = new Side(fabric.b());
 
         final CmConnection active = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
         assertEquals(CmState.REQ_SENT, active.state());
-        final CmConnection[] passive = new CmConnection[1];
-        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
-        final CmConnection p = passive[0];
+        final CmConnection p = awaitConnectRequest(fabric, cmA, cmB);
         assertEquals(a.qp.qpn(), p.remoteQpn());
         assertEquals(active.localPsn(), p.remotePsn());
         assertEquals(PORT, p.servicePort());
@@ -179,16 +204,14 @@ class ConnectionManagerTest
         final LinkConditions bToA = new LinkConditions();
         final TwoNodeFabric fabric = new TwoNodeFabric(aToB, bToA, 1);
         final ConnectionManager cmA = manager(fabric, fabric.a(), 11);
-        final ConnectionManager cmB = manager(fabric, fabric.b(), 12);
-        cmB.listen(PORT);
+        final ConnectionManager cmB = listener(fabric, 12);
         final Side a = new Side(fabric.a());
         final Side b = new Side(fabric.b());
 
         final CmConnection active = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
-        final CmConnection[] passive = new CmConnection[1];
-        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
+        final CmConnection p = awaitConnectRequest(fabric, cmA, cmB);
         bToA.loss = 1.0; // the REP is lost
-        cmB.accept(passive[0], b.qp, 1, 1, fabric.clock().nanoTime());
+        cmB.accept(p, b.qp, 1, 1, fabric.clock().nanoTime());
         assertTrue(run(fabric, () -> fabric.bToA().framesIn() > 0 && fabric.bToA().isEmpty(), cmA, cmB));
         bToA.loss = 0;
         assertTrue(run(fabric, active::isEstablished, cmA, cmB));
@@ -199,21 +222,20 @@ class ConnectionManagerTest
         assertEquals(1, cmB.counter(CmCounter.DUPLICATES_ANSWERED), "the REP again");
         final long bRetransmissions = cmB.counter(CmCounter.RETRANSMISSIONS);
         final long aDuplicates = cmA.counter(CmCounter.DUPLICATES_ANSWERED); // a REP of B's own timer: RTU again
-        assertTrue(run(fabric, passive[0]::isEstablished, cmA, cmB));
+        assertTrue(run(fabric, p::isEstablished, cmA, cmB));
         assertEquals(null, cmB.pollConnectRequest(), "a duplicate REQ is no new connection");
 
-        final CmConnection p = passive[0];
         final Side c = new Side(fabric.a());
         final Side d = new Side(fabric.b());
         final CmConnection second = cmA.connect(c.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
-        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
+        final CmConnection secondPassive = awaitConnectRequest(fabric, cmA, cmB);
         final long framesBefore = fabric.aToB().framesIn();
         aToB.loss = 1.0; // the RTU is lost
-        cmB.accept(passive[0], d.qp, 1, 1, fabric.clock().nanoTime());
+        cmB.accept(secondPassive, d.qp, 1, 1, fabric.clock().nanoTime());
         assertTrue(run(fabric, () -> second.isEstablished() && fabric.aToB().framesIn() > framesBefore &&
             fabric.aToB().isEmpty(), cmA, cmB));
         aToB.loss = 0;
-        assertTrue(run(fabric, passive[0]::isEstablished, cmA, cmB));
+        assertTrue(run(fabric, secondPassive::isEstablished, cmA, cmB));
         assertEquals(bRetransmissions + 1, cmB.counter(CmCounter.RETRANSMISSIONS), "the REP again");
         assertEquals(aDuplicates + 1, cmA.counter(CmCounter.DUPLICATES_ANSWERED), "the RTU again");
 
@@ -238,17 +260,13 @@ class ConnectionManagerTest
     void shouldHoldAReleasedConnectionThroughItsTimewaitThenDestroyItsQp()
     {
         final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
-        final ConnectionManager cmA = manager(fabric, fabric.a(), 21);
-        final ConnectionManager cmB = manager(fabric, fabric.b(), 22);
-        cmB.listen(PORT);
         final Side a = new Side(fabric.a());
         final Side b = new Side(fabric.b());
-        final CmConnection active = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
-        final CmConnection[] passive = new CmConnection[1];
-        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
-        final CmConnection p = passive[0];
-        cmB.accept(p, b.qp, 1, 1, fabric.clock().nanoTime());
-        assertTrue(run(fabric, () -> active.isEstablished() && p.isEstablished(), cmA, cmB));
+        final ConnectionManager cmA = manager(fabric, fabric.a(), 21);
+        final ConnectionManager cmB = listener(fabric, 22);
+        final CmConnection[] connected = establish(fabric, cmA, cmB, a, b);
+        final CmConnection active = connected[0];
+        final CmConnection p = connected[1];
         final int qpnA = a.qp.qpn();
         final int qpnB = b.qp.qpn();
 
@@ -305,12 +323,9 @@ class ConnectionManagerTest
         cmB.listen(PORT);
         final Side a = new Side(fabric.a());
         final Side b = new Side(fabric.b());
-        final CmConnection active = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
-        final CmConnection[] passive = new CmConnection[1];
-        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
-        final CmConnection p = passive[0];
-        cmB.accept(p, b.qp, 1, 1, fabric.clock().nanoTime());
-        assertTrue(run(fabric, () -> active.isEstablished() && p.isEstablished(), cmA, cmB));
+        final CmConnection[] connected = establish(fabric, cmA, cmB, a, b);
+        final CmConnection active = connected[0];
+        final CmConnection p = connected[1];
 
         bToA.loss = 1.0; // the DREP is lost
         cmA.disconnect(active, fabric.clock().nanoTime());
@@ -334,15 +349,13 @@ class ConnectionManagerTest
     void shouldRejectAPendingRequestAndGiveUpAnUnansweredOneOnRelease()
     {
         final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
-        final ConnectionManager cmA = manager(fabric, fabric.a(), 25);
-        final ConnectionManager cmB = manager(fabric, fabric.b(), 26);
-        cmB.listen(PORT);
         final Side a = new Side(fabric.a());
+        final ConnectionManager cmA = manager(fabric, fabric.a(), 25);
+        final ConnectionManager cmB = listener(fabric, 26);
         final CmConnection refused = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
-        final CmConnection[] passive = new CmConnection[1];
-        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
-        cmB.release(passive[0], fabric.clock().nanoTime());
-        assertEquals(CmState.REJECTED, passive[0].state());
+        final CmConnection pending = awaitConnectRequest(fabric, cmA, cmB);
+        cmB.release(pending, fabric.clock().nanoTime());
+        assertEquals(CmState.REJECTED, pending.state());
         assertTrue(run(fabric, refused::isClosed, cmA, cmB));
         assertEquals(CmState.REJECTED, refused.state());
         assertEquals(CmRejFlyweight.REASON_CONSUMER, refused.rejectReason());
@@ -370,14 +383,12 @@ class ConnectionManagerTest
         // B has no GSI QP yet: the first REQ is dropped
         assertTrue(run(fabric, () -> fabric.b().engine().counters().get(TransportCounter.DROPPED_UNKNOWN_QP) == 1,
             cmA));
-        final ConnectionManager cmB = manager(fabric, fabric.b(), 4);
-        cmB.listen(PORT);
-        final CmConnection[] passive = new CmConnection[1];
-        assertTrue(run(fabric, () -> (passive[0] = cmB.pollConnectRequest()) != null, cmA, cmB));
+        final ConnectionManager cmB = listener(fabric, 4);
+        final CmConnection passive = awaitConnectRequest(fabric, cmA, cmB);
         assertTrue(cmA.counter(CmCounter.RETRANSMISSIONS) >= 1);
-        cmB.accept(passive[0], b.qp, 1, 1, fabric.clock().nanoTime());
+        cmB.accept(passive, b.qp, 1, 1, fabric.clock().nanoTime());
         assertTrue(run(fabric, active::isEstablished, cmA, cmB));
-        assertTrue(run(fabric, passive[0]::isEstablished, cmA, cmB));
+        assertTrue(run(fabric, passive::isEstablished, cmA, cmB));
     }
 
     @Test
@@ -431,8 +442,7 @@ class ConnectionManagerTest
     void shouldCountAndDropMalformedMads()
     {
         final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
-        final ConnectionManager cmB = manager(fabric, fabric.b(), 7);
-        cmB.listen(PORT);
+        final ConnectionManager cmB = listener(fabric, 7);
         // a raw GSI QP on A sends whatever we build
         final ProtectionDomain pd = fabric.a().allocPd();
         final CompletionQueue cq = fabric.a().createCq(64);

@@ -11,7 +11,10 @@ import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.RnicDevice;
+import io.rnic.verbs.SendFlags;
+import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -85,5 +88,17 @@ final class Connection
             .accessFlags(access);
         parameters.addressVector.destinationIpv4(peerIp).destinationMac(peerMac).sourceGidIndex(0).hopLimit(64);
         parameters.applyTo(qp);
+    }
+
+    /** A signalled RDMA WRITE of the first {@code length} bytes of this side's region to the start of {@code to}'s. */
+    SendWorkRequest signalledWriteTo(final Connection to, final int length)
+    {
+        final SendWorkRequest wr = new SendWorkRequest();
+        wr.opcode = WrOpcode.RDMA_WRITE;
+        wr.sendFlags = SendFlags.SIGNALED;
+        wr.sgl.add(mr.address(), length, mr.lKey());
+        wr.remoteAddress = to.mr.address();
+        wr.rKey = to.mr.rKey();
+        return wr;
     }
 }

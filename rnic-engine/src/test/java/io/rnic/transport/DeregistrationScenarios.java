@@ -112,20 +112,13 @@ final class DeregistrationScenarios
             engineB.onFrame(fromA.get(2), 0, fromA.get(2).capacity());
             final byte[] atEnd = freeMemory ? null : b.memory.toArray(ValueLayout.JAVA_BYTE);
 
-            // B's answer (if any) goes to A over the fabric; A completes the WRITE with what it hears
-            final WorkCompletion[] completion = new WorkCompletion[1];
-            fabric.runUntil(() ->
-            {
-                if (a.sendCq.poll(a.completions, 1) == 1)
-                {
-                    completion[0] = a.completions[0];
-                }
-                return completion[0] != null;
-            }, SECOND_NS / 100); // well under A's ACK timeout: only an answer B gave counts
+            // B's answer (if any) goes to A over the fabric; A completes the WRITE with what it hears, in a wait well
+            // under A's ACK timeout: only an answer B gave counts
+            final WorkCompletion completion = awaitSendCompletion(fabric, a, SECOND_NS / 100);
             final TransportCounters counters = engineB.counters();
             final ResponderOutcome outcome = new ResponderOutcome(afterFirst, atEnd,
                 counters.get(TransportCounter.REMOTE_ACCESS_NAK_SENT), counters.get(TransportCounter.DROPPED_UC_MESSAGE),
-                counters.get(TransportCounter.ACKS_SENT), b.qp.state(), completion[0]);
+                counters.get(TransportCounter.ACKS_SENT), b.qp.state(), completion);
             if (!freeMemory)
             {
                 targetArena.close();
@@ -170,16 +163,8 @@ final class DeregistrationScenarios
             fabric.a().deregisterMemoryRegion(a.mr);
             sourceArena.close();
 
-            final WorkCompletion[] completion = new WorkCompletion[1];
-            fabric.runUntil(() ->
-            {
-                if (a.sendCq.poll(a.completions, 1) == 1)
-                {
-                    completion[0] = a.completions[0];
-                }
-                return completion[0] != null;
-            }, 10 * SECOND_NS);
-            return new RequesterOutcome(completion[0], a.qp.state(),
+            final WorkCompletion completion = awaitSendCompletion(fabric, a, 10 * SECOND_NS);
+            return new RequesterOutcome(completion, a.qp.state(),
                 countersA.get(TransportCounter.LOCAL_ACK_TIMEOUT), countersA.get(TransportCounter.LOCAL_PROTECTION_ERROR),
                 countersA.get(TransportCounter.RETRANSMITTED_PACKETS));
         }
@@ -341,21 +326,13 @@ final class DeregistrationScenarios
             {
                 fabric.a().engine().onFrame(frame, 0, frame.capacity());
             }
-            final WorkCompletion[] completion = new WorkCompletion[1];
-            fabric.runUntil(() ->
-            {
-                if (a.sendCq.poll(a.completions, 1) == 1)
-                {
-                    completion[0] = a.completions[0];
-                }
-                return completion[0] != null;
-            }, SECOND_NS / 100);
+            final WorkCompletion completion = awaitSendCompletion(fabric, a, SECOND_NS / 100);
             final List<String> problems = new ArrayList<>();
             if (before != null && !Arrays.equals(before, a.memory.toArray(ValueLayout.JAVA_BYTE)))
             {
                 problems.add("a READ response was scattered into the deregistered region");
             }
-            expect(problems, "READ completion", WcStatus.LOC_PROT_ERR, completion[0] == null ? null : completion[0].status());
+            expect(problems, "READ completion", WcStatus.LOC_PROT_ERR, completion == null ? null : completion.status());
             expect(problems, "local protection errors", 1,
                 fabric.a().engine().counters().get(TransportCounter.LOCAL_PROTECTION_ERROR));
             expect(problems, "requester QP state", QpState.ERR, a.qp.state());
@@ -376,14 +353,8 @@ final class DeregistrationScenarios
      */
     static List<String> queuedReadResponsesOfDeregistered(final boolean freeMemory)
     {
-        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 13);
-        try (Arena arena = Arena.ofShared())
+        return withFreeableRegionOfB(13, freeMemory, (fabric, a, b, sourceArena) ->
         {
-            final Arena sourceArena = Arena.ofShared();
-            final Connection a = new Connection(fabric.a(), arena, QpType.RC, REGION_BYTES, AccessFlags.ALL);
-            final Connection b = new Connection(
-                fabric.b(), sourceArena, QpType.RC, freeMemory ? UNMAPPED_ON_FREE_BYTES : REGION_BYTES, AccessFlags.ALL);
-            connect(a, b);
             RcOperationsTest.fill(b, 0, MESSAGE_BYTES, 4);
             final AtomicBoolean room = new AtomicBoolean();
             fabric.b().engine().sink(new PacketSink()
@@ -417,27 +388,15 @@ final class DeregistrationScenarios
                 sourceArena.close();
             }
             room.set(true);
-            final WorkCompletion[] completion = new WorkCompletion[1];
-            fabric.runUntil(() ->
-            {
-                if (a.sendCq.poll(a.completions, 1) == 1)
-                {
-                    completion[0] = a.completions[0];
-                }
-                return completion[0] != null;
-            }, 10 * SECOND_NS);
+            final WorkCompletion completion = awaitSendCompletion(fabric, a, 10 * SECOND_NS);
             final List<String> problems = new ArrayList<>();
             expect(problems, "responses abandoned", 0, countersB.get(TransportCounter.RESPONSE_ABANDONED));
             expect(problems, "responder QP state", QpState.ERR, b.qp.state());
             expect(problems, "READ completion", WcStatus.REM_ACCESS_ERR,
-                completion[0] == null ? null : completion[0].status());
+                completion == null ? null : completion.status());
             expect(problems, "remote access NAKs sent", 1, countersB.get(TransportCounter.REMOTE_ACCESS_NAK_SENT));
-            if (!freeMemory)
-            {
-                sourceArena.close();
-            }
             return problems;
-        }
+        });
     }
 
     /**
@@ -449,14 +408,8 @@ final class DeregistrationScenarios
      */
     static List<String> sendAcrossDeregistration(final boolean freeMemory)
     {
-        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 17);
-        try (Arena arena = Arena.ofShared())
+        return withFreeableRegionOfB(17, freeMemory, (fabric, a, b, receiveArena) ->
         {
-            final Arena receiveArena = Arena.ofShared();
-            final Connection a = new Connection(fabric.a(), arena, QpType.RC, REGION_BYTES, AccessFlags.ALL);
-            final Connection b = new Connection(fabric.b(), receiveArena, QpType.RC,
-                freeMemory ? UNMAPPED_ON_FREE_BYTES : REGION_BYTES, AccessFlags.ALL);
-            connect(a, b);
             RcOperationsTest.fill(a, 0, MESSAGE_BYTES, 6);
             final RecvWorkRequest recv = new RecvWorkRequest();
             recv.wrId = 5;
@@ -501,12 +454,57 @@ final class DeregistrationScenarios
             expect(problems, "local protection errors", 1, counters.get(TransportCounter.LOCAL_PROTECTION_ERROR));
             expect(problems, "remote operational NAKs sent", 1,
                 counters.get(TransportCounter.REMOTE_OPERATIONAL_NAK_SENT));
+            return problems;
+        });
+    }
+
+    /** The body of a scenario over A and B, connected by RC, given the arena of B's region so that it may free it. */
+    @FunctionalInterface
+    private interface FreeableRegionScenario
+    {
+        List<String> run(TwoNodeFabric fabric, Connection a, Connection b, Arena regionArenaOfB);
+    }
+
+    /**
+     * Runs {@code scenario} on a fabric of its own over A and B connected by RC, B's region in an arena of its own
+     * ({@link #UNMAPPED_ON_FREE_BYTES} when {@code freeMemory}, which the scenario then closes), closed after it
+     * otherwise.
+     *
+     * @return the scenario's problems.
+     */
+    private static List<String> withFreeableRegionOfB(
+        final long seed, final boolean freeMemory, final FreeableRegionScenario scenario)
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), seed);
+        try (Arena arena = Arena.ofShared())
+        {
+            final Arena regionArena = Arena.ofShared();
+            final Connection a = new Connection(fabric.a(), arena, QpType.RC, REGION_BYTES, AccessFlags.ALL);
+            final Connection b = new Connection(fabric.b(), regionArena, QpType.RC,
+                freeMemory ? UNMAPPED_ON_FREE_BYTES : REGION_BYTES, AccessFlags.ALL);
+            connect(a, b);
+            final List<String> problems = scenario.run(fabric, a, b, regionArena);
             if (!freeMemory)
             {
-                receiveArena.close();
+                regionArena.close();
             }
             return problems;
         }
+    }
+
+    /** @return A's next send completion, or null when none comes within {@code timeoutNs} of virtual time. */
+    private static WorkCompletion awaitSendCompletion(final TwoNodeFabric fabric, final Connection a, final long timeoutNs)
+    {
+        final WorkCompletion[] completion = new WorkCompletion[1];
+        fabric.runUntil(() ->
+        {
+            if (a.sendCq.poll(a.completions, 1) == 1)
+            {
+                completion[0] = a.completions[0];
+            }
+            return completion[0] != null;
+        }, timeoutNs);
+        return completion[0];
     }
 
     private static void connect(final Connection a, final Connection b)

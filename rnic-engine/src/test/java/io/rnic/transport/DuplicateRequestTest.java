@@ -3,19 +3,14 @@ package io.rnic.transport;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.PathMtu;
-import io.rnic.verbs.SendFlags;
-import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;
-import io.rnic.verbs.WrOpcode;
 import io.rnic.wire.DropReason;
 import io.rnic.wire.InboundValidator;
 import io.rnic.wire.Opcode;
 import io.rnic.wire.RocePacket;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,16 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The responder answers a duplicate WRITE or SEND packet with an ACK even when the packet asked for none. */
-class DuplicateRequestTest
+class DuplicateRequestTest extends ArenaScopedTest
 {
-    private final Arena arena = Arena.ofShared();
-
-    @AfterEach
-    void close()
-    {
-        arena.close();
-    }
-
     @Test
     void shouldAcknowledgeADuplicateMiddlePacketWithoutAckRequest()
     {
@@ -50,13 +37,7 @@ class DuplicateRequestTest
             fabric.aToB().send(buffer, offset, length);
         });
 
-        final SendWorkRequest write = new SendWorkRequest();
-        write.opcode = WrOpcode.RDMA_WRITE;
-        write.sendFlags = SendFlags.SIGNALED;
-        write.sgl.add(a.mr.address(), 3000, a.mr.lKey());
-        write.remoteAddress = b.mr.address();
-        write.rKey = b.mr.rKey();
-        assertEquals(0, a.qp.postSend(write));
+        assertEquals(0, a.qp.postSend(a.signalledWriteTo(b, 3000)));
         assertTrue(fabric.runUntil(() -> a.sendCq.poll(a.completions, 1) == 1, 10_000_000L));
         assertEquals(WcStatus.SUCCESS, a.completions[0].status());
 

@@ -16,10 +16,8 @@ import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.VerbsException;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -27,17 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** QP1, the GSI: a UD QP numbered 1 that receives the MADs sent to destination QP 1 with the GSI's Q_Key. */
-class GsiQpTest
+class GsiQpTest extends ArenaScopedTest
 {
     private static final int GSI_QKEY = 0x8001_0000;
-    private static final long SECOND_NS = 1_000_000_000L;
-    private final Arena arena = Arena.ofShared();
-
-    @AfterEach
-    void close()
-    {
-        arena.close();
-    }
 
     @Test
     void shouldDeliverDatagramsToQpOneOnlyOnceTheGsiQpExists()

@@ -3,16 +3,11 @@ package io.rnic.transport;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.PathMtu;
-import io.rnic.verbs.SendFlags;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
-import io.rnic.verbs.WrOpcode;
 import io.rnic.wire.Opcode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import java.lang.foreign.Arena;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,20 +20,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * link showed {@code local_ack_timeout_err 1} and the first WRITE sent again. Here A's first request takes
  * {@link #SLOW_SEND_NS} of virtual time to hand to the link, which then carries each frame in {@link #DELAY_NS}.
  */
-class LocalAckTimerTest
+class LocalAckTimerTest extends ArenaScopedTest
 {
     private static final int TIMEOUT_CODE = 14;
     private static final long TIMEOUT_NS = Timeouts.localAckTimeoutNs(TIMEOUT_CODE);
     private static final long SLOW_SEND_NS = 50_000_000L;
     private static final long DELAY_NS = 10_000_000L;
-
-    private final Arena arena = Arena.ofShared();
-
-    @AfterEach
-    void close()
-    {
-        arena.close();
-    }
 
     @Test
     void shouldStartTheTimerWhenThePacketLeavesNotWhenTheDutyCycleReadTheClock()
@@ -92,12 +79,7 @@ class LocalAckTimerTest
             }
             fabric.bToA().send(buffer, offset, length);
         });
-        final SendWorkRequest wr = new SendWorkRequest();
-        wr.opcode = WrOpcode.RDMA_WRITE;
-        wr.sendFlags = SendFlags.SIGNALED;
-        wr.sgl.add(pair[0].mr.address(), 64, pair[0].mr.lKey());
-        wr.remoteAddress = pair[1].mr.address();
-        wr.rKey = pair[1].mr.rKey();
+        final SendWorkRequest wr = pair[0].signalledWriteTo(pair[1], 64);
         assertEquals(0, pair[0].qp.postSend(wr));
         fabric.step(); // the first WRITE leaves A and reaches B
         assertEquals(0, pair[0].qp.postSend(wr));
@@ -135,13 +117,7 @@ class LocalAckTimerTest
     /** One signalled 64-byte WRITE from A to B; returns its completion's status. */
     private static WcStatus writeOnce(final TwoNodeFabric fabric, final Connection a, final Connection b)
     {
-        final SendWorkRequest wr = new SendWorkRequest();
-        wr.opcode = WrOpcode.RDMA_WRITE;
-        wr.sendFlags = SendFlags.SIGNALED;
-        wr.sgl.add(a.mr.address(), 64, a.mr.lKey());
-        wr.remoteAddress = b.mr.address();
-        wr.rKey = b.mr.rKey();
-        assertEquals(0, a.qp.postSend(wr));
+        assertEquals(0, a.qp.postSend(a.signalledWriteTo(b, 64)));
         final WorkCompletion[] completion = { null };
         assertTrue(fabric.runUntil(() ->
         {

@@ -14,12 +14,10 @@ import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WrOpcode;
 import io.rnic.wire.AethFlyweight;
 import io.rnic.wire.Opcode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -32,18 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * NAK (the QP goes to ERR); a requester that keeps to its max_rd_atomic is never refused, because only what it
  * cannot have seen answered counts: responses still queued, and those sent in the duty cycle still under way.
  */
-class MaxDestReadAtomicTest
+class MaxDestReadAtomicTest extends ArenaScopedTest
 {
     private static final int FIRST_PSN = 0x10_0000;
-    private static final long SECOND_NS = 1_000_000_000L;
-
-    private final Arena arena = Arena.ofShared();
-
-    @AfterEach
-    void close()
-    {
-        arena.close();
-    }
 
     private static String answer(final int opcode, final int psn, final int syndrome)
     {

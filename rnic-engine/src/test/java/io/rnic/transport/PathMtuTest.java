@@ -15,10 +15,8 @@ import io.rnic.verbs.WrOpcode;
 import io.rnic.wire.AethFlyweight;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.Opcode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
@@ -33,18 +31,45 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  * request NAK and the QP goes to ERR before a byte lands; UC drops the message, UD the datagram, the completer the
  * READ response.
  */
-class PathMtuTest
+class PathMtuTest extends ArenaScopedTest
 {
     private static final int FIRST_PSN = 0x10_0000;
-    private static final String NAK_INVALID_REQUEST = String.format("RC_ACKNOWLEDGE %06x syndrome=%02x", FIRST_PSN,
-        AethFlyweight.nakSyndrome(AethFlyweight.NAK_INVALID_REQUEST));
 
-    private final Arena arena = Arena.ofShared();
+    /** The fabric of the test, set by {@link #responder}. */
+    private TwoNodeFabric fabric;
+    /** Frames injected into B as from A, and B's answers, set by {@link #responder}. */
+    private PeerFrames frames;
 
-    @AfterEach
-    void close()
+    /**
+     * B's side of a pair of {@code type} QPs over a path of {@code mtu}, with a receive for its whole region posted
+     * when {@code withReceive}; {@link #fabric} and {@link #frames} are set for it.
+     */
+    private Connection responder(final QpType type, final PathMtu mtu, final boolean withReceive)
     {
-        arena.close();
+        fabric = new TwoNodeFabric(new LinkConditions(), 1);
+        final Connection b = Connection.pair(fabric, arena, type, 8192, mtu, AccessFlags.ALL)[1];
+        if (withReceive)
+        {
+            final RecvWorkRequest recv = new RecvWorkRequest();
+            recv.sgl.add(b.mr.address(), 8192, b.mr.lKey());
+            assertEquals(QueuePair.POST_OK, b.qp.postRecv(recv));
+        }
+        frames = new PeerFrames(fabric.b(), fabric.bToA());
+        return b;
+    }
+
+    /** B's receive, which never got the data, is flushed once B's QP is in ERR. */
+    private void assertReceiveFlushed(final Connection b, final String message)
+    {
+        fabric.b().engine().doWork();
+        assertEquals(1, b.recvCq.poll(b.completions, 2));
+        assertEquals(WcStatus.WR_FLUSH_ERR, b.completions[0].status(), message);
+    }
+
+    private static String invalidRequestNak(final int psn)
+    {
+        return String.format("RC_ACKNOWLEDGE %06x syndrome=%02x", psn,
+            AethFlyweight.nakSyndrome(AethFlyweight.NAK_INVALID_REQUEST));
     }
 
     private static void assertUntouched(final MemorySegment memory, final long from)
@@ -71,88 +96,64 @@ class PathMtuTest
     @Test
     void shouldNakAWriteOnlyLargerThanThePathMtu()
     {
-        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
-        final Connection b = Connection.rcPair(fabric, arena, 8192, PathMtu.MTU_256)[1];
-        final PeerFrames frames = new PeerFrames(fabric.b(), fabric.bToA());
+        final Connection b = responder(QpType.RC, PathMtu.MTU_256, false);
 
         frames.inject(PeerFrames.fromA(b.qp.qpn(), Opcode.RC_RDMA_WRITE_ONLY, FIRST_PSN)
             .reth(b.mr.address(), b.mr.rKey(), 4000).ackRequest(true), 4000);
         assertUntouched(b.memory, 0);
-        assertRefused(fabric, b, frames, NAK_INVALID_REQUEST);
+        assertRefused(fabric, b, frames, invalidRequestNak(FIRST_PSN));
     }
 
     @Test
     void shouldNakASendOnlyLargerThanThePathMtu()
     {
-        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
-        final Connection b = Connection.rcPair(fabric, arena, 8192, PathMtu.MTU_256)[1];
-        final RecvWorkRequest recv = new RecvWorkRequest();
-        recv.sgl.add(b.mr.address(), 8192, b.mr.lKey());
-        assertEquals(QueuePair.POST_OK, b.qp.postRecv(recv));
-        final PeerFrames frames = new PeerFrames(fabric.b(), fabric.bToA());
+        final Connection b = responder(QpType.RC, PathMtu.MTU_256, true);
 
         frames.inject(PeerFrames.fromA(b.qp.qpn(), Opcode.RC_SEND_ONLY, FIRST_PSN).ackRequest(true), 3000);
         assertUntouched(b.memory, 0);
-        assertRefused(fabric, b, frames, NAK_INVALID_REQUEST);
-        fabric.b().engine().doWork();
-        assertEquals(1, b.recvCq.poll(b.completions, 2));
-        assertEquals(WcStatus.WR_FLUSH_ERR, b.completions[0].status(), "the receive never got the data");
+        assertRefused(fabric, b, frames, invalidRequestNak(FIRST_PSN));
+        assertReceiveFlushed(b, "the receive never got the data");
     }
 
     @Test
     void shouldNakAFirstPacketShorterThanThePathMtu()
     {
-        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
-        final Connection b = Connection.rcPair(fabric, arena, 8192, PathMtu.MTU_256)[1];
-        final PeerFrames frames = new PeerFrames(fabric.b(), fabric.bToA());
+        final Connection b = responder(QpType.RC, PathMtu.MTU_256, false);
 
         frames.inject(PeerFrames.fromA(b.qp.qpn(), Opcode.RC_RDMA_WRITE_FIRST, FIRST_PSN)
             .reth(b.mr.address(), b.mr.rKey(), 512), 100);
         assertUntouched(b.memory, 0);
-        assertRefused(fabric, b, frames, NAK_INVALID_REQUEST);
+        assertRefused(fabric, b, frames, invalidRequestNak(FIRST_PSN));
     }
 
     @Test
     void shouldNakAMiddlePacketShorterThanThePathMtu()
     {
-        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
-        final Connection b = Connection.rcPair(fabric, arena, 8192, PathMtu.MTU_256)[1];
-        final PeerFrames frames = new PeerFrames(fabric.b(), fabric.bToA());
+        final Connection b = responder(QpType.RC, PathMtu.MTU_256, false);
 
         frames.inject(PeerFrames.fromA(b.qp.qpn(), Opcode.RC_RDMA_WRITE_FIRST, FIRST_PSN)
             .reth(b.mr.address(), b.mr.rKey(), 1024), 256);
         assertEquals(PAYLOAD_BYTE, b.memory.get(ValueLayout.JAVA_BYTE, 255), "a full FIRST packet lands");
         frames.inject(PeerFrames.fromA(b.qp.qpn(), Opcode.RC_RDMA_WRITE_MIDDLE, FIRST_PSN + 1), 100);
         assertUntouched(b.memory, 256);
-        assertRefused(fabric, b, frames, String.format("RC_ACKNOWLEDGE %06x syndrome=%02x", FIRST_PSN + 1,
-            AethFlyweight.nakSyndrome(AethFlyweight.NAK_INVALID_REQUEST)));
+        assertRefused(fabric, b, frames, invalidRequestNak(FIRST_PSN + 1));
     }
 
     @Test
     void shouldNakAnEmptyLastPacket()
     {
-        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
-        final Connection b = Connection.rcPair(fabric, arena, 8192, PathMtu.MTU_256)[1];
-        final RecvWorkRequest recv = new RecvWorkRequest();
-        recv.sgl.add(b.mr.address(), 8192, b.mr.lKey());
-        assertEquals(QueuePair.POST_OK, b.qp.postRecv(recv));
-        final PeerFrames frames = new PeerFrames(fabric.b(), fabric.bToA());
+        final Connection b = responder(QpType.RC, PathMtu.MTU_256, true);
 
         frames.inject(PeerFrames.fromA(b.qp.qpn(), Opcode.RC_SEND_FIRST, FIRST_PSN), 256);
         frames.inject(PeerFrames.fromA(b.qp.qpn(), Opcode.RC_SEND_LAST, FIRST_PSN + 1).ackRequest(true), 0);
-        assertRefused(fabric, b, frames, String.format("RC_ACKNOWLEDGE %06x syndrome=%02x", FIRST_PSN + 1,
-            AethFlyweight.nakSyndrome(AethFlyweight.NAK_INVALID_REQUEST)));
-        fabric.b().engine().doWork();
-        assertEquals(1, b.recvCq.poll(b.completions, 2));
-        assertEquals(WcStatus.WR_FLUSH_ERR, b.completions[0].status(), "no message completed");
+        assertRefused(fabric, b, frames, invalidRequestNak(FIRST_PSN + 1));
+        assertReceiveFlushed(b, "no message completed");
     }
 
     @Test
     void shouldDropAUcMessageWithAShortMiddlePacketAndTakeTheNext()
     {
-        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
-        final Connection b = Connection.pair(fabric, arena, QpType.UC, 8192, PathMtu.MTU_256, AccessFlags.ALL)[1];
-        final PeerFrames frames = new PeerFrames(fabric.b(), fabric.bToA());
+        final Connection b = responder(QpType.UC, PathMtu.MTU_256, false);
 
         frames.inject(PeerFrames.fromA(b.qp.qpn(), Opcode.TRANSPORT_UC | Opcode.RDMA_WRITE_FIRST, FIRST_PSN)
             .reth(b.mr.address(), b.mr.rKey(), 612), 256);
@@ -172,12 +173,7 @@ class PathMtuTest
     @Test
     void shouldDropADatagramLargerThanTheMtu()
     {
-        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
-        final Connection b = Connection.pair(fabric, arena, QpType.UD, 8192, PathMtu.MTU_1024, AccessFlags.ALL)[1];
-        final RecvWorkRequest recv = new RecvWorkRequest();
-        recv.sgl.add(b.mr.address(), 8192, b.mr.lKey());
-        assertEquals(QueuePair.POST_OK, b.qp.postRecv(recv));
-        final PeerFrames frames = new PeerFrames(fabric.b(), fabric.bToA());
+        final Connection b = responder(QpType.UD, PathMtu.MTU_1024, true);
         final FrameSpec datagram = PeerFrames.fromA(b.qp.qpn(), Opcode.UD_SEND_ONLY, 0).deth(0x11111111L, 0x42);
 
         frames.inject(datagram, 1025);

@@ -16,10 +16,8 @@ import io.rnic.verbs.WrOpcode;
 import io.rnic.wire.AethFlyweight;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.Opcode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
@@ -35,18 +33,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * another of our addresses, or over the other IP version are counted and dropped before they touch memory or
  * complete anything. Each frame refused here is shown to be executed when it comes from the peer.
  */
-class PeerAddressTest
+class PeerAddressTest extends ArenaScopedTest
 {
     private static final int FIRST_PSN = 0x10_0000;
-    private static final long SECOND_NS = 1_000_000_000L;
-
-    private final Arena arena = Arena.ofShared();
-
-    @AfterEach
-    void close()
-    {
-        arena.close();
-    }
 
     private static FrameSpec writeOnly(final Connection to, final int psn, final int length)
     {

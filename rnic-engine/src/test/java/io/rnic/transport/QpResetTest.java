@@ -12,27 +12,14 @@ import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WrOpcode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import java.lang.foreign.Arena;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A QP taken to RESET with work requests still posted gets back its whole send and receive queues. */
-class QpResetTest
+class QpResetTest extends ArenaScopedTest
 {
-    private static final long SECOND_NS = 1_000_000_000L;
-
-    private final Arena arena = Arena.ofShared();
-
-    @AfterEach
-    void close()
-    {
-        arena.close();
-    }
-
     @Test
     void shouldFreeEveryPostedWorkRequestWhenTheQpIsReset()
     {
