@@ -1,20 +1,29 @@
-package io.rnic.verbs;
+package io.rnic.sim;
 
-import io.rnic.sim.VirtualClock;
-import io.rnic.transport.LocalPort;
-import io.rnic.transport.PacketSink;
-import io.rnic.transport.RnicEngine;
 import io.rnic.transport.TransportCounter;
-import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.ConnectParameters;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.QueuePair;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.RnicDevice;
+import io.rnic.verbs.SendFlags;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Runs each kind of operation once between two throwaway devices joined in memory, so that the JVM has loaded, linked
+ * Runs each kind of operation once between the two throwaway devices of a {@link TwoNodeFabric}, so that the JVM has loaded, linked
  * and initialised the packet path before the first real packet. Without it the first packets of a process are built
  * and checked in code that has never run, the ICRC's Vector API set-up above all: in a fresh JVM the first frame's
  * build and check took 400 to 600 ms (2 loaded cores), and about 1 ms after this warm-up (which took 370 to 690 ms);
@@ -23,16 +32,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * retransmission.
  * <p>
  * The devices are private to the run: no frame reaches a port, the real device's counters and QP numbers are
- * untouched, and a virtual clock that never moves lets no timer fire. Control path; the first call does the work, the
+ * untouched, and the fabric's virtual clock moves only a few microseconds: no timer fires. Control path; the first call does the work, the
  * later ones return at once.
  */
 public final class PacketPathWarmUp
 {
     private static final AtomicBoolean DONE = new AtomicBoolean();
-    private static final long MAC_A = 0x02_00_00_00_0A_01L;
-    private static final long MAC_B = 0x02_00_00_00_0B_02L;
-    private static final int IP_A = 0x0A00_0001;
-    private static final int IP_B = 0x0A00_0002;
     private static final long IPV6_PREFIX = 0xFD00_0000_0000_0000L;
     /** Two packets and a bit at MTU 1024: FIRST, MIDDLE and LAST opcodes (and a multi-packet READ response). */
     private static final int LARGE_BYTES = 2500;
@@ -62,13 +67,9 @@ public final class PacketPathWarmUp
      */
     static int run()
     {
-        final VirtualClock clock = new VirtualClock(1_000_000_000L);
-        final Wire aToB = new Wire();
-        final Wire bToA = new Wire();
-        final LocalPort portA = port(MAC_A, IP_A, 0xA);
-        final LocalPort portB = port(MAC_B, IP_B, 0xB);
-        final RnicDevice a = new RnicDevice(portA, aToB, clock);
-        final RnicDevice b = new RnicDevice(portB, bToA, clock);
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions().delayNs(0), 1);
+        final RnicDevice a = fabric.a();
+        final RnicDevice b = fabric.b();
         int completed = 0;
         try (Arena arena = Arena.ofConfined())
         {
@@ -78,9 +79,9 @@ public final class PacketPathWarmUp
                 {
                     final Side sideA = new Side(a, arena, type);
                     final Side sideB = new Side(b, arena, type);
-                    sideA.connect(sideB, ipv6 ? 1 : 0, MAC_B, ipv6, IP_B, 0xB);
-                    sideB.connect(sideA, ipv6 ? 1 : 0, MAC_A, ipv6, IP_A, 0xA);
-                    completed += operations(type, sideA, sideB, a.engine(), b.engine(), aToB, bToA);
+                    sideA.connect(sideB, ipv6, TwoNodeFabric.MAC_B, TwoNodeFabric.IP_B, 0xB);
+                    sideB.connect(sideA, ipv6, TwoNodeFabric.MAC_A, TwoNodeFabric.IP_A, 0xA);
+                    completed += operations(type, sideA, sideB, fabric);
                     a.destroyQp(sideA.qp);
                     b.destroyQp(sideB.qp);
                 }
@@ -95,65 +96,22 @@ public final class PacketPathWarmUp
         return completed;
     }
 
-    private static int operations(
-        final QpType type,
-        final Side a,
-        final Side b,
-        final RnicEngine engineA,
-        final RnicEngine engineB,
-        final Wire aToB,
-        final Wire bToA)
+    private static int operations(final QpType type, final Side a, final Side b, final TwoNodeFabric fabric)
     {
         int completed = 0;
         if (type == QpType.RC)
         {
-            completed += a.run(WrOpcode.RDMA_WRITE, SMALL_BYTES, b, engineA, engineB, aToB, bToA);
-            completed += a.run(WrOpcode.RDMA_WRITE, LARGE_BYTES, b, engineA, engineB, aToB, bToA);
-            completed += a.run(WrOpcode.RDMA_WRITE_WITH_IMM, SMALL_BYTES, b, engineA, engineB, aToB, bToA);
-            completed += a.run(WrOpcode.RDMA_READ, SMALL_BYTES, b, engineA, engineB, aToB, bToA);
-            completed += a.run(WrOpcode.RDMA_READ, LARGE_BYTES, b, engineA, engineB, aToB, bToA);
-            completed += a.run(WrOpcode.SEND, LARGE_BYTES, b, engineA, engineB, aToB, bToA);
-            completed += a.run(WrOpcode.ATOMIC_FETCH_AND_ADD, Long.BYTES, b, engineA, engineB, aToB, bToA);
-            completed += a.run(WrOpcode.ATOMIC_CMP_AND_SWP, Long.BYTES, b, engineA, engineB, aToB, bToA);
+            completed += a.run(WrOpcode.RDMA_WRITE, SMALL_BYTES, b, fabric);
+            completed += a.run(WrOpcode.RDMA_WRITE, LARGE_BYTES, b, fabric);
+            completed += a.run(WrOpcode.RDMA_WRITE_WITH_IMM, SMALL_BYTES, b, fabric);
+            completed += a.run(WrOpcode.RDMA_READ, SMALL_BYTES, b, fabric);
+            completed += a.run(WrOpcode.RDMA_READ, LARGE_BYTES, b, fabric);
+            completed += a.run(WrOpcode.SEND, LARGE_BYTES, b, fabric);
+            completed += a.run(WrOpcode.ATOMIC_FETCH_AND_ADD, Long.BYTES, b, fabric);
+            completed += a.run(WrOpcode.ATOMIC_CMP_AND_SWP, Long.BYTES, b, fabric);
         }
-        completed += a.run(WrOpcode.SEND_WITH_IMM, SMALL_BYTES, b, engineA, engineB, aToB, bToA);
+        completed += a.run(WrOpcode.SEND_WITH_IMM, SMALL_BYTES, b, fabric);
         return completed;
-    }
-
-    private static LocalPort port(final long mac, final int ipv4, final long ipv6Low)
-    {
-        final LocalPort port = new LocalPort(mac);
-        port.addIpv4(ipv4);                 // GID 0
-        port.addGid(IPV6_PREFIX, ipv6Low);  // GID 1
-        return port;
-    }
-
-    /** One direction of the in-memory wire: frames wait here until the peer's engine takes them. */
-    private static final class Wire implements PacketSink
-    {
-        private final ArrayDeque<byte[]> frames = new ArrayDeque<>();
-        private final UnsafeBuffer view = new UnsafeBuffer(new byte[0]);
-
-        @Override
-        public void send(final DirectBuffer buffer, final int offset, final int length)
-        {
-            final byte[] frame = new byte[length];
-            buffer.getBytes(offset, frame);
-            frames.add(frame);
-        }
-
-        int deliver(final RnicEngine engine)
-        {
-            int delivered = 0;
-            byte[] frame;
-            while ((frame = frames.poll()) != null)
-            {
-                view.wrap(frame);
-                engine.onFrame(view, 0, frame.length);
-                delivered++;
-            }
-            return delivered;
-        }
     }
 
     /** A QP of one type with its CQs and a registered region: send area first, receive area after it. */
@@ -179,16 +137,16 @@ public final class PacketPathWarmUp
             mr = device.registerMemoryRegion(pd, memory, AccessFlags.ALL);
         }
 
+        /** Connects to {@code peer} over IPv4 (GID 0) or IPv6 (GID 1, fd00::{@code peerIpv6Low}). */
         void connect(
-            final Side peer, final int gidIndex, final long peerMac, final boolean ipv6, final int peerIpv4,
-            final long peerIpv6Low)
+            final Side peer, final boolean ipv6, final long peerMac, final int peerIpv4, final long peerIpv6Low)
         {
             final ConnectParameters parameters = new ConnectParameters()
                 .remote(peer.qp.qpn(), 0x100)
                 .localPsn(0x100)
                 .pathMtu(PathMtu.MTU_1024)
                 .readAtomic(1, 1);
-            parameters.addressVector.destinationMac(peerMac).sourceGidIndex(gidIndex).hopLimit(64);
+            parameters.addressVector.destinationMac(peerMac).sourceGidIndex(ipv6 ? 1 : 0).hopLimit(64);
             if (ipv6)
             {
                 parameters.addressVector.destinationGid(IPV6_PREFIX, peerIpv6Low);
@@ -201,15 +159,8 @@ public final class PacketPathWarmUp
             send.udAddress.copyFrom(parameters.addressVector);
         }
 
-        /** Posts one operation to {@code peer} and steps both engines until its completions are in; returns 1. */
-        int run(
-            final int opcode,
-            final int bytes,
-            final Side peer,
-            final RnicEngine engine,
-            final RnicEngine peerEngine,
-            final Wire toPeer,
-            final Wire fromPeer)
+        /** Posts one operation to {@code peer} and steps the fabric until its completions are in; returns 1. */
+        int run(final int opcode, final int bytes, final Side peer, final TwoNodeFabric fabric)
         {
             final boolean receives = opcode == WrOpcode.SEND || opcode == WrOpcode.SEND_WITH_IMM ||
                 opcode == WrOpcode.RDMA_WRITE_WITH_IMM;
@@ -234,10 +185,7 @@ public final class PacketPathWarmUp
             boolean received = !receives;
             for (int step = 0; step < MAX_STEPS && !(sent && received); step++)
             {
-                engine.doWork();
-                peerEngine.doWork();
-                toPeer.deliver(peerEngine);
-                fromPeer.deliver(engine);
+                fabric.step();
                 sent |= poll(sendCq, opcode);
                 received |= poll(peer.recvCq, opcode);
             }

@@ -1,4 +1,4 @@
-package io.rnic.verbs;
+package io.rnic.sim;
 
 import org.junit.jupiter.api.Test;
 
