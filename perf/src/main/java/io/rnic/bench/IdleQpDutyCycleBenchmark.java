@@ -1,14 +1,14 @@
 package io.rnic.bench;
 
+import io.rnic.device.ConnectParameters;
+import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.transport.RnicEngine;
 import io.rnic.verbs.CompletionQueue;
-import io.rnic.verbs.ConnectParameters;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
-import io.rnic.verbs.RnicDevice;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -1,10 +1,11 @@
 package io.rnic.cli;
 
-import io.rnic.tools.ToolOptions;
+import io.rnic.tools.UsageException;
+import io.rnic.tools.perftest.ToolOptions;
 
 import io.rnic.cc.DcqcnParameters;
-import io.rnic.sim.CongestionPlot;
-import io.rnic.sim.CongestionScenario;
+import io.rnic.simulation.CongestionPlot;
+import io.rnic.simulation.CongestionScenario;
 
 import java.io.IOException;
 import java.io.PrintStream;

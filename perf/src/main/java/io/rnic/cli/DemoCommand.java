@@ -2,6 +2,7 @@ package io.rnic.cli;
 
 import io.rnic.pcap.PcapReader;
 import io.rnic.pcap.PcapWriter;
+import io.rnic.tools.UsageException;
 import io.rnic.wire.DropReason;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.InboundValidator;
@@ -129,7 +130,7 @@ final class DemoCommand
             out.println("(shared/vectors not found beside the repository: independent vectors skipped)");
         }
         // The transport on top: two engines over a simulated link that misbehaves, every byte checked.
-        final io.rnic.sim.Workload.Config workload = new io.rnic.sim.Workload.Config();
+        final io.rnic.simulation.Workload.Config workload = new io.rnic.simulation.Workload.Config();
         workload.operations = 2_000;
         workload.qps = 2;
         workload.maxSize = 256 * 1024;
@@ -137,7 +138,7 @@ final class DemoCommand
         workload.conditions = new io.rnic.sim.LinkConditions().loss(0.02).reorder(0.02).duplicate(0.01).corrupt(0.005);
         out.println();
         out.println("== RC transport over a lossy simulated link (bin/rnic simulate for more) ==");
-        final io.rnic.sim.SimulationReport report = io.rnic.sim.Workload.run(workload);
+        final io.rnic.simulation.SimulationReport report = io.rnic.simulation.Workload.run(workload);
         out.print(report.summary());
         ok &= report.passed();
 

@@ -1,6 +1,7 @@
 package io.rnic.cli;
 
 import io.rnic.pcap.PcapReader;
+import io.rnic.tools.UsageException;
 import io.rnic.wire.EthernetFlyweight;
 import io.rnic.wire.FrameFields;
 import org.agrona.DirectBuffer;

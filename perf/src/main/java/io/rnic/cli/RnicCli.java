@@ -1,9 +1,10 @@
 package io.rnic.cli;
 
-import io.rnic.tools.PerftestTool;
-import io.rnic.tools.Rping;
 import io.rnic.tools.ToolKind;
-import io.rnic.tools.ToolOptions;
+import io.rnic.tools.UsageException;
+import io.rnic.tools.perftest.PerftestTool;
+import io.rnic.tools.perftest.ToolOptions;
+import io.rnic.tools.rping.Rping;
 
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,8 +1,9 @@
 package io.rnic.cli;
 
 import io.rnic.sim.LinkConditions;
-import io.rnic.sim.SimulationReport;
-import io.rnic.sim.Workload;
+import io.rnic.simulation.SimulationReport;
+import io.rnic.simulation.Workload;
+import io.rnic.tools.UsageException;
 import io.rnic.transport.Timeouts;
 import io.rnic.verbs.PathMtu;
 

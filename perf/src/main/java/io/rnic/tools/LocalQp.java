@@ -1,9 +1,9 @@
 package io.rnic.tools;
 
+import io.rnic.device.QueuePair;
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.QpType;
-import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendFlags;
 import io.rnic.verbs.SendWorkRequest;
@@ -15,26 +15,26 @@ import java.lang.foreign.MemorySegment;
  * the peer told us about its own QP. Also the reusable work requests the state machines post (posting copies
  * them, so reuse allocates nothing).
  */
-final class LocalQp
+public final class LocalQp
 {
-    static final int QKEY = 0x11111111;
+    public static final int QKEY = 0x11111111;
 
-    final QueuePair qp;
-    final CompletionQueue sendCq;
-    final CompletionQueue recvCq;
-    final MemorySegment region;
-    final long regionAddress;
+    public final QueuePair qp;
+    public final CompletionQueue sendCq;
+    public final CompletionQueue recvCq;
+    public final MemorySegment region;
+    public final long regionAddress;
     final int lKey;
-    final int rKey;
-    final QpLayout layout;
-    final SendWorkRequest send = new SendWorkRequest();
+    public final int rKey;
+    public final QpLayout layout;
+    public final SendWorkRequest send = new SendWorkRequest();
     final RecvWorkRequest recv = new RecvWorkRequest();
     /** UD: where to send (the peer's GID and MAC). */
-    final AddressVector peerAddress = new AddressVector();
-    int psn;
-    RemoteQp remote;
+    public final AddressVector peerAddress = new AddressVector();
+    public int psn;
+    public RemoteQp remote;
 
-    LocalQp(
+    public LocalQp(
         final QueuePair qp, final CompletionQueue sendCq, final CompletionQueue recvCq, final MemorySegment region,
         final int lKey, final int rKey, final QpLayout layout)
     {
@@ -48,12 +48,12 @@ final class LocalQp
         this.layout = layout;
     }
 
-    MemorySegment sendSlot(final long slot)
+    public MemorySegment sendSlot(final long slot)
     {
         return region.asSlice(slot * layout.slotBytes, layout.slotBytes);
     }
 
-    MemorySegment receiveSlot(final long slot)
+    public MemorySegment receiveSlot(final long slot)
     {
         return region.asSlice(layout.areaBytes + slot * layout.slotBytes, layout.slotBytes);
     }
@@ -62,7 +62,7 @@ final class LocalQp
      * The address this side announces in the exchange: its receive area, as perftest announces its receive buffer
      * ({@code buf + num_qps * BUFF_SIZE}). The peer WRITEs, READs and runs atomics there.
      */
-    long announcedAddress()
+    public long announcedAddress()
     {
         return regionAddress + layout.areaBytes;
     }
@@ -72,13 +72,13 @@ final class LocalQp
      * WRITEs land, READs read and atomics operate. A peer running the real tool announced one buffer at least as
      * large as a message (and its cycle buffer), so slot 0 is all we use against it.
      */
-    long remoteSlot(final long slot)
+    public long remoteSlot(final long slot)
     {
         return remote.regionAddress() + slot * layout.slotBytes;
     }
 
     /** Posts a one-SGE send-queue work request; returns the ibverbs code (0 OK). */
-    int post(
+    public int post(
         final int opcode, final long wrId, final long localAddress, final int length, final long remoteAddress,
         final boolean signaled)
     {
@@ -102,7 +102,7 @@ final class LocalQp
         return qp.postSend(wr);
     }
 
-    int postReceive(final long wrId, final long slot)
+    public int postReceive(final long wrId, final long slot)
     {
         recv.wrId = wrId;
         recv.sgl.clear();

@@ -10,7 +10,7 @@ public interface PortFactory
     /** The open port queues (one per engine thread) and their addressing. */
     record OpenedPort(PacketPort[] ports, LocalPort addressing)
     {
-        void close()
+        public void close()
         {
             for (final PacketPort port : ports)
             {

@@ -1,6 +1,5 @@
 package io.rnic.tools;
 
-import io.rnic.cli.UsageException;
 import io.rnic.datapath.afpacket.AfPacketConfig;
 import io.rnic.datapath.afpacket.AfPacketPort;
 import io.rnic.datapath.dpdk.DpdkConfig;
@@ -8,6 +7,7 @@ import io.rnic.datapath.dpdk.DpdkPort;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.dpdkbindings.DpdkException;
+import io.rnic.tools.UsageException;
 import io.rnic.transport.LocalPort;
 
 import java.net.InetAddress;
@@ -124,7 +124,7 @@ public final class Ports
     }
 
     /** The first interface that is up, not loopback, with a MAC: where the tools run without -d. */
-    static String defaultInterface()
+    public static String defaultInterface()
     {
         try
         {

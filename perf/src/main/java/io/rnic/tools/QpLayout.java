@@ -6,20 +6,20 @@ package io.rnic.tools;
  * side announces is its QP region's start (the send area), the receive area follows it.
  * Without {@code --verify} every operation uses slot 0, as perftest does (and as a peer running the real tool needs).
  */
-final class QpLayout
+public final class QpLayout
 {
     /** UD receive buffers start with the 40-byte GRH area. */
-    static final int GRH_BYTES = 40;
+    public static final int GRH_BYTES = 40;
     private static final long VERIFY_BYTES_PER_AREA = 4L << 20;
     private static final int MAX_SLOTS = 64;
 
-    final int messageBytes;
-    final int slotBytes;
-    final int slots;
-    final long areaBytes;
-    final long regionBytes;
+    public final int messageBytes;
+    public final int slotBytes;
+    public final int slots;
+    public final long areaBytes;
+    public final long regionBytes;
 
-    QpLayout(final int messageBytes, final boolean ud)
+    public QpLayout(final int messageBytes, final boolean ud)
     {
         this.messageBytes = messageBytes;
         this.slotBytes = (int)align(messageBytes + (ud ? GRH_BYTES : 0), 64L);
@@ -28,12 +28,12 @@ final class QpLayout
         this.regionBytes = align(areaBytes * 2, 4096L);
     }
 
-    long sendSlot(final long regionBase, final long slot)
+    public long sendSlot(final long regionBase, final long slot)
     {
         return regionBase + slot * slotBytes;
     }
 
-    long receiveSlot(final long regionBase, final long slot)
+    public long receiveSlot(final long regionBase, final long slot)
     {
         return regionBase + areaBytes + slot * slotBytes;
     }

@@ -5,9 +5,9 @@ package io.rnic.tools;
  * the peer announced (its receive area); {@code outReads} the READs/atomics it lets us have outstanding (perftest's
  * {@code out_reads}: the value it gives its own {@code max_dest_rd_atomic}).
  */
-record RemoteQp(int qpn, int psn, int rKey, long regionAddress, long gidHigh, long gidLow, int outReads)
+public record RemoteQp(int qpn, int psn, int rKey, long regionAddress, long gidHigh, long gidLow, int outReads)
 {
-    RemoteQp(final int qpn, final int psn, final int rKey, final long regionAddress, final long gidHigh,
+    public RemoteQp(final int qpn, final int psn, final int rKey, final long regionAddress, final long gidHigh,
         final long gidLow)
     {
         this(qpn, psn, rKey, regionAddress, gidHigh, gidLow, 1);

@@ -2,8 +2,8 @@ package io.rnic.cli;
 
 import io.rnic.testing.Json;
 import io.rnic.testing.SharedFiles;
-import io.rnic.testing.TestVectors;
 import io.rnic.testing.TestVectors.Vector;
+import io.rnic.testing.TestVectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -10,7 +10,7 @@ import java.util.function.IntPredicate;
  * it wraps: the RC ACK (opcode 0x11, IPv4) whose AETH carries a given MSN, the first time it is sent. Lets a test
  * lose exactly the ACK of a run's last message, which random loss hits only now and then.
  */
-final class DropOnceTransmitPort extends ForwardingPacketPort
+public final class DropOnceTransmitPort extends ForwardingPacketPort
 {
     private static final int AETH_OFFSET = BTH_OFFSET_IPV4 + 12;
     private static final int RC_ACKNOWLEDGE = 0x11;
@@ -18,13 +18,13 @@ final class DropOnceTransmitPort extends ForwardingPacketPort
     private final IntPredicate msnToDrop;
     private boolean dropped;
 
-    DropOnceTransmitPort(final PacketPort port, final IntPredicate msnToDrop)
+    public DropOnceTransmitPort(final PacketPort port, final IntPredicate msnToDrop)
     {
         super(port);
         this.msnToDrop = msnToDrop;
     }
 
-    boolean dropped()
+    public boolean dropped()
     {
         return dropped;
     }

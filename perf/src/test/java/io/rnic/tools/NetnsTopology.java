@@ -12,22 +12,22 @@ import java.util.concurrent.TimeUnit;
  * {@code tc netem} on both ends; {@link #close} deletes it all. The test topology of deploy/topology.sh, made from
  * a test. Needs root.
  */
-final class NetnsTopology implements AutoCloseable
+public final class NetnsTopology implements AutoCloseable
 {
-    final String nsA;
-    final String nsB;
-    final String ifA;
-    final String ifB;
-    final String ip4A;
+    public final String nsA;
+    public final String nsB;
+    public final String ifA;
+    public final String ifB;
+    public final String ip4A;
     final String ip4B;
-    final String ip6A;
+    public final String ip6A;
     final String ip6B;
     /** With a middle hop: the namespace between A and B, and its two interfaces (towards A, towards B). */
     final String nsHop;
     final String hopA;
     final String hopB;
 
-    NetnsTopology(final int mtu) throws IOException, InterruptedException
+    public NetnsTopology(final int mtu) throws IOException, InterruptedException
     {
         this(mtu, false);
     }
@@ -38,7 +38,7 @@ final class NetnsTopology implements AutoCloseable
      *                  AF_PACKET transmissions, and its ingress hook after packet sockets, so impairing frames on the
      *                  endpoints' own interfaces would not touch them.
      */
-    NetnsTopology(final int mtu, final boolean middleHop) throws IOException, InterruptedException
+    public NetnsTopology(final int mtu, final boolean middleHop) throws IOException, InterruptedException
     {
         final String id = Long.toString(ProcessHandle.current().pid() % 10_000, 36) +
             Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36), 36);
@@ -103,7 +103,7 @@ final class NetnsTopology implements AutoCloseable
      *
      * @return what was applied, for messages.
      */
-    String impair(final double lossPercent, final double reorderPercent, final double duplicatePercent)
+    public String impair(final double lossPercent, final double reorderPercent, final double duplicatePercent)
         throws IOException, InterruptedException
     {
         if (nsHop == null)
@@ -147,7 +147,7 @@ final class NetnsTopology implements AutoCloseable
      * @param frameBytes the size of the data frames, to turn the marking rate into frames per second.
      * @return what was applied, for messages.
      */
-    String congest(final int rateMbit, final int queueBytes, final int markPercent, final int markBurstFrames,
+    public String congest(final int rateMbit, final int queueBytes, final int markPercent, final int markBurstFrames,
         final int frameBytes) throws IOException, InterruptedException
     {
         if (nsHop == null)
@@ -178,7 +178,7 @@ final class NetnsTopology implements AutoCloseable
     }
 
     /** Frames the hop's bottleneck dropped (both directions) and frames it marked CE, as the kernel counts them. */
-    long[] bottleneckCounters() throws IOException, InterruptedException
+    public long[] bottleneckCounters() throws IOException, InterruptedException
     {
         long dropped = 0;
         for (final String iface : new String[]{ hopA, hopB })
@@ -203,7 +203,7 @@ final class NetnsTopology implements AutoCloseable
         return new long[]{ dropped, marked };
     }
 
-    static boolean hasIptables()
+    public static boolean hasIptables()
     {
         return commandWorks("iptables", "--version");
     }
@@ -258,7 +258,7 @@ final class NetnsTopology implements AutoCloseable
         return percent == Math.rint(percent) ? String.valueOf((long)percent) : String.valueOf(percent);
     }
 
-    static boolean hasNft()
+    public static boolean hasNft()
     {
         return commandWorks("nft", "--version");
     }
@@ -275,7 +275,7 @@ final class NetnsTopology implements AutoCloseable
         }
     }
 
-    static boolean available()
+    public static boolean available()
     {
         try
         {

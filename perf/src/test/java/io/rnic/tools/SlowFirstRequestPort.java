@@ -19,7 +19,7 @@ import java.util.concurrent.locks.LockSupport;
  * duty cycle (its next receive, then flush): a timer that expired during the stall fires before any answer can
  * arrive, every time.
  */
-final class SlowFirstRequestPort extends ForwardingPacketPort
+public final class SlowFirstRequestPort extends ForwardingPacketPort
 {
     private static final int FIRST_RESPONSE_OPCODE = 0x0D; // RC RDMA READ response first; 0x0D..0x12 answer
 
@@ -33,7 +33,7 @@ final class SlowFirstRequestPort extends ForwardingPacketPort
      * @param firstRequestSent shared by the ports of a run: only the run's very first request is slow (a slow answer
      *                         would hold back the ACK of that request too, and the peer's timeout would be real).
      */
-    SlowFirstRequestPort(final PacketPort port, final long stallNs, final AtomicBoolean firstRequestSent)
+    public SlowFirstRequestPort(final PacketPort port, final long stallNs, final AtomicBoolean firstRequestSent)
     {
         super(port);
         this.stallNs = stallNs;
@@ -41,7 +41,7 @@ final class SlowFirstRequestPort extends ForwardingPacketPort
     }
 
     /** Whether this port stalled the run's first request (and so the test ran what it means to). */
-    boolean stalled()
+    public boolean stalled()
     {
         return stalled;
     }

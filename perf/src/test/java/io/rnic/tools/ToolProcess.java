@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** {@code bin/rnic}'s main class run as its own process inside a network namespace, output kept in a file. */
-final class ToolProcess
+public final class ToolProcess
 {
     private final Process process;
     private final Path output;
@@ -24,7 +24,7 @@ final class ToolProcess
     }
 
     /** @param namespace the network namespace to run in, or null for the test's own. */
-    static ToolProcess start(final String namespace, final List<String> arguments) throws IOException
+    public static ToolProcess start(final String namespace, final List<String> arguments) throws IOException
     {
         final List<String> command = new ArrayList<>();
         if (namespace != null)
@@ -44,7 +44,7 @@ final class ToolProcess
     }
 
     /** Waits for the exit; returns status and output. Kills the process when it overstays. */
-    Result await(final long timeoutSeconds) throws IOException, InterruptedException
+    public Result await(final long timeoutSeconds) throws IOException, InterruptedException
     {
         final boolean exited = process.waitFor(timeoutSeconds, TimeUnit.SECONDS);
         if (!exited)
@@ -61,7 +61,7 @@ final class ToolProcess
         process.destroyForcibly();
     }
 
-    record Result(int status, String output)
+    public record Result(int status, String output)
     {
     }
 

@@ -2,7 +2,7 @@ package io.rnic.cm;
 
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.PathMtu;
-import io.rnic.verbs.QueuePair;
+import io.rnic.device.QueuePair;
 
 /**
  * One RC connection as the connection manager sees it: the communication IDs, the peer's address, QPN and PSN,

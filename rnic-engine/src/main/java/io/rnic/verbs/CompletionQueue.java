@@ -60,7 +60,8 @@ public final class CompletionQueue
     @SuppressWarnings("unused") // accessed through OVERRUNS
     private volatile long overruns;
 
-    CompletionQueue(final int handle, final int requestedEntries)
+    /** Made by {@code RnicDevice.createCq}, which numbers the queues of a device; applications ask it for one. */
+    public CompletionQueue(final int handle, final int requestedEntries)
     {
         if (requestedEntries < 1 || requestedEntries > (1 << 22))
         {

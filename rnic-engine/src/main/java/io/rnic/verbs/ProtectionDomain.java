@@ -8,7 +8,8 @@ public final class ProtectionDomain
 {
     private final int handle;
 
-    ProtectionDomain(final int handle)
+    /** Made by {@code RnicDevice.allocPd}, which numbers the domains of a device; applications ask it for one. */
+    public ProtectionDomain(final int handle)
     {
         this.handle = handle;
     }

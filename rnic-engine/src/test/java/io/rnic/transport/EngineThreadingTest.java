@@ -9,8 +9,8 @@ import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpState;
-import io.rnic.verbs.QueuePair;
-import io.rnic.verbs.RnicDevice;
+import io.rnic.device.QueuePair;
+import io.rnic.device.RnicDevice;
 import io.rnic.verbs.VerbsException;
 import org.junit.jupiter.api.Test;
 

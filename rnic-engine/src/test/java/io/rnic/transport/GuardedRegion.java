@@ -2,7 +2,7 @@ package io.rnic.transport;
 
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
-import io.rnic.verbs.RnicDevice;
+import io.rnic.device.RnicDevice;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -7,7 +7,7 @@ import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
-import io.rnic.verbs.QueuePair;
+import io.rnic.device.QueuePair;
 import io.rnic.verbs.SendFlags;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;

@@ -2,7 +2,7 @@ package io.rnic.transport;
 
 import io.rnic.sim.SimulatedLink;
 import io.rnic.sim.TwoNodeFabric;
-import io.rnic.verbs.RnicDevice;
+import io.rnic.device.RnicDevice;
 import io.rnic.wire.DropReason;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.InboundValidator;

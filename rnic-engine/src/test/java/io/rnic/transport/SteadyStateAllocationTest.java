@@ -6,7 +6,7 @@ import io.rnic.cc.DcqcnParameters;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.PathMtu;
-import io.rnic.verbs.QueuePair;
+import io.rnic.device.QueuePair;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;

@@ -5,7 +5,7 @@ import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpType;
-import io.rnic.verbs.QueuePair;
+import io.rnic.device.QueuePair;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcOpcode;

@@ -11,7 +11,7 @@ import io.rnic.sim.PacketPathWarmUp;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.RnicEngine;
 import io.rnic.transport.TransportCounter;
-import io.rnic.verbs.RnicDevice;
+import io.rnic.device.RnicDevice;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.status.AtomicCounter;

@@ -1,0 +1,487 @@
+package io.rnic.simulation;
+
+import io.rnic.device.ConnectParameters;
+import io.rnic.device.QueuePair;
+import io.rnic.device.RnicDevice;
+import io.rnic.sim.LinkConditions;
+import io.rnic.sim.TwoNodeFabric;
+import io.rnic.transport.TransportCounter;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
+import org.agrona.BitUtil;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.SplittableRandom;
+
+/**
+ * A randomised RC workload between the two RNICs of a {@link TwoNodeFabric}: RDMA WRITE, RDMA READ, SEND and
+ * atomics of random sizes over several QPs, every byte and every completion checked. Each QP keeps up to
+ * {@link Config#inFlightPerQp} operations outstanding, each in its own memory slot on both sides, so that checking
+ * never races with reuse. Sizes are drawn log-uniformly from 0 to the maximum (small messages dominate, as in real
+ * traffic, and every size class up to the maximum occurs). Atomics (FETCH_ADD and COMPARE_SWAP alternately) each
+ * add 1 to a per-QP counter: the original values returned must count up with no gap or repeat, which proves each
+ * ran exactly once.
+ */
+public final class Workload
+{
+    /** What to run. */
+    public static final class Config
+    {
+        public long operations = 1000;
+        public int qps = 2;
+        public int maxSize = 1 << 20;
+        public boolean writes = true;
+        public boolean reads = true;
+        public boolean sends = true;
+        public boolean atomics = true;
+        public long seed = 1;
+        public LinkConditions conditions = new LinkConditions();
+        public PathMtu mtu = PathMtu.MTU_4096;
+        public int inFlightPerQp = 8;
+        public long maxSimulatedNs = 600_000_000_000L;
+        /** ibverbs' retry_cnt (0..7): retries in a row without progress before a WQE fails with RETRY_EXC_ERR. */
+        public int retryCount = 7;
+        /** ibverbs' rnr_retry (0..7, 7 = infinite): RNR NAKs in a row before RNR_RETRY_EXC_ERR. */
+        public int rnrRetry = 7;
+        /** ibverbs' timeout (0..31): local ACK timeout 4.096 us x 2^timeout, 0 = none; 8 is about 1 ms. */
+        public int timeout = 8;
+    }
+
+    private static final int WRITE = 0;
+    private static final int READ = 1;
+    private static final int SEND = 2;
+    private static final int ATOMIC = 3;
+    private static final String[] TYPE_NAMES = { "WRITE", "READ", "SEND", "ATOMIC" };
+
+    private Workload()
+    {
+    }
+
+    /** One QP pair: A requests, B responds. */
+    private static final class Flow
+    {
+        QueuePair requester;
+        QueuePair responder;
+        CompletionQueue requesterCq;
+        CompletionQueue responderRecvCq;
+        MemorySegment requesterMemory;
+        MemorySegment responderMemory;
+        MemoryRegion requesterMr;
+        MemoryRegion responderMr;
+        long[] opIds;
+        int[] types;
+        int[] sizes;
+        long[] expectedAtomic;
+        boolean[] received;
+        long posted;
+        long completed;
+        long atomicsPosted;
+        long atomicsDone;
+        long receivesDone;
+        /** A WQE completed in error: the QP is in ERR and the rest of its WQEs are flushed. */
+        boolean failed;
+    }
+
+    public static SimulationReport run(final Config config)
+    {
+        final SimulationReport report = new SimulationReport();
+        final int[] mix = mix(config);
+        final int slotBytes = BitUtil.findNextPositivePowerOfTwo(Math.max(Long.BYTES, config.maxSize));
+        final int slots = config.inFlightPerQp;
+        final byte[] pattern = new byte[slotBytes + 4096];
+        new SplittableRandom(config.seed ^ 0x5DEECE66DL).nextBytes(pattern);
+        final MemorySegment patternSegment = MemorySegment.ofArray(pattern);
+        final SplittableRandom random = new SplittableRandom(config.seed);
+        final TwoNodeFabric fabric = new TwoNodeFabric(config.conditions, config.seed);
+        final long wallStart = System.nanoTime();
+        final long simulatedStart = fabric.clock().nanoTime();
+
+        try (Arena arena = Arena.ofShared())
+        {
+            final Flow[] flows = new Flow[config.qps];
+            for (int q = 0; q < config.qps; q++)
+            {
+                flows[q] = connect(fabric, arena, config, slots, slotBytes, q);
+            }
+            final WorkCompletion[] wcs = new WorkCompletion[64];
+            for (int i = 0; i < wcs.length; i++)
+            {
+                wcs[i] = new WorkCompletion();
+            }
+            final SendWorkRequest wr = new SendWorkRequest();
+            final RecvWorkRequest recv = new RecvWorkRequest();
+            long nextOpId = 0;
+            long done = 0;
+            final long deadline = simulatedStart + config.maxSimulatedNs;
+
+            while (done < config.operations && report.failures.isEmpty() && report.errors.isEmpty())
+            {
+                if (fabric.clock().nanoTime() > deadline)
+                {
+                    report.timedOut = true;
+                    for (final Flow flow : flows)
+                    {
+                        if (flow.completed < flow.posted)
+                        {
+                            report.fail("stuck: " + flow.requester.context().describe() + " / responder " +
+                                flow.responder.context().describe());
+                        }
+                    }
+                    break;
+                }
+                for (final Flow flow : flows)
+                {
+                    while (nextOpId < config.operations && flow.posted - flow.completed < slots)
+                    {
+                        post(flow, nextOpId++, mix[random.nextInt(mix.length)], size(random, config.maxSize), slots,
+                            slotBytes, patternSegment, wr, recv, report);
+                    }
+                }
+                fabric.step();
+                for (final Flow flow : flows)
+                {
+                    done += poll(flow, config, slotBytes, patternSegment, wcs, report);
+                }
+            }
+
+            for (final Flow flow : flows)
+            {
+                if (flow.failed)
+                {
+                    continue; // reported with the WQE that failed
+                }
+                if (flow.requester.state() != QpState.RTS || flow.responder.state() != QpState.RTS)
+                {
+                    report.fail("QP " + flow.requester.qpn() + " ended in " + flow.requester.state() + " / responder " +
+                        flow.responder.state());
+                }
+                final long counter = flow.responderMemory.get(ValueLayout.JAVA_LONG, (long)slots * slotBytes);
+                if (report.failures.isEmpty() && report.errors.isEmpty() && !report.timedOut &&
+                    counter != flow.atomicsPosted)
+                {
+                    report.fail("QP " + flow.requester.qpn() + ": atomic counter " + counter + " after " +
+                        flow.atomicsPosted + " atomics");
+                }
+            }
+            report.operations = done;
+        }
+        report.wallNs = System.nanoTime() - wallStart;
+        report.simulatedNs = fabric.clock().nanoTime() - simulatedStart;
+        report.steps = fabric.steps();
+        report.requesterCounters = fabric.a().engine().counters();
+        report.responderCounters = fabric.b().engine().counters();
+        report.linkSummary = String.format(
+            "%,d frames sent, %,d lost, %,d reordered, %,d duplicated, %,d corrupted, %,d dropped by full link buffers (%s)",
+            fabric.aToB().framesIn() + fabric.bToA().framesIn(),
+            fabric.aToB().framesLost() + fabric.bToA().framesLost(),
+            fabric.aToB().framesReordered() + fabric.bToA().framesReordered(),
+            fabric.aToB().framesDuplicated() + fabric.bToA().framesDuplicated(),
+            fabric.aToB().framesCorrupted() + fabric.bToA().framesCorrupted(),
+            fabric.aToB().framesOverflowed() + fabric.bToA().framesOverflowed(),
+            config.conditions);
+        return report;
+    }
+
+    private static int[] mix(final Config config)
+    {
+        final int[] all = new int[4];
+        int n = 0;
+        if (config.writes)
+        {
+            all[n++] = WRITE;
+        }
+        if (config.reads)
+        {
+            all[n++] = READ;
+        }
+        if (config.sends)
+        {
+            all[n++] = SEND;
+        }
+        if (config.atomics)
+        {
+            all[n++] = ATOMIC;
+        }
+        if (n == 0)
+        {
+            throw new IllegalArgumentException("the operation mix is empty");
+        }
+        return java.util.Arrays.copyOf(all, n);
+    }
+
+    /** Log-uniform in [0, max]: as many messages of 1-2 KB as of 512 KB-1 MB, and some empty ones. */
+    private static int size(final SplittableRandom random, final int max)
+    {
+        if (random.nextInt(64) == 0)
+        {
+            return 0;
+        }
+        final double exponent = random.nextDouble() * (Math.log(max + 1.0) / Math.log(2));
+        return (int)Math.min(max, Math.pow(2, exponent));
+    }
+
+    private static Flow connect(
+        final TwoNodeFabric fabric, final Arena arena, final Config config, final int slots, final int slotBytes,
+        final int index)
+    {
+        final Flow flow = new Flow();
+        final long bytes = (long)slots * slotBytes + 4096;
+        final RnicDevice a = fabric.a();
+        final RnicDevice b = fabric.b();
+        final ProtectionDomain pdA = a.allocPd();
+        final ProtectionDomain pdB = b.allocPd();
+        flow.requesterCq = a.createCq(4 * slots);
+        final CompletionQueue recvCqA = a.createCq(4 * slots);
+        final CompletionQueue sendCqB = b.createCq(4 * slots);
+        flow.responderRecvCq = b.createCq(4 * slots);
+        flow.requester = a.createQp(new QpInitAttributes().pd(pdA).cqs(flow.requesterCq, recvCqA).capacity(slots, slots));
+        flow.responder = b.createQp(new QpInitAttributes().pd(pdB).cqs(sendCqB, flow.responderRecvCq)
+            .capacity(slots, slots));
+        flow.requesterMemory = arena.allocate(bytes, 4096);
+        flow.responderMemory = arena.allocate(bytes, 4096);
+        flow.requesterMr = a.registerMemoryRegion(pdA, flow.requesterMemory, AccessFlags.ALL);
+        flow.responderMr = b.registerMemoryRegion(pdB, flow.responderMemory, AccessFlags.ALL);
+        flow.opIds = new long[slots];
+        flow.types = new int[slots];
+        flow.sizes = new int[slots];
+        flow.expectedAtomic = new long[slots];
+        flow.received = new boolean[slots];
+        final int psnA = (0xFF_FF00 + index * 0x1000) & 0xFF_FFFF; // close to the wrap, so it is crossed
+        final int psnB = (0x7F_FF00 + index * 0x1000) & 0xFF_FFFF;
+        bringUp(flow.requester, flow.responder.qpn(), TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, psnA, psnB, config);
+        bringUp(flow.responder, flow.requester.qpn(), TwoNodeFabric.IP_A, TwoNodeFabric.MAC_A, psnB, psnA, config);
+        return flow;
+    }
+
+    private static void bringUp(
+        final QueuePair qp, final int remoteQpn, final int remoteIp, final long remoteMac, final int sqPsn,
+        final int rqPsn, final Config config)
+    {
+        final ConnectParameters parameters = new ConnectParameters()
+            .remote(remoteQpn, rqPsn)
+            .localPsn(sqPsn)
+            .pathMtu(config.mtu)
+            .timers(config.timeout, config.retryCount, config.rnrRetry, 1)
+            .readAtomic(16, 16);
+        parameters.addressVector.destinationIpv4(remoteIp).destinationMac(remoteMac).sourceGidIndex(0);
+        parameters.applyTo(qp);
+    }
+
+    private static int shift(final long opId)
+    {
+        return (int)((opId * 97) & 4095);
+    }
+
+    private static void post(
+        final Flow flow, final long opId, final int type, final int drawnSize, final int slots, final int slotBytes,
+        final MemorySegment pattern, final SendWorkRequest wr, final RecvWorkRequest recv, final SimulationReport report)
+    {
+        final int slot = (int)(flow.posted % slots);
+        final long slotOffset = (long)slot * slotBytes;
+        final int size = type == ATOMIC ? Long.BYTES : drawnSize;
+        flow.opIds[slot] = opId;
+        flow.types[slot] = type;
+        flow.sizes[slot] = size;
+        flow.received[slot] = false;
+        wr.reset();
+        wr.wrId = opId;
+        switch (type)
+        {
+            case WRITE ->
+            {
+                MemorySegment.copy(pattern, shift(opId), flow.requesterMemory, slotOffset, size);
+                wr.opcode = WrOpcode.RDMA_WRITE;
+                wr.remoteAddress = flow.responderMr.address() + slotOffset;
+                wr.rKey = flow.responderMr.rKey();
+                report.writes++;
+            }
+            case READ ->
+            {
+                MemorySegment.copy(pattern, shift(opId), flow.responderMemory, slotOffset, size);
+                wr.opcode = WrOpcode.RDMA_READ;
+                wr.remoteAddress = flow.responderMr.address() + slotOffset;
+                wr.rKey = flow.responderMr.rKey();
+                report.reads++;
+            }
+            case SEND ->
+            {
+                MemorySegment.copy(pattern, shift(opId), flow.requesterMemory, slotOffset, size);
+                recv.reset();
+                recv.wrId = opId;
+                recv.sgl.add(flow.responderMr.address() + slotOffset, slotBytes, flow.responderMr.lKey());
+                if (flow.responder.postRecv(recv) != QueuePair.POST_OK)
+                {
+                    report.fail("post recv failed for op " + opId);
+                }
+                wr.opcode = WrOpcode.SEND;
+                report.sends++;
+            }
+            default ->
+            {
+                final boolean swap = (flow.atomicsPosted & 1) == 1;
+                wr.opcode = swap ? WrOpcode.ATOMIC_CMP_AND_SWP : WrOpcode.ATOMIC_FETCH_AND_ADD;
+                wr.compareAdd = swap ? flow.atomicsPosted : 1;
+                wr.swap = flow.atomicsPosted + 1;
+                wr.remoteAddress = flow.responderMr.address() + (long)slots * slotBytes;
+                wr.rKey = flow.responderMr.rKey();
+                flow.expectedAtomic[slot] = flow.atomicsPosted++;
+                report.atomics++;
+            }
+        }
+        wr.sgl.add(flow.requesterMr.address() + slotOffset, size, flow.requesterMr.lKey());
+        final int result = flow.requester.postSend(wr);
+        if (result != QueuePair.POST_OK)
+        {
+            report.fail("post send failed for op " + opId + " with " + result);
+        }
+        flow.posted++;
+    }
+
+    private static int poll(
+        final Flow flow, final Config config, final int slotBytes, final MemorySegment pattern,
+        final WorkCompletion[] wcs, final SimulationReport report)
+    {
+        final int slots = config.inFlightPerQp;
+        // Receives first: a SEND's receive completes before the ACK that completes the SEND can leave the responder.
+        final int received = flow.responderRecvCq.poll(wcs, wcs.length);
+        for (int i = 0; i < received; i++)
+        {
+            final WorkCompletion wc = wcs[i];
+            final int slot = slotOf(flow, wc.wrId(), slots);
+            if (slot < 0 || flow.types[slot] != SEND || flow.received[slot])
+            {
+                report.fail("unexpected receive completion " + wc);
+                continue;
+            }
+            if (wc.status() != WcStatus.SUCCESS || wc.byteLength() != flow.sizes[slot])
+            {
+                report.fail("receive of op " + wc.wrId() + ": " + wc + ", expected " + flow.sizes[slot] + " bytes");
+            }
+            checkBytes(flow.responderMemory, (long)slot * slotBytes, pattern, wc.wrId(), flow.sizes[slot], report,
+                "SEND");
+            flow.received[slot] = true;
+            flow.receivesDone++;
+        }
+
+        final int n = flow.requesterCq.poll(wcs, wcs.length);
+        for (int i = 0; i < n; i++)
+        {
+            final WorkCompletion wc = wcs[i];
+            final int slot = (int)(flow.completed % slots);
+            final long expectedOp = flow.opIds[slot];
+            if (wc.wrId() != expectedOp)
+            {
+                report.fail("QP " + flow.requester.qpn() + ": completion for op " + wc.wrId() + " where op " +
+                    expectedOp + " was next (out of order or duplicated)");
+                continue;
+            }
+            if (wc.status() != WcStatus.SUCCESS)
+            {
+                if (!flow.failed)
+                {
+                    report.error(failure(flow, slot, wc, config));
+                }
+                flow.failed = true; // the WQEs after it are flushed: consequences, not news
+                flow.completed++;
+                continue;
+            }
+            final long slotOffset = (long)slot * slotBytes;
+            final int size = flow.sizes[slot];
+            switch (flow.types[slot])
+            {
+                case WRITE -> checkBytes(flow.responderMemory, slotOffset, pattern, wc.wrId(), size, report, "WRITE");
+                case READ -> checkBytes(flow.requesterMemory, slotOffset, pattern, wc.wrId(), size, report, "READ");
+                case SEND ->
+                {
+                    if (!flow.received[slot])
+                    {
+                        report.fail("SEND op " + wc.wrId() + " completed before its receive");
+                    }
+                }
+                default ->
+                {
+                    final long original = flow.requesterMemory.get(ValueLayout.JAVA_LONG, slotOffset);
+                    if (original != flow.expectedAtomic[slot])
+                    {
+                        report.fail("atomic op " + wc.wrId() + " returned " + original + ", expected " +
+                            flow.expectedAtomic[slot] + " (executed twice or not at all?)");
+                    }
+                    flow.atomicsDone++;
+                }
+            }
+            report.bytes += size;
+            flow.completed++;
+        }
+        return n;
+    }
+
+    /**
+     * One line on a WQE that completed in error. Running out of retries is what the IBTA prescribes when a request or
+     * its answer is lost that many times in a row: the line says so and names the flag that allows more.
+     */
+    private static String failure(final Flow flow, final int slot, final WorkCompletion wc, final Config config)
+    {
+        final String what = String.format("QP %d: op %d (%s, %,d B) failed with %s", flow.requester.qpn(), wc.wrId(),
+            TYPE_NAMES[flow.types[slot]], flow.sizes[slot], wc.status());
+        if (wc.status() == WcStatus.RETRY_EXC_ERR)
+        {
+            final String advice = config.retryCount < 7 ?
+                "more than --retry-cnt " + config.retryCount + " allows; raise it (at most 7)" :
+                "more than --retry-cnt 7 (the IBTA's maximum) allows: what the specification prescribes on a link " +
+                "this lossy";
+            return what + String.format(": %d %s lost a request or its answer, %s", config.retryCount + 1,
+                config.retryCount == 0 ? "try" : "tries in a row", advice);
+        }
+        if (wc.status() == WcStatus.RNR_RETRY_EXC_ERR)
+        {
+            return what + ": the responder had no receive posted " + (config.rnrRetry + 1) + " times in a row; raise " +
+                "--rnr-retry (now " + config.rnrRetry + ", 7 = infinite)";
+        }
+        return what + "; " + flow.requester.context().describe() + " / responder " +
+            flow.responder.context().describe();
+    }
+
+    private static int slotOf(final Flow flow, final long opId, final int slots)
+    {
+        for (int s = 0; s < slots; s++)
+        {
+            if (flow.opIds[s] == opId && flow.completed <= flow.posted)
+            {
+                return s;
+            }
+        }
+        return -1;
+    }
+
+    private static void checkBytes(
+        final MemorySegment memory, final long offset, final MemorySegment pattern, final long opId, final int size,
+        final SimulationReport report, final String what)
+    {
+        final long mismatch = MemorySegment.mismatch(memory, offset, offset + size, pattern, shift(opId),
+            shift(opId) + size);
+        if (mismatch >= 0)
+        {
+            report.fail(what + " op " + opId + " of " + size + " bytes: first wrong byte at " + mismatch);
+        }
+    }
+
+    /** How many retransmissions the run needed (both directions). */
+    public static long retransmissions(final SimulationReport report)
+    {
+        return report.requesterCounters().get(TransportCounter.RETRANSMITTED_PACKETS) +
+            report.responderCounters().get(TransportCounter.RETRANSMITTED_PACKETS);
+    }
+}

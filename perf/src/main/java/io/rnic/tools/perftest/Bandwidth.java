@@ -1,0 +1,176 @@
+package io.rnic.tools.perftest;
+
+import io.rnic.tools.LocalQp;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The client side of {@code ib_write_bw}, {@code ib_read_bw}, {@code ib_send_bw} and {@code ib_atomic_bw}: keeps up
+ * to {@code -t} operations outstanding on every QP, signals one in {@code cqMod} (and the last), and counts an
+ * operation done when a later signaled one completes (completions are in order per QP). Times the run from the
+ * end of the warm-up (the first post when there is none) to the last completion.
+ * <p>
+ * With {@code --verify}, operation {@code n} uses slot {@code n % slots} on both sides, each slot holding its own
+ * pattern: READ data is checked as it completes; WRITE and SEND data are checked by the server.
+ */
+public final class Bandwidth extends ToolApplication
+{
+    private final LocalQp[] qps;
+    private final int opcode;
+    private final long perQp;
+    private final long warmupPerQp;
+    private final int txDepth;
+    private final int cqMod;
+    private final boolean verify;
+    private final MemorySegment expected;
+    private final int size;
+    private final long[] posted;
+    private final long[] completed;
+    private long startNs;
+    private long endNs;
+    private long totalCompleted;
+
+    /**
+     * @param expected READ with verify: the server's slot patterns, one slot after another; else null.
+     */
+    Bandwidth(
+        final LocalQp[] qps, final int opcode, final long perQp, final long warmupPerQp, final int txDepth,
+        final boolean verify, final MemorySegment expected)
+    {
+        this.warmupPerQp = warmupPerQp;
+        this.qps = qps;
+        this.opcode = opcode;
+        this.perQp = perQp;
+        this.txDepth = txDepth;
+        this.cqMod = Math.max(1, Math.min(64, txDepth / 2));
+        this.verify = verify;
+        this.expected = expected;
+        this.size = qps[0].layout.messageBytes;
+        this.posted = new long[qps.length];
+        this.completed = new long[qps.length];
+    }
+
+    long elapsedNs()
+    {
+        return endNs - startNs;
+    }
+
+    /** Operations timed: after the warm-up (which lets the JIT compile the path first). */
+    long operations()
+    {
+        return (perQp - warmupPerQp) * qps.length;
+    }
+
+    @Override
+    public int doWork()
+    {
+        if (!running())
+        {
+            return 0;
+        }
+        if (startNs == 0 && totalCompleted >= warmupPerQp * qps.length)
+        {
+            startNs = System.nanoTime();
+        }
+        int work = 0;
+        for (int i = 0; i < qps.length; i++)
+        {
+            work += complete(i);
+            work += post(i);
+        }
+        if (totalCompleted == perQp * qps.length)
+        {
+            endNs = System.nanoTime();
+            finish();
+        }
+        return work;
+    }
+
+    private int post(final int index)
+    {
+        final LocalQp q = qps[index];
+        int work = 0;
+        while (posted[index] < perQp && posted[index] - completed[index] < txDepth)
+        {
+            final long n = posted[index];
+            final long slot = verify ? n % q.layout.slots : 0;
+            final boolean signaled = (n + 1) % cqMod == 0 || n + 1 == perQp;
+            final int rc;
+            switch (opcode)
+            {
+                case WrOpcode.RDMA_READ ->
+                    rc = q.post(opcode, n, q.layout.receiveSlot(q.regionAddress, slot), size, q.remoteSlot(slot),
+                        signaled);
+                case WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.ATOMIC_CMP_AND_SWP ->
+                {
+                    q.send.compareAdd = opcode == WrOpcode.ATOMIC_FETCH_AND_ADD ? 1 : 0;
+                    q.send.swap = 0;
+                    rc = q.post(opcode, n, q.layout.receiveSlot(q.regionAddress, 0), 8, q.remoteSlot(0),
+                        signaled);
+                }
+                case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM ->
+                {
+                    q.send.immediateOrInvalidateRKey = (int)n;
+                    rc = q.post(opcode, n, q.layout.sendSlot(q.regionAddress, slot), size, 0, signaled);
+                }
+                default -> rc = q.post(opcode, n, q.layout.sendSlot(q.regionAddress, slot), size,
+                    q.remoteSlot(slot), signaled);
+            }
+            if (rc != 0)
+            {
+                fail("ibv_post_send returned " + rc + " for operation " + n + " on QP " + q.qp.qpn());
+                return work;
+            }
+            posted[index]++;
+            work++;
+        }
+        return work;
+    }
+
+    private int complete(final int index)
+    {
+        final LocalQp q = qps[index];
+        final int n = q.sendCq.poll(completions, completions.length);
+        for (int i = 0; i < n; i++)
+        {
+            final WorkCompletion wc = completions[i];
+            if (!checkCompletion(wc))
+            {
+                return 0;
+            }
+            final long upTo = wc.wrId() + 1;
+            if (verify && opcode == WrOpcode.RDMA_READ && !checkReads(q, completed[index], upTo))
+            {
+                return 0;
+            }
+            totalCompleted += upTo - completed[index];
+            completed[index] = upTo;
+        }
+        if (n > 0)
+        {
+            progress(totalCompleted);
+        }
+        return n;
+    }
+
+    private boolean checkReads(final LocalQp q, final long from, final long to)
+    {
+        final int slotBytes = q.layout.slotBytes;
+        for (long n = from; n < to; n++)
+        {
+            final long slot = n % q.layout.slots;
+            final long local = q.layout.areaBytes + slot * slotBytes;
+            final long at = MemorySegment.mismatch(q.region, local, local + size,
+                expected, slot * slotBytes, slot * slotBytes + size);
+            if (at >= 0)
+            {
+                fail("verify: read " + n + " on QP " + q.qp.qpn() + " byte " + at + " of " + size +
+                    " differs from the server's slot " + slot);
+                return false;
+            }
+        }
+        return true;
+    }
+}

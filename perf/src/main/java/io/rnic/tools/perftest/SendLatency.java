@@ -1,0 +1,169 @@
+package io.rnic.tools.perftest;
+
+import io.rnic.tools.LocalQp;
+import io.rnic.tools.QpLayout;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
+import org.HdrHistogram.SingleWriterRecorder;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * {@code ib_send_lat} and the pingpongs ({@code ibv_rc_pingpong}, {@code ibv_ud_pingpong}): the client SENDs, the
+ * server answers each received message with a SEND of its own; the client times from posting to receiving the
+ * answer. Receive WQEs are posted ahead ({@code -r}) and replaced as they complete.
+ */
+public final class SendLatency extends ToolApplication
+{
+    private final LocalQp q;
+    private final long total;
+    private final long warmup;
+    private final boolean client;
+    private final boolean verify;
+    private final boolean immediate;
+    private final SingleWriterRecorder recorder;
+    private final int size;
+    private final int payloadOffset;
+    private final MemorySegment sendSlot;
+    private final MemorySegment receiveSlot;
+    private long iteration;
+    private long sendsCompleted;
+    private long receivesPosted;
+    private boolean waiting;
+    private long startNs;
+
+    SendLatency(
+        final LocalQp q, final long total, final long warmup, final boolean client, final boolean verify,
+        final boolean immediate, final SingleWriterRecorder recorder)
+    {
+        this.immediate = immediate;
+        this.q = q;
+        this.total = total;
+        this.warmup = warmup;
+        this.client = client;
+        this.verify = verify;
+        this.recorder = recorder;
+        this.size = q.layout.messageBytes;
+        this.payloadOffset = q.qp.type() == QpType.UD ? QpLayout.GRH_BYTES : 0;
+        this.sendSlot = q.sendSlot(0);
+        this.receiveSlot = q.receiveSlot(0);
+    }
+
+    /** Posts the first receive WQEs: before the peer can send (called before the barrier). */
+    void postReceives(final int depth)
+    {
+        for (int i = 0; i < depth; i++)
+        {
+            final int rc = q.postReceive(receivesPosted++, 0);
+            if (rc != 0)
+            {
+                throw new IllegalStateException("ibv_post_recv returned " + rc + " (receive queue depth " + depth +
+                    ")");
+            }
+        }
+    }
+
+    @Override
+    public int doWork()
+    {
+        if (!running())
+        {
+            return 0;
+        }
+        final int completed = drain(q.sendCq);
+        if (completed < 0)
+        {
+            return 0;
+        }
+        sendsCompleted += completed;
+        int work = completed;
+        if (client && !waiting && iteration < total)
+        {
+            startNs = System.nanoTime();
+            if (!sendMessage(Patterns.CLIENT))
+            {
+                return 0;
+            }
+            waiting = true;
+            work++;
+        }
+        if (q.recvCq.poll(completions, 1) == 1)
+        {
+            final long endNs = System.nanoTime();
+            final WorkCompletion wc = completions[0];
+            if (!checkCompletion(wc) || !checkArrival(wc, client ? Patterns.SERVER : Patterns.CLIENT))
+            {
+                return 0;
+            }
+            final int rc = q.postReceive(receivesPosted++, 0);
+            if (rc != 0)
+            {
+                fail("ibv_post_recv returned " + rc);
+                return 0;
+            }
+            if (client)
+            {
+                if (iteration >= warmup)
+                {
+                    recorder.recordValue(endNs - startNs);
+                }
+                waiting = false;
+            }
+            else if (!sendMessage(Patterns.SERVER))
+            {
+                return 0;
+            }
+            progress(++iteration);
+            work++;
+        }
+        if (iteration == total && sendsCompleted == total)
+        {
+            finish();
+        }
+        return work;
+    }
+
+    private boolean sendMessage(final int sender)
+    {
+        if (verify)
+        {
+            Patterns.fill(sendSlot, size, iteration, sender);
+        }
+        q.send.immediateOrInvalidateRKey = (int)iteration;
+        final int rc = q.post(immediate ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, iteration, q.regionAddress, size, 0,
+            true);
+        if (rc != 0)
+        {
+            fail("ibv_post_send returned " + rc + " for send " + iteration);
+            return false;
+        }
+        return true;
+    }
+
+    private boolean checkArrival(final WorkCompletion wc, final int sender)
+    {
+        if (wc.byteLength() != size + payloadOffset)
+        {
+            fail("received " + wc.byteLength() + " bytes in message " + iteration + ", expected " +
+                (size + payloadOffset));
+            return false;
+        }
+        if (verify && immediate && (!wc.hasFlag(WorkCompletion.WITH_IMM) || wc.immediateData() != (int)iteration))
+        {
+            fail("verify: message " + iteration + " arrived " + (wc.hasFlag(WorkCompletion.WITH_IMM) ?
+                "with immediate " + wc.immediateData() : "without immediate data"));
+            return false;
+        }
+        if (verify)
+        {
+            final String problem = Patterns.check(receiveSlot.asSlice(payloadOffset), size, iteration, sender);
+            if (problem != null)
+            {
+                fail("verify: " + problem);
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,136 @@
+package io.rnic.tools.perftest;
+
+import io.rnic.tools.LocalQp;
+import io.rnic.verbs.WorkCompletion;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The server side of {@code ib_send_bw}: keeps {@code -r} receive WQEs posted on every QP (WQE {@code k} into slot
+ * {@code k % slots}), replaces each as it completes, and ends when every QP received its messages. With
+ * {@code --verify} each message must hold the pattern of the client's slot it came from.
+ */
+public final class SendReceiver extends ToolApplication
+{
+    private final LocalQp[] qps;
+    private final long perQp;
+    private final int rxDepth;
+    private final boolean verify;
+    private final boolean immediate;
+    private final MemorySegment expected;
+    private final int size;
+    private final long[] received;
+    private final long[] posted;
+    private long totalReceived;
+
+    /** @param expected with verify: the client's slot patterns, one slot after another; else null. */
+    SendReceiver(final LocalQp[] qps, final long perQp, final int rxDepth, final boolean verify,
+        final boolean immediate, final MemorySegment expected)
+    {
+        this.immediate = immediate;
+        this.qps = qps;
+        this.perQp = perQp;
+        this.rxDepth = rxDepth;
+        this.verify = verify;
+        this.expected = expected;
+        this.size = qps[0].layout.messageBytes;
+        this.received = new long[qps.length];
+        this.posted = new long[qps.length];
+    }
+
+    /** Posts the first receive WQEs: before the client may send. */
+    void postReceives()
+    {
+        for (int i = 0; i < qps.length; i++)
+        {
+            final long first = Math.min(rxDepth, perQp);
+            for (long k = 0; k < first; k++)
+            {
+                final int rc = qps[i].postReceive(k, verify ? k % qps[i].layout.slots : 0);
+                if (rc != 0)
+                {
+                    throw new IllegalStateException("ibv_post_recv returned " + rc + " (receive depth " + rxDepth +
+                        ")");
+                }
+                posted[i]++;
+            }
+        }
+    }
+
+    @Override
+    public int doWork()
+    {
+        if (!running())
+        {
+            return 0;
+        }
+        int work = 0;
+        for (int i = 0; i < qps.length; i++)
+        {
+            final LocalQp q = qps[i];
+            final int n = q.recvCq.poll(completions, completions.length);
+            for (int c = 0; c < n; c++)
+            {
+                final WorkCompletion wc = completions[c];
+                if (!checkCompletion(wc) || !check(q, wc))
+                {
+                    return 0;
+                }
+                received[i]++;
+                totalReceived++;
+                if (posted[i] < perQp)
+                {
+                    final long k = posted[i]++;
+                    final int rc = q.postReceive(k, verify ? k % q.layout.slots : 0);
+                    if (rc != 0)
+                    {
+                        fail("ibv_post_recv returned " + rc);
+                        return 0;
+                    }
+                }
+            }
+            work += n;
+        }
+        if (work > 0)
+        {
+            progress(totalReceived);
+        }
+        if (totalReceived == perQp * qps.length)
+        {
+            finish();
+        }
+        return work;
+    }
+
+    private boolean check(final LocalQp q, final WorkCompletion wc)
+    {
+        if (wc.byteLength() != size)
+        {
+            fail("message " + wc.wrId() + " on QP " + q.qp.qpn() + " has " + wc.byteLength() + " bytes, expected " +
+                size);
+            return false;
+        }
+        if (!verify)
+        {
+            return true;
+        }
+        if (immediate && (!wc.hasFlag(WorkCompletion.WITH_IMM) || wc.immediateData() != (int)wc.wrId()))
+        {
+            fail("verify: message " + wc.wrId() + " on QP " + q.qp.qpn() + " arrived " +
+                (wc.hasFlag(WorkCompletion.WITH_IMM) ? "with immediate " + wc.immediateData() :
+                "without immediate data"));
+            return false;
+        }
+        final long slot = wc.wrId() % q.layout.slots;
+        final long local = q.layout.areaBytes + slot * q.layout.slotBytes;
+        final long reference = slot * q.layout.slotBytes;
+        final long at = MemorySegment.mismatch(q.region, local, local + size, expected, reference, reference + size);
+        if (at >= 0)
+        {
+            fail("verify: message " + wc.wrId() + " on QP " + q.qp.qpn() + " byte " + at + " of " + size +
+                " differs from what the client sent");
+            return false;
+        }
+        return true;
+    }
+}

@@ -1,0 +1,421 @@
+package io.rnic.tools.perftest;
+
+import io.rnic.cc.DcqcnParameters;
+import io.rnic.datapath.agent.IdleStrategies;
+import io.rnic.tools.ToolKind;
+import io.rnic.tools.UsageException;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The command line of a perftest-style tool. Flags follow perftest ({@code -d -s -n -m -x -p -q -t -A}) and, for the
+ * pingpongs, rdma-core ({@code -g} for the GID index, {@code -r} for the receive depth); our own are long options.
+ * Server when no address is given, client otherwise.
+ */
+public final class ToolOptions
+{
+    public static final int DEFAULT_TCP_PORT = 18515;
+
+    public final ToolKind kind;
+    public String iface;
+    public String portKind = "afpacket";
+    public int size;
+    public long iterations;
+    public long warmup;
+    /** IB path MTU in bytes, or 0: the largest the interface carries (as rxe's active_mtu). */
+    public int mtu;
+    /** -1: the first IPv4 GID, else the first GID. */
+    public int gidIndex = -1;
+    public int tcpPort = DEFAULT_TCP_PORT;
+    public int qps = 1;
+    public int txDepth;
+    public int rxDepth;
+    public boolean verify;
+    /** SEND_WITH_IMM instead of SEND: the immediate carries the message number (checked with --verify). */
+    public boolean immediate;
+    public Path pcap;
+    public Path hlog;
+    public int cpu = -1;
+    /** AF_PACKET: PACKET_QDISC_BYPASS (faster; tc qdiscs and tcpdump on the interface no longer see our frames). */
+    public boolean qdiscBypass;
+    /** Engine threads (port queues); QPs are sharded over them. */
+    public int engines = 1;
+    public String idle = "spin";
+    public String server;
+    public boolean atomicCompareSwap;
+    /** {@code --port dpdk}: EAL arguments (split on white space), or null for the defaults. */
+    public List<String> ealArgs;
+    /** {@code --ip ADDR/PREFIX}: the port's addresses when it has no kernel interface to take them from (DPDK). */
+    public final List<String> addresses = new ArrayList<>();
+    /** {@code --oob HOST[:PORT]}: where the TCP exchange runs when not over the port's address (null: there). */
+    public String oobHost;
+    public int oobPort = -1;
+    public long timeoutMs = 60_000;
+    /** {@code -u}: perftest's QP timeout, the local ACK timeout 4.096 us x 2^N (14: 67 ms, perftest's default). */
+    public int qpTimeout = 14;
+    /** {@code -R}: perftest's exchange over a QP the RDMA CM connects (to port -p), and the test QP by the CM. */
+    public boolean rdmaCm;
+    /** {@code --cc dcqcn} with any {@code --cc-param NAME=VALUE} applied, or null ({@code --cc none}, the default). */
+    public DcqcnParameters congestionControl;
+    private String ccName = "none";
+    private final List<String> ccParams = new ArrayList<>();
+
+    private ToolOptions(final ToolKind kind)
+    {
+        this.kind = kind;
+        if (kind.isPingpong())
+        {
+            size = kind == ToolKind.UD_PINGPONG ? 2048 : 4096;
+            iterations = 1000;
+            rxDepth = 500;
+            txDepth = 1;
+        }
+        else if (kind.isLatency())
+        {
+            size = kind.operation() == ToolKind.Operation.ATOMIC ? 8 : 2;
+            iterations = 1000;
+            warmup = 1000;
+            txDepth = 1;
+            rxDepth = 64;
+        }
+        else
+        {
+            size = kind.operation() == ToolKind.Operation.ATOMIC ? 8 : 65536;
+            iterations = 5000;
+            warmup = 5000;
+            txDepth = 128;
+            rxDepth = 512;
+        }
+    }
+
+    public boolean isServer()
+    {
+        return server == null;
+    }
+
+    public static String synopsis(final ToolKind kind)
+    {
+        final String gid = kind.isPingpong() ? "-g GID_INDEX" : "-x GID_INDEX";
+        return kind.command() + " [-d IFACE] [-s SIZE] [-n ITERS] [-m MTU] [" + gid + "] [-p TCP_PORT] [-q QPS] [-R]" +
+            " [--warmup N] [-u QP_TIMEOUT]" + (kind.isLatency() ? "" : " [-t TX_DEPTH]") +
+            (kind.operation() == ToolKind.Operation.ATOMIC ? " [-A CMP_AND_SWAP|FETCH_AND_ADD]" : "") +
+            (kind.operation() == ToolKind.Operation.SEND ? " [-r RX_DEPTH] [--imm]" : "") +
+            " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " +
+            IdleStrategies.NAMES.replace(", ", "|") + "] [--timeout-ms MS] [--port afpacket|dpdk] [--eal \"EAL ARGS\"]" +
+            " [--ip ADDR/PREFIX]... [--oob HOST[:PORT]] [--cc dcqcn|none] [--cc-param NAME=VALUE]..." +
+            " [SERVER_ADDRESS]";
+    }
+
+    public static ToolOptions parse(final ToolKind kind, final String[] args)
+    {
+        final ToolOptions options = new ToolOptions(kind);
+        final List<String> positional = new ArrayList<>();
+        for (int i = 0; i < args.length; i++)
+        {
+            String option = args[i];
+            String value = null;
+            final int equals = option.indexOf('=');
+            if (option.startsWith("--") && equals > 0)
+            {
+                value = option.substring(equals + 1);
+                option = option.substring(0, equals);
+            }
+            if (!option.startsWith("-") || option.equals("-"))
+            {
+                positional.add(option);
+                continue;
+            }
+            if (option.equals("--verify"))
+            {
+                options.verify = true;
+                continue;
+            }
+            if (option.equals("--qdisc-bypass"))
+            {
+                options.qdiscBypass = true;
+                continue;
+            }
+            if (option.equals("-R") || option.equals("--rdma-cm"))
+            {
+                options.rdmaCm = true;
+                continue;
+            }
+            if (option.equals("--imm"))
+            {
+                options.immediate = true;
+                continue;
+            }
+            if (value == null)
+            {
+                if (i + 1 >= args.length)
+                {
+                    throw new UsageException(option + " needs a value");
+                }
+                value = args[++i];
+            }
+            switch (option)
+            {
+                case "-d", "--iface", "--ib-dev" -> options.iface = value;
+                case "-s", "--size" -> options.size = (int)bytes(option, value, 1, 1L << 30);
+                case "-n", "--iters" -> options.iterations = number(option, value, 1, 1L << 40);
+                case "--warmup" -> options.warmup = number(option, value, 0, 1L << 32);
+                case "-m", "--mtu" -> options.mtu = mtu(value);
+                case "-x", "-g", "--gid-index", "--gid-idx" -> options.gidIndex = (int)number(option, value, 0, 15);
+                case "-p" -> options.tcpPort = (int)number(option, value, 1, 65535);
+                case "--port" ->
+                {
+                    // perftest's --port is the TCP port; ours also names the packet port kind
+                    if (!value.isEmpty() && Character.isDigit(value.charAt(0)))
+                    {
+                        options.tcpPort = (int)number(option, value, 1, 65535);
+                    }
+                    else
+                    {
+                        options.portKind = value; // the port factory names the kinds it knows
+                    }
+                }
+                case "-q", "--qp" -> options.qps = (int)number(option, value, 1, 256);
+                case "-t", "--tx-depth" -> options.txDepth = (int)number(option, value, 1, 8192);
+                case "-r", "--rx-depth" -> options.rxDepth = (int)number(option, value, 1, 8192);
+                case "-A", "--atomic_type", "--atomic-type" ->
+                {
+                    switch (value)
+                    {
+                        case "CMP_AND_SWAP" -> options.atomicCompareSwap = true;
+                        case "FETCH_AND_ADD" -> options.atomicCompareSwap = false;
+                        default -> throw new UsageException("-A takes CMP_AND_SWAP or FETCH_AND_ADD, not " + value);
+                    }
+                }
+                case "--pcap" -> options.pcap = Path.of(value);
+                case "--hlog" -> options.hlog = Path.of(value);
+                case "--cpu" -> options.cpu = (int)number(option, value, 0, 1023);
+                case "--engines" -> options.engines = (int)number(option, value, 1, 64);
+                case "--idle" ->
+                {
+                    try
+                    {
+                        IdleStrategies.parse(value);
+                    }
+                    catch (final IllegalArgumentException ex)
+                    {
+                        throw new UsageException(ex.getMessage());
+                    }
+                    options.idle = value;
+                }
+                case "--timeout-ms" -> options.timeoutMs = number(option, value, 1, 86_400_000);
+                case "-u", "--qp-timeout" -> options.qpTimeout = (int)number(option, value, 0, 31);
+                case "--eal" -> options.ealArgs = List.of(value.trim().split("\\s+"));
+                case "--ip" -> options.addresses.add(address(value));
+                case "--oob" -> options.oob(value);
+                case "--cc" ->
+                {
+                    if (!value.equals("dcqcn") && !value.equals("none"))
+                    {
+                        throw new UsageException("--cc takes dcqcn or none, not '" + value + "'");
+                    }
+                    options.ccName = value;
+                }
+                case "--cc-param" -> options.ccParams.add(value);
+                default -> throw new UsageException("unknown option " + option);
+            }
+        }
+        if (positional.size() > 1)
+        {
+            throw new UsageException("one server address at most, got " + positional);
+        }
+        options.server = positional.isEmpty() ? null : positional.get(0);
+        options.check();
+        return options;
+    }
+
+    private void oob(final String value)
+    {
+        final int colon = value.lastIndexOf(':');
+        // HOST, HOST:PORT, [V6]:PORT or a bare IPv6 address
+        if (colon > 0 && (value.indexOf(':') == colon || value.startsWith("[")))
+        {
+            oobHost = value.substring(0, colon).replace("[", "").replace("]", "");
+            oobPort = (int)number("--oob", value.substring(colon + 1), 1, 65535);
+        }
+        else
+        {
+            oobHost = value.replace("[", "").replace("]", "");
+        }
+        if (oobHost.isEmpty())
+        {
+            throw new UsageException("--oob takes HOST[:PORT], not '" + value + "'");
+        }
+    }
+
+    /** ADDR/PREFIX (the prefix is checked and otherwise unused: peers are on the same link). */
+    private static String address(final String value)
+    {
+        final int slash = value.indexOf('/');
+        final String host = slash < 0 ? value : value.substring(0, slash);
+        final boolean v6 = host.contains(":");
+        if (slash >= 0)
+        {
+            number("--ip prefix", value.substring(slash + 1), 0, v6 ? 128 : 32);
+        }
+        if (!v6 && !host.matches("\\d{1,3}(\\.\\d{1,3}){3}") || v6 && !host.matches("[0-9a-fA-F:.]+"))
+        {
+            throw new UsageException("--ip takes an IPv4 or IPv6 address with an optional /PREFIX, not '" + value + "'");
+        }
+        return host;
+    }
+
+    /** The TCP port of the exchange: --oob's, else -p. */
+    public int oobTcpPort()
+    {
+        return oobPort > 0 ? oobPort : tcpPort;
+    }
+
+    private void check()
+    {
+        if (kind.operation() == ToolKind.Operation.ATOMIC && size != 8)
+        {
+            throw new UsageException("atomic operations are 8 bytes; -s " + size + " does not apply");
+        }
+        if (kind == ToolKind.UD_PINGPONG && mtu != 0 && size > mtu)
+        {
+            throw new UsageException("a UD message is one packet: -s " + size + " is larger than the MTU " + mtu);
+        }
+        if (immediate && kind.operation() != ToolKind.Operation.SEND)
+        {
+            throw new UsageException("--imm applies to SEND tools (send-lat, send-bw, the pingpongs)");
+        }
+        if ("dpdk".equals(portKind) && iface == null)
+        {
+            throw new UsageException("--port dpdk needs -d DEVICE: the DPDK port's name (a --vdev of --eal, e.g. " +
+                "net_memif0)");
+        }
+        if ("dpdk".equals(portKind) && addresses.isEmpty())
+        {
+            throw new UsageException("--port dpdk needs --ip ADDR/PREFIX: a DPDK port has no kernel interface to " +
+                "take addresses from");
+        }
+        if (!"dpdk".equals(portKind) && (ealArgs != null || !addresses.isEmpty()))
+        {
+            throw new UsageException("--eal and --ip apply to --port dpdk");
+        }
+        congestionControl = congestionControl();
+        if (rdmaCm)
+        {
+            checkRdmaCm();
+        }
+        if (kind.isLatency() && qps != 1)
+        {
+            throw new UsageException("latency tests run one QP (-q 1)");
+        }
+    }
+
+    private void checkRdmaCm()
+    {
+        if (kind.isPingpong())
+        {
+            throw new UsageException("-R applies to the perftest tools; rdma-core's pingpongs exchange over TCP only");
+        }
+        if (qps != 1)
+        {
+            throw new UsageException("-R connects one QP: -q " + qps + " is not supported with it");
+        }
+        if (oobHost != null)
+        {
+            throw new UsageException("--oob is the TCP exchange's address; with -R the exchange runs over the RDMA " +
+                "CM to the server address (port -p)");
+        }
+        if (mtu != 0)
+        {
+            throw new UsageException("-m does not apply with -R: the RDMA CM takes the path MTU from the port");
+        }
+        if ("dpdk".equals(portKind))
+        {
+            throw new UsageException("-R runs over --port afpacket or memory");
+        }
+        if (qpTimeout != 14)
+        {
+            throw new UsageException("-u does not apply with -R: the RDMA CM sets the QP's timeout");
+        }
+    }
+
+    /** DCQCN's ConnectX defaults changed by each --cc-param in order, or null for --cc none. */
+    private DcqcnParameters congestionControl()
+    {
+        if (ccName.equals("none"))
+        {
+            if (!ccParams.isEmpty())
+            {
+                throw new UsageException("--cc-param applies to --cc dcqcn");
+            }
+            return null;
+        }
+        DcqcnParameters parameters = DcqcnParameters.connectX();
+        for (final String param : ccParams)
+        {
+            try
+            {
+                parameters = parameters.with(param);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                final String message = ex.getMessage();
+                throw new UsageException(message.startsWith("cc-param") ? "--" + message :
+                    "--cc-param " + param + ": " + message);
+            }
+        }
+        return parameters;
+    }
+
+    /** A whole number in {@code min..max}, or a usage error naming the option. */
+    public static long number(final String option, final String value, final long min, final long max)
+    {
+        final long n;
+        try
+        {
+            n = Long.parseLong(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException(option + " takes a whole number, not '" + value + "'");
+        }
+        if (n < min || n > max)
+        {
+            throw new UsageException(option + " " + value + " out of range " + min + ".." + max);
+        }
+        return n;
+    }
+
+    static long bytes(final String option, final String value, final long min, final long max)
+    {
+        long multiplier = 1;
+        String digits = value;
+        if (value.endsWith("K") || value.endsWith("k"))
+        {
+            multiplier = 1024;
+            digits = value.substring(0, value.length() - 1);
+        }
+        else if (value.endsWith("M") || value.endsWith("m"))
+        {
+            multiplier = 1024 * 1024;
+            digits = value.substring(0, value.length() - 1);
+        }
+        final long n = number(option, digits, 0, max) * multiplier;
+        if (n < min || n > max)
+        {
+            throw new UsageException(option + " " + value + " out of range " + min + ".." + max + " bytes");
+        }
+        return n;
+    }
+
+    private static int mtu(final String value)
+    {
+        final long n = number("-m", value, 256, 4096);
+        if (Long.bitCount(n) != 1)
+        {
+            throw new UsageException("-m takes an IB MTU: 256, 512, 1024, 2048 or 4096, not " + value);
+        }
+        return (int)n;
+    }
+}

@@ -1,0 +1,591 @@
+package io.rnic.tools.rping;
+
+import io.rnic.cm.CmConnection;
+import io.rnic.cm.CmCounter;
+import io.rnic.cm.ConnectionManager;
+import io.rnic.datapath.endpoint.Endpoint;
+import io.rnic.datapath.endpoint.EndpointOptions;
+import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.device.QueuePair;
+import io.rnic.tools.PortFactory;
+import io.rnic.tools.Ports;
+import io.rnic.tools.UsageException;
+import io.rnic.transport.LocalPort;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcOpcode;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * {@code rnic rping}: librdmacm's {@code rping} over our connection manager, in either role against the real tool.
+ * The protocol, as examples/rping.c runs it: the client SENDs a 16-byte {@code rping_rdma_info} (buffer address
+ * u64, R_Key u32, size u32, big-endian) naming its start buffer; the server RDMA READs it and SENDs a go-ahead; the
+ * client SENDs the info of its sink buffer; the server RDMA WRITEs what it read there (the string and its NUL) and
+ * SENDs "done". The start buffer holds {@code "rdma-ping-%d: "} and ASCII from a letter that moves one on each ping.
+ * Connection set-up and tear-down go through the CM (REQ/REP/RTU, DREQ/DREP) on QP1.
+ */
+public final class Rping
+{
+    public static final String SYNOPSIS = "rping -s|-c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-v] [-V] [-d IFACE] " +
+        "[--port afpacket|memory] [--timeout-ms MS] [--idle STRATEGY] [--pcap FILE]";
+    public static final int PORT_DEFAULT = 7174;
+    public static final int SIZE_DEFAULT = 64;
+    /** rping's RPING_MSG_FMT; its minimum size leaves room for it with INT_MAX and the NUL. */
+    static final String MESSAGE_FORMAT = "rdma-ping-%d: ";
+    static final int MIN_SIZE = 26;
+    static final int INFO_BYTES = 16;
+
+    private static final long RECV_WR_ID = 1;
+    private static final long SEND_WR_ID = 2;
+    private static final long RDMA_WR_ID = 3;
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private boolean server;
+    private boolean client;
+    private String address;
+    private int port = PORT_DEFAULT;
+    private long count;
+    private int size = SIZE_DEFAULT;
+    private boolean verbose;
+    private boolean validate;
+    private String iface;
+    private String portKind = "afpacket";
+    private long timeoutMs = 60_000;
+    private String idle = "backoff";
+    private java.nio.file.Path pcap;
+
+    private Endpoint endpoint;
+    private ConnectionManager cm;
+    private CmConnection connection;
+    private QueuePair qp;
+    private CompletionQueue sendCq;
+    private CompletionQueue recvCq;
+    private MemoryRegion mr;
+    private MemorySegment recvBuf;
+    private MemorySegment sendBuf;
+    private MemorySegment rdmaBuf;
+    private MemorySegment startBuf;
+    private final WorkCompletion[] wcs = { new WorkCompletion() };
+    private final SendWorkRequest wr = new SendWorkRequest();
+    private final RecvWorkRequest recv = new RecvWorkRequest();
+    private long deadlineNs;
+
+    private Rping(final PrintStream out, final PrintStream err)
+    {
+        this.out = out;
+        this.err = err;
+    }
+
+    public static int run(final String[] args, final PrintStream out, final PrintStream err) throws IOException
+    {
+        final Rping rping = new Rping(out, err);
+        rping.parse(args);
+        return rping.run();
+    }
+
+    private void parse(final String[] args)
+    {
+        for (int i = 0; i < args.length; i++)
+        {
+            final String arg = args[i];
+            switch (arg)
+            {
+                case "-s" -> server = true;
+                case "-c" -> client = true;
+                case "-v" -> verbose = true;
+                case "-V" -> validate = true;
+                case "-a" -> address = value(args, ++i, arg);
+                case "-p" -> port = (int)number(args, ++i, arg, 1, 0xFFFF);
+                case "-C" -> count = number(args, ++i, arg, 0, Integer.MAX_VALUE);
+                case "-S" -> size = (int)number(args, ++i, arg, MIN_SIZE, 64 * 1024);
+                case "-d" -> iface = value(args, ++i, arg);
+                case "--port" -> portKind = value(args, ++i, arg);
+                case "--timeout-ms" -> timeoutMs = number(args, ++i, arg, 1, Long.MAX_VALUE);
+                case "--idle" -> idle = value(args, ++i, arg);
+                case "--pcap" -> pcap = java.nio.file.Path.of(value(args, ++i, arg));
+                default -> throw new UsageException("unknown option '" + arg + "'");
+            }
+        }
+        if (server == client)
+        {
+            throw new UsageException("give one of -s (server) and -c (client)");
+        }
+        if (address == null)
+        {
+            throw new UsageException("-a ADDR is required (the server's address)");
+        }
+    }
+
+    private static String value(final String[] args, final int i, final String option)
+    {
+        if (i >= args.length)
+        {
+            throw new UsageException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static long number(final String[] args, final int i, final String option, final long min, final long max)
+    {
+        final String text = value(args, i, option);
+        final long n;
+        try
+        {
+            n = Long.parseLong(text);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException(option + " " + text + ": not a number");
+        }
+        if (n < min || n > max)
+        {
+            throw new UsageException(option + " " + n + " out of range " + min + ".." + max);
+        }
+        return n;
+    }
+
+    private int run() throws IOException
+    {
+        final InetAddress serverAddress;
+        try
+        {
+            serverAddress = InetAddress.getByName(address);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new UsageException("-a " + address + ": " + ex.getMessage());
+        }
+        final String name = iface != null ? iface : Ports.defaultInterface();
+        final PortFactory.OpenedPort opened;
+        try
+        {
+            opened = Ports.open(new PortFactory.Request(portKind, name, 1, false, null, java.util.List.of()));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new UsageException(ex.getMessage());
+        }
+        final LocalPort localPort = opened.addressing();
+        final long[] serverGid = InterfaceAddresses.gidOf(serverAddress);
+        final int gidIndex = server ? gidOfAddress(localPort, serverGid) : gidOfFamily(localPort, serverGid);
+        if (gidIndex < 0)
+        {
+            opened.close();
+            throw new UsageException(server ? address + " is not an address of " + name :
+                name + " has no address of " + address + "'s family");
+        }
+        final boolean afpacket = "afpacket".equals(portKind);
+        final EndpointOptions options = EndpointOptions.defaults().withIdleStrategy(idle).withCapture(pcap)
+            .withHoldRocePort(afpacket).withAnswerNeighbours(!afpacket);
+        // the arena closes after the endpoint has stopped: a peer that keeps sending never reaches freed memory
+        try (Arena arena = Arena.ofShared();
+            Endpoint started = Endpoint.start(opened.ports(), localPort, options))
+        {
+            endpoint = started;
+            deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
+            final Duration resolveTimeout = Duration.ofMillis(Math.min(timeoutMs, 30_000));
+            cm = new ConnectionManager(started.device(), localPort, gidIndex,
+                (high, low) -> started.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, resolveTimeout),
+                System.nanoTime());
+            try
+            {
+                setUp(arena);
+                final String failure = server ? runServer() : runClient(serverGid);
+                if (failure != null)
+                {
+                    err.println((server ? "server" : "client") + ": " + failure);
+                    err.println(" CM counters: " + cm.counters());
+                    err.print(started.countersReport());
+                    return 1;
+                }
+                return 0;
+            }
+            finally
+            {
+                cm.close();
+            }
+        }
+    }
+
+    private void setUp(final Arena arena)
+    {
+        final ProtectionDomain pd = endpoint.device().allocPd();
+        sendCq = endpoint.device().createCq(16);
+        recvCq = endpoint.device().createCq(16);
+        qp = endpoint.device().createQp(new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq)
+            .capacity(8, 8).signalAll(true));
+        final MemorySegment memory = arena.allocate(2L * INFO_BYTES + 2L * size, 4096);
+        memory.fill((byte)0);
+        recvBuf = memory.asSlice(0, INFO_BYTES);
+        sendBuf = memory.asSlice(INFO_BYTES, INFO_BYTES);
+        rdmaBuf = memory.asSlice(2 * INFO_BYTES, size);
+        startBuf = memory.asSlice(2 * INFO_BYTES + size, size);
+        mr = endpoint.device().registerMemoryRegion(pd, memory, AccessFlags.ALL);
+        ConnectionManager.toInit(qp); // as rdma_create_qp: receives may be posted before the connection
+        postReceive();
+    }
+
+    // ------------------------------------------------------------------------------------------------ server
+
+    private String runServer()
+    {
+        cm.listen(port);
+        CmConnection request;
+        while ((request = cm.pollConnectRequest()) == null)
+        {
+            cm.poll(System.nanoTime());
+            if (expired())
+            {
+                return "no connect request within " + timeoutMs + " ms";
+            }
+            idle();
+        }
+        connection = request;
+        cm.accept(request, qp, 1, 1, System.nanoTime());
+        for (long ping = 0; count == 0 || ping < count; ping++)
+        {
+            // the client's start buffer
+            String failure = awaitReceive();
+            if (failure != null)
+            {
+                return failure;
+            }
+            final long remoteAddress = recvBuf.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0);
+            final int remoteKey = recvBuf.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 8);
+            final int remoteLength = recvBuf.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 12);
+            if (remoteLength < 0 || remoteLength > size)
+            {
+                return "the client's buffer (" + Integer.toUnsignedString(remoteLength) + " bytes) is larger than -S " +
+                    size;
+            }
+            postReceive();
+            failure = post(WrOpcode.RDMA_READ, RDMA_WR_ID, rdmaBuf.address(), remoteLength, remoteAddress, remoteKey);
+            if (failure == null)
+            {
+                failure = awaitSend(WcOpcode.RDMA_READ);
+            }
+            if (failure != null)
+            {
+                return failure;
+            }
+            if (verbose)
+            {
+                out.println("server ping data: " + cString(rdmaBuf));
+            }
+            // go ahead
+            failure = sendInfo();
+            if (failure != null)
+            {
+                return failure;
+            }
+            // the client's sink buffer
+            failure = awaitReceive();
+            if (failure != null)
+            {
+                return failure;
+            }
+            final long sinkAddress = recvBuf.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0);
+            final int sinkKey = recvBuf.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 8);
+            postReceive();
+            failure = post(WrOpcode.RDMA_WRITE, RDMA_WR_ID, rdmaBuf.address(), cLength(rdmaBuf) + 1, sinkAddress,
+                sinkKey);
+            if (failure == null)
+            {
+                failure = awaitSend(WcOpcode.RDMA_WRITE);
+            }
+            if (failure == null)
+            {
+                failure = sendInfo(); // done: begin again
+                if (failure != null && count != 0 && ping == count - 1 && connection.isClosed())
+                {
+                    // the client disconnects once it has our last SEND: its DREQ may overtake the ACK of that SEND
+                    // (lost, or still on its way) and flush it here. The DREQ is the delivery it answers, not an error
+                    failure = null;
+                }
+            }
+            if (failure != null)
+            {
+                return failure;
+            }
+        }
+        // the client disconnects after its last ping; if it does not, we do
+        final long waitUntilNs = System.nanoTime() + 2_000_000_000L;
+        while (!connection.isClosed() && System.nanoTime() - waitUntilNs < 0)
+        {
+            cm.poll(System.nanoTime());
+            idle();
+        }
+        return disconnect("server");
+    }
+
+    // ------------------------------------------------------------------------------------------------ client
+
+    private String runClient(final long[] serverGid)
+    {
+        connection = cm.connect(qp, serverGid[0], serverGid[1], port, 1, 1, System.nanoTime());
+        while (!connection.isEstablished())
+        {
+            cm.poll(System.nanoTime());
+            if (connection.isClosed())
+            {
+                return "connect error: " + connection.state() +
+                    (connection.rejectReason() != 0 ? " (reject reason " + connection.rejectReason() + ")" : "");
+            }
+            if (expired())
+            {
+                return "connect error: no reply within " + timeoutMs + " ms";
+            }
+            idle();
+        }
+        int start = 'A';
+        for (long ping = 0; count == 0 || ping < count; ping++)
+        {
+            fillStart(ping, start);
+            if (++start > 'z')
+            {
+                start = 'A';
+            }
+            String failure = advertise(startBuf);
+            if (failure == null)
+            {
+                failure = awaitReceive(); // the server read it
+            }
+            if (failure != null)
+            {
+                return failure;
+            }
+            postReceive();
+            failure = advertise(rdmaBuf);
+            if (failure == null)
+            {
+                failure = awaitReceive(); // the server wrote it back
+            }
+            if (failure != null)
+            {
+                return failure;
+            }
+            postReceive();
+            if (validate && startBuf.mismatch(rdmaBuf) >= 0)
+            {
+                return "data mismatch in ping " + ping + ": sent '" + cString(startBuf) + "', received '" +
+                    cString(rdmaBuf) + "'";
+            }
+            if (verbose)
+            {
+                out.println("ping data: " + cString(rdmaBuf));
+            }
+        }
+        return disconnect("client");
+    }
+
+    /** rping's start buffer: the message, then ASCII from {@code start} wrapping after 'z', and a NUL at the end. */
+    private void fillStart(final long ping, final int start)
+    {
+        final byte[] prefix = String.format(MESSAGE_FORMAT, ping).getBytes(StandardCharsets.US_ASCII);
+        final int cc = Math.min(prefix.length, size - 1);
+        MemorySegment.copy(prefix, 0, startBuf, ValueLayout.JAVA_BYTE, 0, cc);
+        int c = start;
+        for (int i = cc; i < size; i++)
+        {
+            startBuf.set(ValueLayout.JAVA_BYTE, i, (byte)c);
+            if (++c > 'z')
+            {
+                c = 'A';
+            }
+        }
+        startBuf.set(ValueLayout.JAVA_BYTE, size - 1, (byte)0);
+    }
+
+    /** SENDs the rping_rdma_info of a buffer: its address, our R_Key, -S. */
+    private String advertise(final MemorySegment buffer)
+    {
+        sendBuf.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0, buffer.address());
+        sendBuf.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 8, mr.rKey());
+        sendBuf.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 12, size);
+        return sendInfo();
+    }
+
+    // ------------------------------------------------------------------------------------------------ both
+
+    private String sendInfo()
+    {
+        final String failure = post(WrOpcode.SEND, SEND_WR_ID, sendBuf.address(), INFO_BYTES, 0, 0);
+        return failure != null ? failure : awaitSend(WcOpcode.SEND);
+    }
+
+    private String post(final int opcode, final long wrId, final long localAddress, final int length,
+        final long remoteAddress, final int rKey)
+    {
+        wr.reset();
+        wr.opcode = opcode;
+        wr.wrId = wrId;
+        wr.sgl.add(localAddress, length, mr.lKey());
+        wr.remoteAddress = remoteAddress;
+        wr.rKey = rKey;
+        final int status = qp.postSend(wr);
+        return status == QueuePair.POST_OK ? null : "post send failed (" + status + ") in QP state " + qp.state();
+    }
+
+    private void postReceive()
+    {
+        recv.wrId = RECV_WR_ID;
+        recv.sgl.clear();
+        recv.sgl.add(recvBuf.address(), INFO_BYTES, mr.lKey());
+        qp.postRecv(recv);
+    }
+
+    private String awaitReceive()
+    {
+        final String failure = await(recvCq, "receive");
+        if (failure != null)
+        {
+            return failure;
+        }
+        if (wcs[0].byteLength() != INFO_BYTES)
+        {
+            return "received " + wcs[0].byteLength() + " bytes, not a " + INFO_BYTES + "-byte rping_rdma_info";
+        }
+        return null;
+    }
+
+    private String awaitSend(final int opcode)
+    {
+        final String failure = await(sendCq, WcOpcode.name(opcode));
+        if (failure == null && wcs[0].opcode() != opcode)
+        {
+            return "completion of " + WcOpcode.name(wcs[0].opcode()) + " where " + WcOpcode.name(opcode) +
+                " was expected";
+        }
+        return failure;
+    }
+
+    /** Polls a CQ for one completion, keeping the CM going (retransmissions, the peer's DREQ). */
+    private String await(final CompletionQueue cq, final String what)
+    {
+        while (true)
+        {
+            if (cq.poll(wcs, 1) == 1)
+            {
+                final WorkCompletion wc = wcs[0];
+                return wc.status() == WcStatus.SUCCESS ? null : what + " completed with " + wc.status();
+            }
+            cm.poll(System.nanoTime());
+            if (connection.isClosed())
+            {
+                return "the connection closed (" + connection.state() + ") while waiting for a " + what;
+            }
+            if (expired())
+            {
+                return "no " + what + " completion within " + timeoutMs + " ms";
+            }
+            idle();
+        }
+    }
+
+    private String disconnect(final String role)
+    {
+        cm.disconnect(connection, System.nanoTime());
+        while (!connection.isClosed())
+        {
+            cm.poll(System.nanoTime());
+            if (expired())
+            {
+                return "no DREP within " + timeoutMs + " ms";
+            }
+            idle();
+        }
+        // stay a moment to answer a retransmitted DREQ (our DREP lost) before the GSI QP goes away
+        final long lingerUntilNs = System.nanoTime() + 50_000_000L;
+        while (System.nanoTime() - lingerUntilNs < 0)
+        {
+            cm.poll(System.nanoTime());
+            idle();
+        }
+        out.println(role + " DISCONNECT EVENT...");
+        if (cm.counter(CmCounter.RETRANSMISSIONS) > 0)
+        {
+            out.println(" CM retransmissions: " + cm.counter(CmCounter.RETRANSMISSIONS));
+        }
+        return null;
+    }
+
+    private boolean expired()
+    {
+        return System.nanoTime() - deadlineNs > 0;
+    }
+
+    private static void idle()
+    {
+        LockSupport.parkNanos(20_000);
+    }
+
+    private static int cLength(final MemorySegment buffer)
+    {
+        for (int i = 0; i < buffer.byteSize(); i++)
+        {
+            if (buffer.get(ValueLayout.JAVA_BYTE, i) == 0)
+            {
+                return i;
+            }
+        }
+        return (int)buffer.byteSize() - 1; // no NUL: send it all but the last byte, which becomes the NUL
+    }
+
+    private static String cString(final MemorySegment buffer)
+    {
+        final byte[] bytes = new byte[cLength(buffer)];
+        MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, bytes, 0, bytes.length);
+        return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
+
+    /** The GID index of the server's address among ours. */
+    private static int gidOfAddress(final LocalPort port, final long[] gid)
+    {
+        for (int i = 0; i < port.gidCount(); i++)
+        {
+            if (port.gidHigh(i) == gid[0] && port.gidLow(i) == gid[1])
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Our first GID of the server address's family (IPv4, or an IPv6 one that is not link-local). */
+    private static int gidOfFamily(final LocalPort port, final long[] gid)
+    {
+        final boolean ipv4 = gid[0] == 0 && (gid[1] >>> 32) == 0xFFFF;
+        final boolean linkLocal = (gid[0] >>> 48) == 0xFE80;
+        for (int i = 0; i < port.gidCount(); i++)
+        {
+            final boolean candidateLinkLocal = (port.gidHigh(i) >>> 48) == 0xFE80;
+            if (ipv4 ? port.isIpv4Gid(i) : !port.isIpv4Gid(i) && candidateLinkLocal == linkLocal)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+}

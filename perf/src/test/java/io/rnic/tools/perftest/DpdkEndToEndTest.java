@@ -1,0 +1,172 @@
+package io.rnic.tools.perftest;
+
+import io.rnic.dpdkbindings.DpdkBindings;
+import io.rnic.tools.NetnsTopology;
+import io.rnic.tools.ToolProcess;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The tools on DPDK ports, as users run them: two endpoint processes over {@code net_memif} (shared memory), and a
+ * DPDK endpoint on {@code net_af_packet} at one end of a veth talking to an AF_PACKET endpoint at the other —
+ * {@code --verify} on both sides (byte-exact). With {@code -Drnic.require.dpdk=true} a missing DPDK fails.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DpdkEndToEndTest
+{
+    private static final String EAL = "--no-huge -m 512 --no-shconf --no-pci";
+
+    private NetnsTopology topology;
+
+    @BeforeAll
+    void dpdk()
+    {
+        if (!Boolean.getBoolean("rnic.require.dpdk"))
+        {
+            assumeTrue(DpdkBindings.unavailableReason() == null, () -> "DPDK: " + DpdkBindings.unavailableReason());
+        }
+    }
+
+    @AfterAll
+    void deleteTopology()
+    {
+        if (topology != null)
+        {
+            topology.close();
+        }
+    }
+
+    static Stream<Arguments> operations()
+    {
+        return Stream.of(
+            Arguments.of("write-bw", List.of("-s", "10000", "-n", "2000", "-q", "2", "--warmup", "200")),
+            Arguments.of("read-bw", List.of("-s", "10000", "-n", "2000", "--warmup", "200")),
+            Arguments.of("send-bw", List.of("-s", "3000", "-n", "2000", "--imm", "--warmup", "200")),
+            Arguments.of("atomic-lat", List.of("-A", "CMP_AND_SWAP", "-n", "500", "--warmup", "50")),
+            Arguments.of("atomic-bw", List.of("-n", "2000", "--warmup", "200")),
+            Arguments.of("write-lat", List.of("-s", "64", "-n", "2000", "--warmup", "200")),
+            Arguments.of("ud-pingpong", List.of("-s", "1000", "-n", "300")));
+    }
+
+    @ParameterizedTest(name = "{0} {1} over net_memif")
+    @MethodSource("operations")
+    void shouldRunBetweenTwoProcessesOverMemifByteExact(final String tool, final List<String> arguments)
+        throws Exception
+    {
+        final String socket = "/run/rnic-test-" + ProcessHandle.current().pid() + "-" + tool + ".sock";
+        final String oobPort = Integer.toString(20_000 + (int)(ProcessHandle.current().pid() % 20_000));
+        final List<String> common = new ArrayList<>(List.of(tool, "--port", "dpdk", "-d", "net_memif0", "--verify",
+            "--timeout-ms", "60000", "-p", oobPort));
+        common.addAll(arguments);
+        final List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("--eal", EAL + " --file-prefix rs" + oobPort + " --vdev=net_memif0,role=server,socket=" +
+            socket, "--ip", "10.52.0.1/24", "--oob", "127.0.0.1"));
+        final List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("--eal", EAL + " --file-prefix rc" + oobPort + " --vdev=net_memif0,role=client,socket=" +
+            socket, "--ip", "10.52.0.2/24", "--oob", "127.0.0.1", "10.52.0.1"));
+        runPair(null, server, null, client);
+    }
+
+    @ParameterizedTest(name = "{0} {1}: DPDK net_af_packet <-> AF_PACKET over a veth")
+    @MethodSource("operations")
+    void shouldRunBetweenDpdkAndAfPacketEndpointsOverAVeth(final String tool, final List<String> arguments)
+        throws Exception
+    {
+        assumeTrue(NetnsTopology.available(), "needs root and iproute2 for network namespaces");
+        if (topology == null)
+        {
+            topology = new NetnsTopology(1500);
+        }
+        // the DPDK endpoint takes an address of its own, one the kernel behind the veth end does not own (else the
+        // kernel would answer its RoCEv2 packets with ICMP port unreachable)
+        final String dpdkIp = topology.ip4A.substring(0, topology.ip4A.lastIndexOf('.')) + ".77";
+        final List<String> common = new ArrayList<>(List.of(tool, "--verify", "--timeout-ms", "60000"));
+        common.addAll(arguments);
+        final List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("--port", "dpdk", "-d", "net_af_packet0", "--eal", EAL + " --file-prefix ra" +
+            ProcessHandle.current().pid() + " --vdev=net_af_packet0,iface=" + topology.ifA, "--ip", dpdkIp + "/24"));
+        final List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("-d", topology.ifB, "-x", "1", "--oob", topology.ip4A, dpdkIp));
+        runPair(topology.nsA, server, topology.nsB, client);
+    }
+
+    /** With hugepages (reserved for the test and given back after): {@code --in-memory}, no --file-prefix needed. */
+    @Test
+    void shouldRunOverMemifWithHugepages() throws Exception
+    {
+        final Path reserve = Path.of("/proc/sys/vm/nr_hugepages");
+        assumeTrue(Files.isWritable(reserve), "needs root to reserve hugepages");
+        final String before = Files.readString(reserve).trim();
+        try
+        {
+            Files.writeString(reserve, Integer.toString(Math.max(Integer.parseInt(before), 300)));
+            assumeTrue(Files.readString(Path.of("/proc/meminfo")).matches("(?s).*HugePages_Free:\\s+[1-9].*"),
+                "the kernel reserved no hugepages");
+            final String socket = "/run/rnic-test-" + ProcessHandle.current().pid() + "-huge.sock";
+            final String oobPort = Integer.toString(40_000 + (int)(ProcessHandle.current().pid() % 20_000));
+            final List<String> common = List.of("write-bw", "--port", "dpdk", "-d", "net_memif0", "--verify",
+                "--timeout-ms", "60000", "-p", oobPort, "-s", "4096", "-n", "2000", "--oob", "127.0.0.1");
+            final List<String> server = new ArrayList<>(common);
+            server.addAll(List.of("--eal", "--in-memory -m 256 --no-pci --vdev=net_memif0,role=server,socket=" +
+                socket, "--ip", "10.52.1.1/24"));
+            final List<String> client = new ArrayList<>(common);
+            client.addAll(List.of("--eal", "--in-memory -m 256 --no-pci --vdev=net_memif0,role=client,socket=" +
+                socket, "--ip", "10.52.1.2/24", "10.52.1.1"));
+            runPair(null, server, null, client);
+        }
+        finally
+        {
+            Files.writeString(reserve, before);
+        }
+    }
+
+    @Test
+    void shouldExplainAWrongEalArgument() throws Exception
+    {
+        final ToolProcess.Result result = ToolProcess.start(null, List.of("write-lat", "--port", "dpdk", "-d",
+            "net_memif0", "--ip", "10.52.0.9/24", "--eal", "--no-huge --bogus-option")).await(60);
+        assertEquals(2, result.status(), result.output());
+        assertTrue(result.output().contains("rte_eal_init") && result.output().contains("Invalid argument"),
+            result.output());
+    }
+
+    @Test
+    void shouldNameTheDevicesWhenTheDeviceIsMissing() throws Exception
+    {
+        final ToolProcess.Result result = ToolProcess.start(null, List.of("write-lat", "--port", "dpdk", "-d",
+            "net_memif9", "--ip", "10.52.0.9/24", "--eal", EAL + " --file-prefix rm" + ProcessHandle.current().pid() +
+            " --vdev=net_null0")).await(60);
+        assertEquals(2, result.status(), result.output());
+        assertTrue(result.output().contains("no DPDK port named 'net_memif9' (ports: [net_null0])"),
+            result.output());
+    }
+
+    private static void runPair(
+        final String serverNs, final List<String> server, final String clientNs, final List<String> client)
+        throws Exception
+    {
+        final ToolProcess serverProcess = ToolProcess.start(serverNs, server);
+        final ToolProcess clientProcess = ToolProcess.start(clientNs, client);
+        final ToolProcess.Result c = clientProcess.await(120);
+        final ToolProcess.Result s = serverProcess.await(30);
+        assertEquals(0, c.status(), "client failed:\n" + c.output() + "\n--- server:\n" + s.output());
+        assertEquals(0, s.status(), "server failed:\n" + s.output() + "\n--- client:\n" + c.output());
+        assertTrue(c.output().contains("verify: OK"), c.output());
+        assertTrue(s.output().contains("verify: OK"), s.output());
+    }
+}

@@ -1,0 +1,206 @@
+package io.rnic.tools.rping;
+
+import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.datapath.port.InMemoryPort;
+import io.rnic.tools.DropOnceTransmitPort;
+import io.rnic.tools.Ports;
+import io.rnic.transport.LocalPort;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code rnic rping} server and client in one JVM over in-memory ports: the CM connection on QP1, the pings
+ * (READ of the client's start buffer, WRITE into its sink), the data rping prints, and the disconnect.
+ */
+class RpingInMemoryTest
+{
+    private static final long MAC_SERVER = 0x02_00_00_00_0C_01L;
+    private static final long MAC_CLIENT = 0x02_00_00_00_0C_02L;
+
+    @Test
+    void shouldPingFiveTimesAndPrintWhatLinuxRpingPrints() throws Exception
+    {
+        final String name = register();
+        final List<String> common = List.of("--port", "memory", "--idle", "yield", "--timeout-ms", "30000",
+            "-C", "5", "-S", "64", "-v", "-V", "-a", "10.91.0.1");
+        final Result[] results = runPair(name, common, true);
+        final Result c = results[0];
+        final Result s = results[1];
+        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
+        assertEquals(0, s.status, "server:\n" + s.out + s.err);
+        // what rping -v -C 5 -S 64 printed between two rxe guests (rxe-peer/pcaps/rping.txt)
+        final String[] expected = {
+            "rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqr",
+            "rdma-ping-1: BCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrs",
+            "rdma-ping-2: CDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrst",
+            "rdma-ping-3: DEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstu",
+            "rdma-ping-4: EFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuv",
+        };
+        final StringBuilder clientPings = new StringBuilder();
+        final StringBuilder serverPings = new StringBuilder();
+        for (final String line : expected)
+        {
+            clientPings.append("ping data: ").append(line).append('\n');
+            serverPings.append("server ping data: ").append(line).append('\n');
+        }
+        assertTrue(c.out.startsWith(clientPings.toString()), c.out);
+        assertTrue(s.out.startsWith(serverPings.toString()), s.out);
+        assertTrue(c.out.contains("client DISCONNECT EVENT..."), c.out);
+        assertTrue(s.out.contains("server DISCONNECT EVENT..."), s.out);
+    }
+
+    @Test
+    void shouldWrapTheRotatingPatternAfterLowercaseZ() throws Exception
+    {
+        final String name = register();
+        final List<String> common = List.of("--port", "memory", "--idle", "yield", "--timeout-ms", "30000",
+            "-C", "60", "-S", "40", "-v", "-V", "-a", "10.91.0.1");
+        final Result[] results = runPair(name, common, true);
+        assertEquals(0, results[0].status, results[0].out + results[0].err + results[1].out + results[1].err);
+        assertEquals(0, results[1].status, results[1].out + results[1].err);
+        // ping 58 starts at 'A' + 58 = 'z' + 1 - 0 ... the 58th letter after 'A' is past 'z': wraps to 'A'
+        assertTrue(results[0].out.contains("ping data: rdma-ping-57: zABCDEFGHIJKLMNOPQRSTUVWX\n"), results[0].out);
+        assertTrue(results[0].out.contains("ping data: rdma-ping-58: ABCDEFGHIJKLMNOPQRSTUVWXY\n"), results[0].out);
+        assertEquals(60, results[0].out.lines().filter(l -> l.startsWith("ping data: ")).count());
+    }
+
+    @Test
+    void shouldFailToConnectWhenNobodyListensOnThePort() throws Exception
+    {
+        final String name = register();
+        final List<String> server = List.of("--port", "memory", "-d", name + "-s", "--idle", "yield",
+            "--timeout-ms", "3000", "-s", "-p", "7000", "-a", "10.91.0.1", "-C", "1");
+        final List<String> client = List.of("--port", "memory", "-d", name + "-c", "--idle", "yield",
+            "--timeout-ms", "30000", "-c", "-p", "7001", "-a", "10.91.0.1", "-C", "1");
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final Future<Result> serverRun = threads.submit(() -> run(server));
+            Thread.sleep(300);
+            final Result c = run(client);
+            assertEquals(1, c.status, c.out + c.err);
+            assertTrue(c.err.contains("connect error: REJECTED (reject reason 8)"), c.err);
+            final Result s = serverRun.get(60, TimeUnit.SECONDS);
+            assertEquals(1, s.status, "the server saw no request on its port:\n" + s.out + s.err);
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * The client disconnects once it has the server's last SEND; when the ACK of that SEND is lost, the client's
+     * DREQ reaches the server before the retransmission is acknowledged (the DREQ then flushes the SEND). The
+     * server must take the DREQ as the delivery it is and answer it, not fail and leave without a DREP (the client
+     * then waited for one until its timeout: seen on the veth test).
+     */
+    @Test
+    void shouldEndCleanlyWhenTheAckOfTheLastSendIsLost() throws Exception
+    {
+        final String name = "rping-lost-ack-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = InMemoryPort.pair(MAC_SERVER, MAC_CLIENT, 4096, 1 << 22);
+        // per ping the client's responder completes 4 messages of the server's (READ, SEND, WRITE, SEND): the
+        // last SEND of 5 pings is MSN 20
+        final DropOnceTransmitPort lossyClient = new DropOnceTransmitPort(ports[1], msn -> msn == 20);
+        Ports.registerInMemory(name + "-s", ports[0], addressing(MAC_SERVER, 1));
+        Ports.registerInMemory(name + "-c", lossyClient, addressing(MAC_CLIENT, 2));
+        final List<String> common = List.of("--port", "memory", "--idle", "yield", "--timeout-ms", "20000",
+            "-C", "5", "-S", "64", "-V", "-a", "10.91.0.1");
+        final Result[] results = runPair(name, common, true);
+        final Result c = results[0];
+        final Result s = results[1];
+        assertTrue(lossyClient.dropped(), "the ACK of the last SEND (MSN 20) was never sent");
+        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
+        assertEquals(0, s.status, "server:\n" + s.out + s.err);
+        assertTrue(s.out.contains("server DISCONNECT EVENT..."), s.out);
+    }
+
+    @Test
+    void shouldRejectBadUsage() throws Exception
+    {
+        final Result none = run(List.of("-a", "10.91.0.1"));
+        assertEquals(99, none.status);
+        assertTrue(none.err.contains("give one of -s"), none.err);
+    }
+
+    private static String register()
+    {
+        final String name = "rping-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = InMemoryPort.pair(MAC_SERVER, MAC_CLIENT, 4096, 1 << 22);
+        Ports.registerInMemory(name + "-s", ports[0], addressing(MAC_SERVER, 1));
+        Ports.registerInMemory(name + "-c", ports[1], addressing(MAC_CLIENT, 2));
+        return name;
+    }
+
+    private static LocalPort addressing(final long mac, final int host)
+    {
+        final LocalPort port = new LocalPort(mac).ethernetMtu(1500);
+        port.addGid(0xFE80_0000_0000_0000L, InterfaceAddresses.eui64(mac));
+        port.addIpv4(0x0A5B_0000 | host);
+        return port;
+    }
+
+    /** Server first (it must listen before the REQ, or the client waits for a retransmission); {client, server}. */
+    private static Result[] runPair(final String name, final List<String> common, final boolean serverFirst)
+        throws Exception
+    {
+        final List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("-d", name + "-s", "-s"));
+        final List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("-d", name + "-c", "-c"));
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final Future<Result> serverRun = threads.submit(() -> run(server));
+            if (serverFirst)
+            {
+                Thread.sleep(300);
+            }
+            final Future<Result> clientRun = threads.submit(() -> run(client));
+            return new Result[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+
+    private record Result(int status, String out, String err)
+    {
+    }
+
+    private static Result run(final List<String> args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+            PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8))
+        {
+            try
+            {
+                status = Rping.run(args.toArray(String[]::new), o, e);
+            }
+            catch (final Exception ex)
+            {
+                ex.printStackTrace(e);
+                status = 99;
+            }
+        }
+        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,178 @@
+package io.rnic.device;
+
+import io.rnic.cc.DcqcnParameters;
+import io.rnic.transport.LocalPort;
+import io.rnic.transport.PacketSink;
+import io.rnic.transport.QpContext;
+import io.rnic.transport.QpTable;
+import io.rnic.transport.RnicEngine;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.MemoryRegionTable;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.ScatterGatherList;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.VerbsException;
+import io.rnic.verbs.WorkQueueRing;
+import org.agrona.concurrent.NanoClock;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The device and its context ({@code ibv_context}): where protection domains, memory regions, completion queues
+ * and queue pairs come from. One engine serves it; control calls are made from any thread.
+ */
+public final class RnicDevice
+{
+    private final MemoryRegionTable regions = new MemoryRegionTable();
+    private final RnicEngine[] engines;
+    private final AtomicInteger nextHandle = new AtomicInteger(1);
+    private final AtomicInteger nextShard = new AtomicInteger();
+
+    public RnicDevice(final LocalPort port, final PacketSink sink, final NanoClock clock)
+    {
+        this.engines = new RnicEngine[]{ new RnicEngine(port, regions, sink, clock) };
+    }
+
+    /**
+     * A device served by {@code shards} engines (one per engine thread) sharing its memory regions; QPs are spread
+     * over them and each engine owns the QPs numbered {@code shard} modulo {@code shards}. Each engine's sink is set
+     * by whoever drives it.
+     */
+    public RnicDevice(final LocalPort port, final NanoClock clock, final int shards)
+    {
+        if (shards < 1 || shards > 64)
+        {
+            throw new VerbsException("engine shards " + shards + " out of range 1..64");
+        }
+        this.engines = new RnicEngine[shards];
+        for (int i = 0; i < shards; i++)
+        {
+            engines[i] = new RnicEngine(port, regions, (buffer, offset, length) -> { }, clock, i, shards);
+        }
+    }
+
+    /** The first (with one shard: the only) engine. */
+    public RnicEngine engine()
+    {
+        return engines[0];
+    }
+
+    public RnicEngine[] engines()
+    {
+        return engines.clone();
+    }
+
+    /** The engine that owns a QPN. */
+    public RnicEngine engineFor(final int qpn)
+    {
+        return engines[qpn % engines.length];
+    }
+
+    /**
+     * The device-wide default of congestion control, for QPs created after the call: DCQCN with {@code parameters},
+     * or off when null (the default). Per QP: {@link QueuePair#congestionControl(DcqcnParameters)}.
+     */
+    public void congestionControl(final DcqcnParameters parameters)
+    {
+        for (final RnicEngine engine : engines)
+        {
+            engine.congestionControl(parameters);
+        }
+    }
+
+    public ProtectionDomain allocPd()
+    {
+        return new ProtectionDomain(nextHandle.getAndIncrement());
+    }
+
+    /** Registers off-heap memory with the given {@link AccessFlags}. */
+    public MemoryRegion registerMemoryRegion(final ProtectionDomain pd, final MemorySegment segment, final int access)
+    {
+        if (pd == null)
+        {
+            throw new VerbsException("no protection domain given");
+        }
+        return regions.register(pd, segment, access);
+    }
+
+    /**
+     * ibverbs {@code dereg_mr}: returns once every engine of the device has applied it (see
+     * {@link MemoryRegionTable#deregister}); from then on no packet reads or writes the region's memory, and the
+     * application may free it. Waits for the engine threads: not from inside one's duty cycle on a sharded device.
+     */
+    public void deregisterMemoryRegion(final MemoryRegion region)
+    {
+        regions.deregister(region);
+    }
+
+    public CompletionQueue createCq(final int entries)
+    {
+        return new CompletionQueue(nextHandle.getAndIncrement(), entries);
+    }
+
+    public QueuePair createQp(final QpInitAttributes init)
+    {
+        return createQp(init, engines[Math.floorMod(nextShard.getAndIncrement(), engines.length)], 0);
+    }
+
+    /** Creates a QP on an engine: numbered {@code qpn}, or the engine's next free QPN when 0. */
+    private QueuePair createQp(final QpInitAttributes init, final RnicEngine engine, final int fixedQpn)
+    {
+        if (init.pd == null || init.sendCq == null || init.recvCq == null)
+        {
+            throw new VerbsException("a QP needs a protection domain, a send CQ and a receive CQ");
+        }
+        if (init.maxSendWr < 1 || init.maxSendWr > (1 << 16) || init.maxRecvWr < 1 || init.maxRecvWr > (1 << 16))
+        {
+            throw new VerbsException("QP work queue sizes " + init.maxSendWr + "/" + init.maxRecvWr +
+                " out of range 1.." + (1 << 16));
+        }
+        if (init.maxSendSge < 1 || init.maxSendSge > ScatterGatherList.MAX_SGE ||
+            init.maxRecvSge < 1 || init.maxRecvSge > ScatterGatherList.MAX_SGE)
+        {
+            throw new VerbsException("QP scatter/gather entries " + init.maxSendSge + "/" + init.maxRecvSge +
+                " out of range 1.." + ScatterGatherList.MAX_SGE);
+        }
+        final int maxSendSge = init.maxSendSge;
+        final int maxRecvSge = init.maxRecvSge;
+        final WorkQueueRing<SendWorkRequest> sq =
+            new WorkQueueRing<>(init.maxSendWr, () -> new SendWorkRequest(maxSendSge), (from, to) -> to.copyFrom(from));
+        final WorkQueueRing<RecvWorkRequest> rq =
+            new WorkQueueRing<>(init.maxRecvWr, () -> new RecvWorkRequest(maxRecvSge), (from, to) -> to.copyFrom(from));
+        return engine.execute(() ->
+        {
+            if (fixedQpn != 0 && engine.hasQp(fixedQpn))
+            {
+                throw new VerbsException("QPN " + fixedQpn + " already exists");
+            }
+            final int qpn = fixedQpn != 0 ? fixedQpn : engine.allocateQpn();
+            final QpContext context = new QpContext(qpn, init.type, init.pd, init.sendCq, init.recvCq, sq, rq,
+                init.signalAll);
+            engine.addQp(context);
+            return new QueuePair(engine, context, sq, rq, maxSendSge, maxRecvSge);
+        });
+    }
+
+    /**
+     * Creates the GSI QP: a UD QP numbered 1, owned by the engine that owns QPN 1, where MADs to QP1 (the
+     * connection manager's, Q_Key {@code 0x80010000}) arrive. One per device; bring it to RTS with that Q_Key.
+     */
+    public QueuePair createGsiQp(final QpInitAttributes init)
+    {
+        if (init.type != QpType.UD)
+        {
+            throw new VerbsException("the GSI QP is a UD QP");
+        }
+        return createQp(init, engineFor(QpTable.GSI_QPN), QpTable.GSI_QPN);
+    }
+
+    public void destroyQp(final QueuePair qp)
+    {
+        engineFor(qp.qpn()).removeQp(qp.context());
+    }
+}
