@@ -72,12 +72,24 @@ public final class RnicEngine
     private final ManyToOneConcurrentLinkedQueue<Runnable> commands = new ManyToOneConcurrentLinkedQueue<>();
     /** 1.024 µs ticks, 4096 spokes: a 4.2 ms revolution (the shortest RC timeout is 8 µs, the longest 2.4 hours). */
     private final QpTimerWheel timers;
+    /**
+     * How long a backlog in the receive ring may hold the timers back: far longer than draining a ring takes (a few
+     * thousand frames at a burst per microsecond-cycle), far shorter than any ACK timeout worth having (perftest's 67
+     * ms, the IBTA's shortest useful values are milliseconds on a software peer).
+     */
+    public static final long TIMER_HOLD_MAX_NS = 1_000_000;
+
     private final QpTimerWheel.Expiry onTimerExpiry = this::onTimerExpiry;
     private final int shard;
     private final int shards;
     private boolean callerFlushesAcknowledges;
     private volatile Thread engineThread;
     private long nowNs;
+    private boolean receiveReported;
+    private boolean receiveDrained;
+    private long receivedAllBeforeNs;
+    private boolean backlogged;
+    private long backlogSinceNs;
 
     public RnicEngine(final LocalPort port, final MemoryRegionTable regions, final PacketSink sink, final NanoClock clock)
     {
@@ -209,6 +221,7 @@ public final class RnicEngine
     /** One duty cycle: clock, commands, due timers, then the QPs with work. Returns the work done. */
     public int doWork()
     {
+        final long previousCycleNs = nowNs;
         nowNs = clock.nanoTime();
         int work = 0;
         Runnable command;
@@ -217,7 +230,7 @@ public final class RnicEngine
             command.run();
             work++;
         }
-        work += timers.poll(nowNs, onTimerExpiry);
+        work += timers.poll(timersNowNs(previousCycleNs), onTimerExpiry);
         answerDoorbell(); // not work in itself: what the rung QPs get done is
         final QpContext[] visited = activeQps;
         final int count = activeCount;
@@ -253,6 +266,53 @@ public final class RnicEngine
         // what this cycle transmitted reaches the wire before the next receive burst (the driver flushes the port)
         responder.endDutyCycle();
         return work;
+    }
+
+    /**
+     * Tells the engine, before {@link #doWork}, whether the driver's receive burst of this cycle emptied the port's
+     * ring (returned fewer frames than it asked for). A driver that never calls it gets timers at the clock's time.
+     * <p>
+     * A software RNIC's thread can be descheduled for longer than an ACK timeout (a loaded 2-core machine: tens of
+     * milliseconds). The answers that arrived meanwhile wait in the ring, more of them than one burst takes; firing
+     * the retransmission timers on waking would resend what the peer has already answered (a clean link that shows
+     * retransmissions, a responder answering duplicates). So a timer expires only once the ring has been seen empty
+     * after its deadline: a receive that drains the ring in this cycle has taken every frame that arrived before the
+     * previous cycle's clock reading.
+     */
+    public void receiveDrained(final boolean drained)
+    {
+        if (!receiveReported)
+        {
+            receiveReported = true;
+            receivedAllBeforeNs = nowNs;
+        }
+        receiveDrained = drained;
+    }
+
+    /**
+     * The time the timers are polled at: the clock's, unless the driver reports its receives; then the last time
+     * before which every arrived frame has been processed, held there while a backlog drains, but for no more than
+     * {@link #TIMER_HOLD_MAX_NS} of the engine's own running time (a ring kept full by a peer must not stop the
+     * retransmissions of every other QP).
+     */
+    private long timersNowNs(final long previousCycleNs)
+    {
+        if (!receiveReported)
+        {
+            return nowNs;
+        }
+        if (receiveDrained)
+        {
+            backlogged = false;
+            receivedAllBeforeNs = previousCycleNs;
+            return previousCycleNs;
+        }
+        if (!backlogged)
+        {
+            backlogged = true;
+            backlogSinceNs = nowNs;
+        }
+        return nowNs - backlogSinceNs < TIMER_HOLD_MAX_NS ? receivedAllBeforeNs : nowNs - TIMER_HOLD_MAX_NS;
     }
 
     /** Adds the QPs whose doorbell rang to the active list. */

@@ -189,11 +189,16 @@ public final class EngineAgent implements Agent
     @Override
     public int doWork() throws Exception
     {
-        int work = port.receive(onFrame, burst);
+        final int received = port.receive(onFrame, burst);
+        int work = received;
+        boolean drained = received < burst;
         if (inbox != null)
         {
-            work += inbox.read(onHandedOver, burst);
+            final int handedOver = inbox.read(onHandedOver, burst);
+            drained &= handedOver < burst;
+            work += handedOver;
         }
+        engine.receiveDrained(drained); // frames still waiting may be the answers a due timer would give up on
         // applications between receive and the engine: what they post on seeing a frame leaves in this cycle's
         // flush, together with the ACK the frame caused (one kick, not two)
         for (final Agent application : applications)
