@@ -426,7 +426,7 @@ public final class RnicEngine
             counters.increment(TransportCounter.DROPPED_UNKNOWN_QP);
             return;
         }
-        if (Opcode.transport(opcode) != transportOf(qp.type))
+        if (Opcode.transport(opcode) != qp.transport())
         {
             counters.increment(TransportCounter.DROPPED_WRONG_TRANSPORT);
             return;
@@ -531,16 +531,6 @@ public final class RnicEngine
         }
         return av.isIpv4() &&
             ipv4.source() == av.destinationIpv4() && ipv4.destination() == (int)port.gidLow(sourceGid);
-    }
-
-    private static int transportOf(final QpType type)
-    {
-        return switch (type)
-        {
-            case RC -> Opcode.TRANSPORT_RC;
-            case UC -> Opcode.TRANSPORT_UC;
-            case UD -> Opcode.TRANSPORT_UD;
-        };
     }
 
     // ------------------------------------------------------------------------------------------------ control
