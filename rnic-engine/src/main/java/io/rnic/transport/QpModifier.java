@@ -9,8 +9,8 @@ import io.rnic.verbs.QpType;
 /**
  * ibverbs {@code modify_qp} on the engine thread, what rxe keeps in {@code rxe_qp.c}: check the transition and the
  * attributes ({@code rxe_qp_chk_attr}), then copy them into the QP and enter the new state
- * ({@code rxe_qp_from_attr}). Apart from the engine so that the engine is its duty cycle and the plumbing of
- * commands, and the rules of a QP's life are read in one place.
+ * ({@code rxe_qp_from_attr}). A class of its own so that {@link RnicEngine} holds the duty cycle and the plumbing of
+ * commands, and the rules of a QP's life read in one place.
  */
 final class QpModifier
 {
@@ -65,26 +65,45 @@ final class QpModifier
     /** rxe's {@code rxe_qp_from_attr}: copies the attributes into the QP, and the addressing into its frame. */
     private void apply(final QpContext qp, final QpAttributes attr, final int mask)
     {
-        if ((mask & QpAttrMask.QKEY) != 0)
+        applyPath(qp, attr, mask);
+        applyRequester(qp, attr, mask);
+        applyResponder(qp, attr, mask);
+    }
+
+    /** Where the QP's packets go and how large they may be; its frame template follows a new peer. */
+    private void applyPath(final QpContext qp, final QpAttributes attr, final int mask)
+    {
+        if ((mask & QpAttrMask.AV) != 0)
         {
-            qp.qkey = attr.qkey;
+            qp.addressVector.copyFrom(attr.addressVector);
         }
-        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0)
+        if ((mask & QpAttrMask.DEST_QPN) != 0)
         {
-            qp.accessFlags = attr.accessFlags;
+            qp.destQpn = attr.destQpNumber;
         }
         if ((mask & QpAttrMask.PATH_MTU) != 0)
         {
             qp.pathMtu = attr.pathMtu;
             qp.mtuBytes = attr.pathMtu.bytes();
         }
-        if ((mask & QpAttrMask.DEST_QPN) != 0)
+        if ((mask & QpAttrMask.QKEY) != 0)
         {
-            qp.destQpn = attr.destQpNumber;
+            qp.qkey = attr.qkey;
         }
-        if ((mask & QpAttrMask.AV) != 0)
+        if (qp.type != QpType.UD && (mask & (QpAttrMask.AV | QpAttrMask.DEST_QPN)) != 0)
         {
-            qp.addressVector.copyFrom(attr.addressVector);
+            Addressing.apply(qp.frame, qp.addressVector, port, qp.qpn, qp.destQpn, qp.ecn());
+        }
+    }
+
+    /** The send side's PSN, local ACK timeout, retries and READ/atomic depth. */
+    private static void applyRequester(final QpContext qp, final QpAttributes attr, final int mask)
+    {
+        if ((mask & QpAttrMask.SQ_PSN) != 0)
+        {
+            qp.reqPsn = attr.sqPsn;
+            qp.compPsn = attr.sqPsn;
+            qp.highestSentPsnPlusOne = attr.sqPsn;
         }
         if ((mask & QpAttrMask.TIMEOUT) != 0)
         {
@@ -95,36 +114,35 @@ final class QpModifier
             qp.retryCount = attr.retryCount;
             qp.retryLeft = attr.retryCount;
         }
+        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0)
+        {
+            qp.maxReadAtomic = attr.maxReadAtomic;
+        }
         if ((mask & QpAttrMask.RNR_RETRY) != 0)
         {
             qp.rnrRetry = attr.rnrRetry;
             qp.rnrRetryLeft = attr.rnrRetry;
         }
-        if ((mask & QpAttrMask.MIN_RNR_TIMER) != 0)
-        {
-            qp.minRnrTimer = attr.minRnrTimer;
-        }
-        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0)
-        {
-            qp.maxReadAtomic = attr.maxReadAtomic;
-        }
-        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0)
-        {
-            qp.maxDestReadAtomic = attr.maxDestReadAtomic;
-        }
+    }
+
+    /** The receive side's expected PSN, the remote access it grants, its RNR timer and READ/atomic depth. */
+    private static void applyResponder(final QpContext qp, final QpAttributes attr, final int mask)
+    {
         if ((mask & QpAttrMask.RQ_PSN) != 0)
         {
             qp.ePsn = attr.rqPsn;
         }
-        if ((mask & QpAttrMask.SQ_PSN) != 0)
+        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0)
         {
-            qp.reqPsn = attr.sqPsn;
-            qp.compPsn = attr.sqPsn;
-            qp.highestSentPsnPlusOne = attr.sqPsn;
+            qp.accessFlags = attr.accessFlags;
         }
-        if (qp.type != QpType.UD && (mask & (QpAttrMask.AV | QpAttrMask.DEST_QPN)) != 0)
+        if ((mask & QpAttrMask.MIN_RNR_TIMER) != 0)
         {
-            Addressing.apply(qp.frame, qp.addressVector, port, qp.qpn, qp.destQpn, qp.ecn());
+            qp.minRnrTimer = attr.minRnrTimer;
+        }
+        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0)
+        {
+            qp.maxDestReadAtomic = attr.maxDestReadAtomic;
         }
     }
 

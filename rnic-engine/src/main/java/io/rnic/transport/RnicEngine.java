@@ -648,6 +648,7 @@ public final class RnicEngine
         }
     }
 
+    /** The modification, then a visit if it left the QP work. Engine thread. */
     private String applyModify(final QpContext qp, final QpAttributes attributes, final int mask)
     {
         final String error = modifier.modify(qp, attributes, mask, nowNs);

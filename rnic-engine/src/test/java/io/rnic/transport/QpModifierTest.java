@@ -8,10 +8,8 @@ import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QueuePair;
-import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.VerbsException;
 import io.rnic.verbs.WcStatus;
-import io.rnic.verbs.WrOpcode;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -59,12 +57,7 @@ class QpModifierTest extends ArenaScopedTest
         attr.state = QpState.SQD;
         requester.qp.modify(attr, QpAttrMask.STATE);
 
-        final SendWorkRequest write = new SendWorkRequest();
-        write.opcode = WrOpcode.RDMA_WRITE;
-        write.sgl.add(requester.mr.address(), 8, requester.mr.lKey());
-        write.remoteAddress = responder.mr.address();
-        write.rKey = responder.mr.rKey();
-        assertEquals(QueuePair.POST_OK, requester.qp.postSend(write));
+        assertEquals(QueuePair.POST_OK, requester.qp.postSend(requester.signalledWriteTo(responder, 8)));
         final long sentBefore = engine.counters().get(TransportCounter.PACKETS_SENT);
         for (int i = 0; i < 10; i++)
         {
