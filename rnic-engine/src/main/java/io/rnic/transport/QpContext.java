@@ -12,6 +12,7 @@ import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WorkQueueRing;
 import io.rnic.wire.Ecn;
 import io.rnic.wire.FrameSpec;
+import io.rnic.wire.Opcode;
 
 /**
  * Everything the engine knows about one queue pair: its configuration (applied by control commands on the engine
@@ -242,6 +243,20 @@ public final class QpContext
     int ecn()
     {
         return congestion != null ? Ecn.ECT_0 : Ecn.NOT_ECT;
+    }
+
+    /**
+     * The transport bits of the QP's BTH opcodes ({@link Opcode#TRANSPORT_RC} …): what the requester sends, and what
+     * the engine accepts for it (a frame of another transport is dropped).
+     */
+    int transport()
+    {
+        return switch (type)
+        {
+            case RC -> Opcode.TRANSPORT_RC;
+            case UC -> Opcode.TRANSPORT_UC;
+            case UD -> Opcode.TRANSPORT_UD;
+        };
     }
 
     /** The transport state in one line, for diagnostics. Control path (allocates). */

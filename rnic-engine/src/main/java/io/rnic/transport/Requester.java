@@ -151,7 +151,7 @@ final class Requester
         final boolean retransmit = Psn.isBefore(qp.reqPsn, qp.highestSentPsnPlusOne);
         spec.psn(qp.reqPsn).solicitedEvent(false).ackRequest(false);
 
-        final int transport = transport(qp.type);
+        final int transport = qp.transport();
         if (opcode == WrOpcode.RDMA_READ)
         {
             final long remaining = total - qp.reqOffset;
@@ -364,15 +364,5 @@ final class Requester
     static boolean isAtomic(final int opcode)
     {
         return opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
-    }
-
-    private static int transport(final QpType type)
-    {
-        return switch (type)
-        {
-            case RC -> Opcode.TRANSPORT_RC;
-            case UC -> Opcode.TRANSPORT_UC;
-            case UD -> Opcode.TRANSPORT_UD;
-        };
     }
 }

@@ -6,10 +6,8 @@ import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.PathMtu;
-import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
-import io.rnic.verbs.QpStateTable;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.VerbsException;
 import io.rnic.wire.DropReason;
@@ -67,6 +65,7 @@ public final class RnicEngine
     private final Completer completer;
     private final Responder responder;
     private final CnpSender cnpSender;
+    private final QpModifier modifier;
     /** Congestion control of QPs created from now on: DCQCN with these parameters, or off when null. */
     private volatile DcqcnParameters congestionDefaults;
     private final ManyToOneConcurrentLinkedQueue<Runnable> commands = new ManyToOneConcurrentLinkedQueue<>();
@@ -124,6 +123,7 @@ public final class RnicEngine
         this.completer = new Completer(requester, memory, completions, counters, clock);
         this.responder = new Responder(tx, memory, completions, counters);
         this.cnpSender = new CnpSender(tx, port, counters);
+        this.modifier = new QpModifier(port, completions);
         this.nowNs = clock.nanoTime();
         this.timers = new QpTimerWheel(nowNs, 1024, 4096);
         regions.addReader(this::awaitDeregistered);
@@ -486,7 +486,7 @@ public final class RnicEngine
             counters.increment(TransportCounter.DROPPED_UNKNOWN_QP);
             return;
         }
-        if (Opcode.transport(opcode) != transportOf(qp.type))
+        if (Opcode.transport(opcode) != qp.transport())
         {
             counters.increment(TransportCounter.DROPPED_WRONG_TRANSPORT);
             return;
@@ -591,16 +591,6 @@ public final class RnicEngine
         }
         return av.isIpv4() &&
             ipv4.source() == av.destinationIpv4() && ipv4.destination() == (int)port.gidLow(sourceGid);
-    }
-
-    private static int transportOf(final QpType type)
-    {
-        return switch (type)
-        {
-            case RC -> Opcode.TRANSPORT_RC;
-            case UC -> Opcode.TRANSPORT_UC;
-            case UD -> Opcode.TRANSPORT_UD;
-        };
     }
 
     // ------------------------------------------------------------------------------------------------ control
@@ -718,114 +708,14 @@ public final class RnicEngine
         }
     }
 
-    private String applyModify(final QpContext qp, final QpAttributes attr, final int mask)
+    /** The modification, then a visit if it left the QP work. Engine thread. */
+    private String applyModify(final QpContext qp, final QpAttributes attributes, final int mask)
     {
-        final QpState from = qp.state;
-        final QpState to = (mask & QpAttrMask.STATE) != 0 ? attr.state : from;
-        if ((mask & QpAttrMask.CUR_STATE) != 0 && attr.currentState != from)
+        final String error = modifier.modify(qp, attributes, mask, nowNs);
+        if (error == null)
         {
-            return "current state is " + from + ", not " + attr.currentState;
+            activateIfWork(qp); // back to RTS from SQD with WRs waiting, or in ERR with WRs to flush
         }
-        String problem = QpStateTable.check(qp.type, from, to, mask);
-        if (problem == null)
-        {
-            problem = attr.validate(mask);
-        }
-        if (problem == null && (mask & QpAttrMask.AV) != 0)
-        {
-            problem = Addressing.check(attr.addressVector, port);
-        }
-        if (problem != null)
-        {
-            return problem;
-        }
-
-        if ((mask & QpAttrMask.QKEY) != 0)
-        {
-            qp.qkey = attr.qkey;
-        }
-        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0)
-        {
-            qp.accessFlags = attr.accessFlags;
-        }
-        if ((mask & QpAttrMask.PATH_MTU) != 0)
-        {
-            qp.pathMtu = attr.pathMtu;
-            qp.mtuBytes = attr.pathMtu.bytes();
-        }
-        if ((mask & QpAttrMask.DEST_QPN) != 0)
-        {
-            qp.destQpn = attr.destQpNumber;
-        }
-        if ((mask & QpAttrMask.AV) != 0)
-        {
-            qp.addressVector.copyFrom(attr.addressVector);
-        }
-        if ((mask & QpAttrMask.TIMEOUT) != 0)
-        {
-            qp.timeoutCode = attr.timeout;
-        }
-        if ((mask & QpAttrMask.RETRY_CNT) != 0)
-        {
-            qp.retryCount = attr.retryCount;
-            qp.retryLeft = attr.retryCount;
-        }
-        if ((mask & QpAttrMask.RNR_RETRY) != 0)
-        {
-            qp.rnrRetry = attr.rnrRetry;
-            qp.rnrRetryLeft = attr.rnrRetry;
-        }
-        if ((mask & QpAttrMask.MIN_RNR_TIMER) != 0)
-        {
-            qp.minRnrTimer = attr.minRnrTimer;
-        }
-        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0)
-        {
-            qp.maxReadAtomic = attr.maxReadAtomic;
-        }
-        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0)
-        {
-            qp.maxDestReadAtomic = attr.maxDestReadAtomic;
-        }
-        if ((mask & QpAttrMask.RQ_PSN) != 0)
-        {
-            qp.ePsn = attr.rqPsn;
-        }
-        if ((mask & QpAttrMask.SQ_PSN) != 0)
-        {
-            qp.reqPsn = attr.sqPsn;
-            qp.compPsn = attr.sqPsn;
-            qp.highestSentPsnPlusOne = attr.sqPsn;
-        }
-        if (qp.type != QpType.UD && (mask & (QpAttrMask.AV | QpAttrMask.DEST_QPN)) != 0)
-        {
-            Addressing.apply(qp.frame, qp.addressVector, port, qp.qpn, qp.destQpn, qp.ecn());
-        }
-
-        switch (to)
-        {
-            case RESET ->
-            {
-                qp.resetTransport();
-                if (qp.congestion != null)
-                {
-                    qp.congestion.reset(nowNs);
-                }
-            }
-            case ERR ->
-            {
-                if (from != QpState.ERR)
-                {
-                    qp.state = QpState.ERR;
-                    completions.moveToError(qp);
-                }
-            }
-            default ->
-            {
-            }
-        }
-        qp.state = to;
-        activateIfWork(qp); // back to RTS from SQD with WRs waiting, or in ERR with WRs to flush
-        return null;
+        return error;
     }
 }

@@ -24,6 +24,7 @@ public final class Ipv6Flyweight extends HeaderFlyweight
 {
     public static final int LENGTH = 40;
     public static final int NEXT_HEADER_UDP = 17;
+    public static final int NEXT_HEADER_ICMPV6 = 58;
 
     public static final int VERSION_CLASS_FLOW_OFFSET = 0;
     public static final int PAYLOAD_LENGTH_OFFSET = 4;

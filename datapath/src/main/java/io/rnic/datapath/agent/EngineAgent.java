@@ -8,6 +8,8 @@ import io.rnic.pcap.PcapWriter;
 import io.rnic.transport.FrameBufferSink;
 import io.rnic.transport.PacketSink;
 import io.rnic.transport.RnicEngine;
+import io.rnic.wire.BthFlyweight;
+import io.rnic.wire.FrameClassifier;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
@@ -20,11 +22,11 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * One engine thread's run-to-completion duty cycle: receive a burst from the port, classify each frame (RoCEv2 to
- * the transport, ARP and neighbour discovery to {@link NeighbourDiscovery}, the rest ignored — the kernel's own
- * traffic shares an AF_PACKET interface), run the application work that lives on this thread, run the engine
- * (commands, timers, requesters: what the applications just posted), then push every queued frame to the wire in
- * one flush.
+ * One engine thread's run-to-completion duty cycle: receive a burst from the port, classify each frame
+ * ({@link FrameClassifier}: RoCEv2 to the transport, ARP and neighbour discovery to {@link NeighbourDiscovery}, the
+ * rest ignored — the kernel's own traffic shares an AF_PACKET interface), run the application work that lives on
+ * this thread, run the engine (commands, timers, requesters: what the applications just posted), then push every
+ * queued frame to the wire in one flush.
  * <p>
  * Application work runs here rather than on a thread of its own because a second spinning thread on a small
  * machine takes a core from the peer (two spinners on one core starve each other).
@@ -32,7 +34,6 @@ import java.util.Arrays;
 public final class EngineAgent implements Agent
 {
     public static final int DEFAULT_BURST = 32;
-    private static final int ROCE_PORT = 4791;
 
     private final RnicEngine engine;
     private final PacketPort port;
@@ -241,56 +242,32 @@ public final class EngineAgent implements Agent
         {
             capture.write(buffer, offset, length, clock.nanoTime());
         }
-        if (length < 14)
+        final int bthOffset = FrameClassifier.classify(buffer, offset, length);
+        if (bthOffset >= 0)
         {
-            framesIgnored++;
-            return;
+            roce(buffer, offset, length, bthOffset);
         }
-        int etherType = buffer.getShort(offset + 12, ByteOrder.BIG_ENDIAN) & 0xFFFF;
-        int l3 = offset + 14;
-        if (etherType == 0x8100 && length >= 18)
-        {
-            etherType = buffer.getShort(offset + 16, ByteOrder.BIG_ENDIAN) & 0xFFFF;
-            l3 += 4;
-        }
-        final int end = offset + length;
-        if (etherType == 0x0800 && l3 + 28 <= end)
-        {
-            final int headerLength = (buffer.getByte(l3) & 0x0F) * 4;
-            if (buffer.getByte(l3 + 9) == 17 && l3 + headerLength + 8 <= end &&
-                (buffer.getShort(l3 + headerLength + 2, ByteOrder.BIG_ENDIAN) & 0xFFFF) == ROCE_PORT)
-            {
-                roce(buffer, offset, length, l3 + headerLength + 8);
-                return;
-            }
-        }
-        else if (etherType == 0x86DD && l3 + 48 <= end)
-        {
-            final int nextHeader = buffer.getByte(l3 + 6) & 0xFF;
-            if (nextHeader == 17 && (buffer.getShort(l3 + 42, ByteOrder.BIG_ENDIAN) & 0xFFFF) == ROCE_PORT)
-            {
-                roce(buffer, offset, length, l3 + 48);
-                return;
-            }
-            if (nextHeader == 58 && l3 == offset + 14)
-            {
-                neighbours.onIcmpv6(buffer, offset, length, transmit);
-                return;
-            }
-        }
-        else if (etherType == NeighbourDiscovery.ETHERTYPE_ARP && l3 == offset + 14)
+        else if (bthOffset == FrameClassifier.ARP)
         {
             neighbours.onArp(buffer, offset, length, transmit);
-            return;
         }
-        framesIgnored++;
+        else if (bthOffset == FrameClassifier.ICMPV6)
+        {
+            neighbours.onIcmpv6(buffer, offset, length, transmit);
+        }
+        else
+        {
+            framesIgnored++;
+        }
     }
 
     private void roce(final DirectBuffer buffer, final int offset, final int length, final int bthOffset)
     {
-        if (router != null && bthOffset + 8 <= offset + length)
+        if (router != null && bthOffset + BthFlyweight.ACK_REQ_OFFSET <= offset + length)
         {
-            final int qpn = (buffer.getInt(bthOffset + 4, ByteOrder.BIG_ENDIAN)) & 0xFF_FFFF;
+            // the 24-bit DestQP, read with the byte before it
+            final int qpn = buffer.getInt(bthOffset + BthFlyweight.FECN_BECN_OFFSET, ByteOrder.BIG_ENDIAN) &
+                BthFlyweight.QPN_MASK;
             final int owner = router.ownerOf(qpn);
             if (owner != shard)
             {

@@ -1,0 +1,76 @@
+package io.rnic.transport;
+
+import io.rnic.sim.LinkConditions;
+import io.rnic.sim.TwoNodeFabric;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QueuePair;
+import io.rnic.verbs.VerbsException;
+import io.rnic.verbs.WcStatus;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** modify_qp checks before it copies anything, and the engine visits a QP that a transition gave work. */
+class QpModifierTest extends ArenaScopedTest
+{
+    private final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
+
+    @Test
+    void shouldChangeNoAttributeWhenTheTransitionIsRefused()
+    {
+        final Connection[] pair = Connection.rcPair(fabric, arena, 8192, PathMtu.MTU_1024);
+        final QpContext qp = pair[0].qp.context();
+        final int accessFlags = qp.accessFlags;
+        final int minRnrTimer = qp.minRnrTimer;
+        final int sendPsn = qp.reqPsn;
+        final QpAttributes attr = new QpAttributes();
+        attr.state = QpState.RTS;
+        attr.accessFlags = AccessFlags.LOCAL_WRITE;
+        attr.minRnrTimer = minRnrTimer + 1;
+        attr.sqPsn = sendPsn + 100;
+
+        // access flags and the RNR timer may change in RTS, the send PSN may not: the whole call is refused
+        final VerbsException refused = assertThrows(VerbsException.class, () -> pair[0].qp.modify(attr,
+            QpAttrMask.STATE | QpAttrMask.ACCESS_FLAGS | QpAttrMask.MIN_RNR_TIMER | QpAttrMask.SQ_PSN));
+
+        assertTrue(refused.getMessage().contains("modify QP " + qp.qpn), refused.getMessage());
+        assertEquals(QpState.RTS, qp.state);
+        assertEquals(accessFlags, qp.accessFlags);
+        assertEquals(minRnrTimer, qp.minRnrTimer);
+        assertEquals(sendPsn, qp.reqPsn);
+    }
+
+    @Test
+    void shouldSendWhatWasPostedInSqdOnceTheQpIsBackInRts()
+    {
+        final Connection[] pair = Connection.rcPair(fabric, arena, 8192, PathMtu.MTU_1024);
+        final Connection requester = pair[0];
+        final Connection responder = pair[1];
+        final RnicEngine engine = requester.device.engine();
+        final QpAttributes attr = new QpAttributes();
+        attr.state = QpState.SQD;
+        requester.qp.modify(attr, QpAttrMask.STATE);
+
+        assertEquals(QueuePair.POST_OK, requester.qp.postSend(requester.signalledWriteTo(responder, 8)));
+        final long sentBefore = engine.counters().get(TransportCounter.PACKETS_SENT);
+        for (int i = 0; i < 10; i++)
+        {
+            fabric.step();
+        }
+        assertEquals(sentBefore, engine.counters().get(TransportCounter.PACKETS_SENT), "nothing starts in SQD");
+        assertEquals(0, engine.activeQpCount(), "a drained QP leaves the active list");
+
+        attr.state = QpState.RTS;
+        requester.qp.modify(attr, QpAttrMask.STATE);
+
+        assertEquals(1, engine.activeQpCount(), "back in RTS with a WRITE waiting: no post is needed to visit it");
+        assertTrue(fabric.runUntil(() -> requester.sendCq.poll(requester.completions, 1) == 1, SECOND_NS));
+        assertEquals(WcStatus.SUCCESS, requester.completions[0].status());
+    }
+}
