@@ -1,5 +1,6 @@
 package io.rnic.transport;
 
+import io.rnic.device.QueuePair;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
@@ -7,7 +8,6 @@ import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
-import io.rnic.verbs.QueuePair;
 import io.rnic.verbs.VerbsException;
 import io.rnic.verbs.WcStatus;
 import org.junit.jupiter.api.Test;
