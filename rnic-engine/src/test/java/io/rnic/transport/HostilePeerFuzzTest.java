@@ -74,7 +74,7 @@ class HostilePeerFuzzTest
     private static final long GID_HIGH = 0xFD00_0000_0000_0000L;
     private static final long GID_LOW_B = 0xB;
     private static final int QKEY = 0x0BAD_CAFE;
-    private static final int RECV_AREA_BYTES = 1024 + Responder.GRH_BYTES + 216;
+    private static final int RECV_AREA_BYTES = 1024 + UdResponder.GRH_BYTES + 216;
     private static final int RECEIVES_POSTED = 2;
     private static final int[] CHURN_ACCESS = {
         AccessFlags.ALL, AccessFlags.ALL, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE, AccessFlags.REMOTE_READ };

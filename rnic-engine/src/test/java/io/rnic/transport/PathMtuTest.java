@@ -184,7 +184,7 @@ class PathMtuTest extends ArenaScopedTest
         frames.inject(datagram, 1024);
         assertEquals(1, b.recvCq.poll(b.completions, 1));
         assertEquals(WcStatus.SUCCESS, b.completions[0].status());
-        assertEquals(Responder.GRH_BYTES + 1024, b.completions[0].byteLength());
+        assertEquals(UdResponder.GRH_BYTES + 1024, b.completions[0].byteLength());
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.device.QueuePair;
 import io.rnic.verbs.RecvWorkRequest;
@@ -91,6 +92,41 @@ class UcUdTest
         assertTrue(sent.stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
         assertTrue(fabric.b().engine().counters().get(TransportCounter.DROPPED_UC_MESSAGE) > 0);
         assertEquals(0, fabric.b().engine().counters().get(TransportCounter.ACKS_SENT));
+    }
+
+    /**
+     * A UC SEND that finds no receive WQE drops its message and leaves the QP as it was; one that overflows the WQE
+     * completes it with LOC_LEN_ERR and errors the QP, with nothing left to drop. Neither is answered.
+     */
+    @Test
+    void shouldDropAUcSendWithoutReceiveAndFailOneLargerThanTheReceiveBuffer()
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
+        final Connection[] pair = Connection.pair(fabric, arena, QpType.UC, 1 << 16, PathMtu.MTU_1024,
+            AccessFlags.REMOTE_WRITE);
+        final TransportCounters counters = fabric.b().engine().counters();
+        final SendWorkRequest send = new SendWorkRequest();
+        send.opcode = WrOpcode.SEND;
+        send.sgl.add(pair[0].mr.address(), 101, pair[0].mr.lKey());
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(send));
+        assertTrue(fabric.runUntil(() -> fabric.aToB().framesIn() == 1 && fabric.aToB().isEmpty(), SECOND_NS));
+        fabric.step();
+        assertEquals(1, counters.get(TransportCounter.DROPPED_UC_MESSAGE), "no receive WQE: the message is dropped");
+        assertEquals(QpState.RTS, pair[1].qp.state());
+
+        final RecvWorkRequest recv = new RecvWorkRequest();
+        recv.wrId = 7;
+        recv.sgl.add(pair[1].mr.address(), 100, pair[1].mr.lKey());
+        assertEquals(QueuePair.POST_OK, pair[1].qp.postRecv(recv));
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(send));
+        final List<WorkCompletion> received = new ArrayList<>();
+        assertTrue(fabric.runUntil(() -> received.addAll(poll(pair[1], true)) || !received.isEmpty(), SECOND_NS));
+        assertEquals(WcStatus.LOC_LEN_ERR, received.get(0).status());
+        assertEquals(7, received.get(0).wrId());
+        assertEquals(QpState.ERR, pair[1].qp.state());
+        assertEquals(1, counters.get(TransportCounter.DROPPED_UC_MESSAGE), "a failed receive is not also a drop");
+        assertEquals(1, counters.get(TransportCounter.LOCAL_LENGTH_ERROR));
+        assertEquals(0, fabric.bToA().framesIn(), "UC sends nothing back");
     }
 
     @Test
