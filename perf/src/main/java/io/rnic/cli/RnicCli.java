@@ -33,6 +33,16 @@ public final class RnicCli
         }
     }
 
+    private static final String JMH_DETAILS = String.join("\n",
+        "JMH's own command line (bin/rnic jmh -h lists it all): a regular expression selects benchmarks,",
+        "then for example:",
+        "  -l              list the benchmarks (IcrcBenchmark, TransportThroughputBenchmark,",
+        "                  InboundValidationBenchmark, ShaperBenchmark, IdleQpDutyCycleBenchmark, DpdkBurstBenchmark)",
+        "  -f N -wi N -i N forks, warm-up and measured iterations",
+        "  -p NAME=V,...   a benchmark parameter's values (e.g. -p messageBytes=64)",
+        "  -prof gc        bytes allocated per operation (the hot path's must be ~0)",
+        "BENCHMARKS.md gives the command behind every recorded number.");
+
     private static final Map<String, Entry> COMMANDS = new LinkedHashMap<>();
 
     static
@@ -67,12 +77,22 @@ public final class RnicCli
             "READs one and WRITEs it back into the other); -v prints each ping's data, -V checks it; interoperates " +
             "with rping -s / rping -c",
             Rping::run));
+        COMMANDS.put("jmh", new Entry("jmh [JMH ARGS]",
+            "run the JMH benchmarks in the same jar (e.g. 'bin/rnic jmh IcrcBenchmark -prof gc')",
+            JMH_DETAILS, RnicCli::jmh));
         COMMANDS.put("help", new Entry("help [COMMAND]", "this list, or one command's usage",
             (args, out, err) -> args.length == 0 ? help(out) : help(args[0], out, err)));
     }
 
     private RnicCli()
     {
+    }
+
+    /** JMH from the same jar: bin/rnic runs it directly (with its JVM flags), {@code java -jar rnic.jar jmh} here. */
+    private static int jmh(final String[] args, final PrintStream out, final PrintStream err) throws IOException
+    {
+        org.openjdk.jmh.Main.main(args); // exits the JVM itself with JMH's status
+        return 0;
     }
 
     private static String toolSummary(final ToolKind kind)
@@ -165,8 +185,6 @@ public final class RnicCli
             out.println("  " + entry.synopsis());
             out.println("      " + entry.summary());
         }
-        out.println("  jmh [JMH ARGS]");
-        out.println("      run the JMH benchmarks in the same jar (e.g. 'bin/rnic jmh IcrcBenchmark -prof gc')");
         out.println();
         out.println("Exit status: 0 ok, 1 a frame was dropped / a check failed, 2 bad usage or I/O error.");
         return 0;
