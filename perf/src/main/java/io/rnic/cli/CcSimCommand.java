@@ -1,7 +1,7 @@
 package io.rnic.cli;
 
+import io.rnic.tools.Arguments;
 import io.rnic.tools.UsageException;
-import io.rnic.tools.perftest.ToolOptions;
 
 import io.rnic.cc.DcqcnParameters;
 import io.rnic.simulation.CongestionPlot;
@@ -37,15 +37,10 @@ final class CcSimCommand
         for (int i = 0; i < args.length; i++)
         {
             final String option = args[i];
-            if (i + 1 >= args.length)
-            {
-                throw new UsageException(option.startsWith("--") ? option + " needs a value" : "unknown argument " +
-                    option);
-            }
-            final String value = args[++i];
+            final String value = Arguments.optionValue(args, ++i, option);
             switch (option)
             {
-                case "--flows" -> config.flows = (int)ToolOptions.number(option, value, 1, 16);
+                case "--flows" -> config.flows = (int)Arguments.number(option, value, 1, 16);
                 case "--params" -> config.dcqcn = switch (value)
                 {
                     case "connectx" -> DcqcnParameters.connectX();
@@ -53,10 +48,10 @@ final class CcSimCommand
                     default -> throw new UsageException("--params takes connectx or paper, not '" + value + "'");
                 };
                 case "--cc-param" -> params.add(value);
-                case "--duration-ms" -> config.durationNs = ToolOptions.number(option, value, 1, 10_000) * 1_000_000;
-                case "--spacing-ms" -> config.flowStartSpacingNs = ToolOptions.number(option, value, 0, 10_000) * 1_000_000;
-                case "--capacity-kb" -> config.bottleneck.capacityBytes((int)ToolOptions.number(option, value, 16, 1 << 20) * 1024);
-                case "--seed" -> config.seed = ToolOptions.number(option, value, 0, Long.MAX_VALUE);
+                case "--duration-ms" -> config.durationNs = Arguments.number(option, value, 1, 10_000) * 1_000_000;
+                case "--spacing-ms" -> config.flowStartSpacingNs = Arguments.number(option, value, 0, 10_000) * 1_000_000;
+                case "--capacity-kb" -> config.bottleneck.capacityBytes((int)Arguments.number(option, value, 16, 1 << 20) * 1024);
+                case "--seed" -> config.seed = Arguments.number(option, value, 0, Long.MAX_VALUE);
                 case "--out" -> outDir = Path.of(value);
                 default -> throw new UsageException("unknown option " + option);
             }

@@ -3,6 +3,7 @@ package io.rnic.cli;
 import io.rnic.sim.LinkConditions;
 import io.rnic.simulation.SimulationReport;
 import io.rnic.simulation.Workload;
+import io.rnic.tools.Arguments;
 import io.rnic.tools.UsageException;
 import io.rnic.transport.Timeouts;
 import io.rnic.verbs.PathMtu;
@@ -41,11 +42,7 @@ final class SimulateCommand
         for (int i = 0; i < args.length; i++)
         {
             final String option = args[i];
-            if (i + 1 >= args.length)
-            {
-                throw new UsageException(option.startsWith("--") ? option + " needs a value" : "unknown argument " + option);
-            }
-            final String value = args[++i];
+            final String value = Arguments.optionValue(args, ++i, option);
             try
             {
                 switch (option)

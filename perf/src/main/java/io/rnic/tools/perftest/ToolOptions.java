@@ -2,12 +2,15 @@ package io.rnic.tools.perftest;
 
 import io.rnic.cc.DcqcnParameters;
 import io.rnic.datapath.agent.IdleStrategies;
+import io.rnic.tools.Arguments;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+
+import static io.rnic.tools.Arguments.number;
 
 /**
  * The command line of a perftest-style tool. Flags follow perftest ({@code -d -s -n -m -x -p -q -t -A}) and, for the
@@ -149,11 +152,7 @@ public final class ToolOptions
             }
             if (value == null)
             {
-                if (i + 1 >= args.length)
-                {
-                    throw new UsageException(option + " needs a value");
-                }
-                value = args[++i];
+                value = Arguments.value(args, ++i, option);
             }
             switch (option)
             {
@@ -366,25 +365,6 @@ public final class ToolOptions
             }
         }
         return parameters;
-    }
-
-    /** A whole number in {@code min..max}, or a usage error naming the option. */
-    public static long number(final String option, final String value, final long min, final long max)
-    {
-        final long n;
-        try
-        {
-            n = Long.parseLong(value);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new UsageException(option + " takes a whole number, not '" + value + "'");
-        }
-        if (n < min || n > max)
-        {
-            throw new UsageException(option + " " + value + " out of range " + min + ".." + max);
-        }
-        return n;
     }
 
     static long bytes(final String option, final String value, final long min, final long max)

@@ -7,6 +7,8 @@ import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.EndpointOptions;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.device.QueuePair;
+import io.rnic.tools.Arguments;
+import io.rnic.tools.GidSelection;
 import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
 import io.rnic.tools.UsageException;
@@ -115,15 +117,15 @@ public final class Rping
                 case "-c" -> client = true;
                 case "-v" -> verbose = true;
                 case "-V" -> validate = true;
-                case "-a" -> address = value(args, ++i, arg);
-                case "-p" -> port = (int)number(args, ++i, arg, 1, 0xFFFF);
-                case "-C" -> count = number(args, ++i, arg, 0, Integer.MAX_VALUE);
-                case "-S" -> size = (int)number(args, ++i, arg, MIN_SIZE, 64 * 1024);
-                case "-d" -> iface = value(args, ++i, arg);
-                case "--port" -> portKind = value(args, ++i, arg);
-                case "--timeout-ms" -> timeoutMs = number(args, ++i, arg, 1, Long.MAX_VALUE);
-                case "--idle" -> idle = value(args, ++i, arg);
-                case "--pcap" -> pcap = java.nio.file.Path.of(value(args, ++i, arg));
+                case "-a" -> address = Arguments.value(args, ++i, arg);
+                case "-p" -> port = (int)Arguments.number(args, ++i, arg, 1, 0xFFFF);
+                case "-C" -> count = Arguments.number(args, ++i, arg, 0, Integer.MAX_VALUE);
+                case "-S" -> size = (int)Arguments.number(args, ++i, arg, MIN_SIZE, 64 * 1024);
+                case "-d" -> iface = Arguments.value(args, ++i, arg);
+                case "--port" -> portKind = Arguments.value(args, ++i, arg);
+                case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
+                case "--idle" -> idle = Arguments.value(args, ++i, arg);
+                case "--pcap" -> pcap = java.nio.file.Path.of(Arguments.value(args, ++i, arg));
                 default -> throw new UsageException("unknown option '" + arg + "'");
             }
         }
@@ -135,34 +137,6 @@ public final class Rping
         {
             throw new UsageException("-a ADDR is required (the server's address)");
         }
-    }
-
-    private static String value(final String[] args, final int i, final String option)
-    {
-        if (i >= args.length)
-        {
-            throw new UsageException(option + " needs a value");
-        }
-        return args[i];
-    }
-
-    private static long number(final String[] args, final int i, final String option, final long min, final long max)
-    {
-        final String text = value(args, i, option);
-        final long n;
-        try
-        {
-            n = Long.parseLong(text);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new UsageException(option + " " + text + ": not a number");
-        }
-        if (n < min || n > max)
-        {
-            throw new UsageException(option + " " + n + " out of range " + min + ".." + max);
-        }
-        return n;
     }
 
     private int run() throws IOException
@@ -188,7 +162,8 @@ public final class Rping
         }
         final LocalPort localPort = opened.addressing();
         final long[] serverGid = InterfaceAddresses.gidOf(serverAddress);
-        final int gidIndex = server ? gidOfAddress(localPort, serverGid) : gidOfFamily(localPort, serverGid);
+        final int gidIndex = server ? GidSelection.ofAddress(localPort, serverGid) :
+            GidSelection.ofFamily(localPort, serverGid);
         if (gidIndex < 0)
         {
             opened.close();
@@ -558,34 +533,4 @@ public final class Rping
         MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, bytes, 0, bytes.length);
         return new String(bytes, StandardCharsets.ISO_8859_1);
     }
-
-    /** The GID index of the server's address among ours. */
-    private static int gidOfAddress(final LocalPort port, final long[] gid)
-    {
-        for (int i = 0; i < port.gidCount(); i++)
-        {
-            if (port.gidHigh(i) == gid[0] && port.gidLow(i) == gid[1])
-            {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /** Our first GID of the server address's family (IPv4, or an IPv6 one that is not link-local). */
-    private static int gidOfFamily(final LocalPort port, final long[] gid)
-    {
-        final boolean ipv4 = gid[0] == 0 && (gid[1] >>> 32) == 0xFFFF;
-        final boolean linkLocal = (gid[0] >>> 48) == 0xFE80;
-        for (int i = 0; i < port.gidCount(); i++)
-        {
-            final boolean candidateLinkLocal = (port.gidHigh(i) >>> 48) == 0xFE80;
-            if (ipv4 ? port.isIpv4Gid(i) : !port.isIpv4Gid(i) && candidateLinkLocal == linkLocal)
-            {
-                return i;
-            }
-        }
-        return -1;
-    }
-
 }

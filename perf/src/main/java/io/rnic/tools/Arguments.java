@@ -1,0 +1,62 @@
+package io.rnic.tools;
+
+/**
+ * The pieces of command-line parsing every command repeats: an option's value, a whole number in a range. Written
+ * once so that every command names a missing value and a bad number in the same words, as a
+ * {@link UsageException} that the launcher prints with the command's usage.
+ */
+public final class Arguments
+{
+    private Arguments()
+    {
+    }
+
+    /** The value of {@code option}: {@code args[i]}, or a usage error when the command line ends before it. */
+    public static String value(final String[] args, final int i, final String option)
+    {
+        if (i >= args.length)
+        {
+            throw new UsageException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    /**
+     * For commands whose every option takes a value: the value of {@code option}, {@code args[i]}. When the command
+     * line ends before it, a usage error says the option needs a value or, when it is no option at all, that it is an
+     * unknown argument.
+     */
+    public static String optionValue(final String[] args, final int i, final String option)
+    {
+        if (i >= args.length && !option.startsWith("--"))
+        {
+            throw new UsageException("unknown argument " + option);
+        }
+        return value(args, i, option);
+    }
+
+    /** A whole number in {@code min..max}, or a usage error naming the option. */
+    public static long number(final String option, final String value, final long min, final long max)
+    {
+        final long n;
+        try
+        {
+            n = Long.parseLong(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException(option + " takes a whole number, not '" + value + "'");
+        }
+        if (n < min || n > max)
+        {
+            throw new UsageException(option + " " + value + " out of range " + min + ".." + max);
+        }
+        return n;
+    }
+
+    /** The whole number in {@code min..max} that is the value of {@code option} at {@code args[i]}. */
+    public static long number(final String[] args, final int i, final String option, final long min, final long max)
+    {
+        return number(option, value(args, i, option), min, max);
+    }
+}

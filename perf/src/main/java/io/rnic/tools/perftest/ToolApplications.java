@@ -1,0 +1,84 @@
+package io.rnic.tools.perftest;
+
+import io.rnic.tools.LocalQp;
+import io.rnic.tools.ToolKind;
+import io.rnic.verbs.WrOpcode;
+import org.HdrHistogram.SingleWriterRecorder;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Which state machine runs a tool in the engine's duty cycle, by operation, latency or bandwidth, and side: the
+ * client drives every test; the server runs one only where it takes part (a SEND's receives, a WRITE latency's
+ * answer) and none where the peer's READs, WRITEs and atomics complete without it.
+ */
+final class ToolApplications
+{
+    private ToolApplications()
+    {
+    }
+
+    /** The application of this side, its receives posted; null where the server only serves. */
+    static ToolApplication create(final ToolOptions options, final LocalQp[] qps, final MemorySegment expected,
+        final SingleWriterRecorder recorder)
+    {
+        final boolean client = !options.isServer();
+        final long total = options.iterations + options.warmup;
+        final int atomic = options.atomicCompareSwap ? WrOpcode.ATOMIC_CMP_AND_SWP : WrOpcode.ATOMIC_FETCH_AND_ADD;
+        final ToolKind kind = options.kind;
+        switch (kind.operation())
+        {
+            case WRITE ->
+            {
+                if (kind.isLatency())
+                {
+                    return new WriteLatency(qps[0], total, options.warmup, client, options.verify, recorder);
+                }
+                return client ? new Bandwidth(qps, WrOpcode.RDMA_WRITE, total, options.warmup, options.txDepth,
+                    options.verify, null) : null;
+            }
+            case READ ->
+            {
+                if (!client)
+                {
+                    return null;
+                }
+                return kind.isLatency() ?
+                    new ReadLatency(qps[0], WrOpcode.RDMA_READ, total, options.warmup, options.verify, expected,
+                        recorder) :
+                    new Bandwidth(qps, WrOpcode.RDMA_READ, total, options.warmup, options.txDepth, options.verify,
+                        expected);
+            }
+            case ATOMIC ->
+            {
+                if (!client)
+                {
+                    return null;
+                }
+                return kind.isLatency() ?
+                    new ReadLatency(qps[0], atomic, total, options.warmup, options.verify, null, recorder) :
+                    new Bandwidth(qps, atomic, total, options.warmup, options.txDepth, false, null);
+            }
+            case SEND ->
+            {
+                if (kind.isLatency())
+                {
+                    final SendLatency send = new SendLatency(qps[0], total, options.warmup, client, options.verify,
+                        options.immediate, recorder);
+                    send.postReceives((int)Math.min(options.rxDepth, total));
+                    return send;
+                }
+                if (client)
+                {
+                    return new Bandwidth(qps, options.immediate ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, total,
+                        options.warmup, options.txDepth, options.verify, null);
+                }
+                final SendReceiver receiver =
+                    new SendReceiver(qps, total, options.rxDepth, options.verify, options.immediate, expected);
+                receiver.postReceives();
+                return receiver;
+            }
+            default -> throw new IllegalStateException(kind.toString());
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package io.rnic.tools.rping;
+
+import io.rnic.tools.UsageException;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** rping's command line: refused before any port opens, in the words every rnic command uses. */
+class RpingOptionsTest
+{
+    @Test
+    void shouldWordABadNumberAsTheOtherToolsDo()
+    {
+        assertMessage("-p takes a whole number, not 'port'", "-c", "-a", "10.0.0.1", "-p", "port");
+        assertMessage("-S 25 out of range 26..65536", "-c", "-a", "10.0.0.1", "-S", "25");
+        assertMessage("-C needs a value", "-s", "-a", "10.0.0.1", "-C");
+    }
+
+    private static void assertMessage(final String expected, final String... args)
+    {
+        final PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        final UsageException ex = assertThrows(UsageException.class, () -> Rping.run(args, sink, sink));
+        assertEquals(expected, ex.getMessage());
+    }
+}
