@@ -1,36 +1,17 @@
 package io.rnic.cm;
 
 import io.rnic.transport.LocalPort;
-import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.AddressVector;
-import io.rnic.verbs.CompletionQueue;
-import io.rnic.device.ConnectParameters;
-import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.PathMtu;
-import io.rnic.verbs.ProtectionDomain;
-import io.rnic.verbs.QpAttrMask;
-import io.rnic.verbs.QpAttributes;
-import io.rnic.verbs.QpInitAttributes;
-import io.rnic.verbs.QpState;
-import io.rnic.verbs.QpType;
 import io.rnic.device.QueuePair;
-import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.device.RnicDevice;
-import io.rnic.verbs.SendWorkRequest;
-import io.rnic.verbs.WcStatus;
-import io.rnic.verbs.WorkCompletion;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -60,7 +41,7 @@ import java.util.SplittableRandom;
 public final class ConnectionManager implements AutoCloseable
 {
     /** The GSI's Q_Key (IBTA 13.4.6.1). */
-    public static final int GSI_QKEY = 0x8001_0000;
+    public static final int GSI_QKEY = GsiChannel.GSI_QKEY;
     /** Our CM response timeout, 4.096 µs × 2^20 ≈ 4.3 s, as the Linux RDMA CM's CMA_CM_RESPONSE_TIMEOUT. */
     public static final int CM_RESPONSE_TIMEOUT_DEFAULT = 20;
     public static final int MAX_CM_RETRIES_DEFAULT = 15;
@@ -71,10 +52,7 @@ public final class ConnectionManager implements AutoCloseable
     /** The timewait of each connection is its local ACK timeout (see the class comment). */
     public static final long TIMEWAIT_NS_DERIVED = -1;
 
-    private static final int GRH_BYTES = 40;
-    private static final int SLOT_BYTES = GRH_BYTES + CmMadFlyweight.LENGTH;
-    private static final int RECEIVE_SLOTS = 32;
-    private static final int SEND_SLOTS = 32;
+    private static final int GRH_BYTES = GsiChannel.GRH_BYTES;
 
     /** Where a peer's MAC comes from (ARP / neighbour discovery, or a static table): by the peer's GID. */
     @FunctionalInterface
@@ -83,22 +61,16 @@ public final class ConnectionManager implements AutoCloseable
         long resolve(long gidHigh, long gidLow);
     }
 
-    private final RnicDevice device;
     private final LocalPort localPort;
     private final int gidIndex;
     private final MacResolver resolver;
     private final long caGuid;
-    private final Arena arena = Arena.ofShared();
-    private final ProtectionDomain pd;
-    private final CompletionQueue sendCq;
-    private final CompletionQueue recvCq;
-    private final QueuePair gsi;
-    private final MemoryRegion mr;
-    private final MemorySegment memory;
+    private final GsiChannel gsi;
     private final UnsafeBuffer buffer;
-    private final WorkCompletion[] completions = new WorkCompletion[16];
-    private final SendWorkRequest send = new SendWorkRequest();
-    private final RecvWorkRequest recv = new RecvWorkRequest();
+    private final CmQpTransitions qps;
+    private final CmRetransmitter retransmitter;
+    private final GsiChannel.MadHandler onMad = this::onMad;
+    private final CmRetransmitter.GiveUp onRetriesExhausted = this::onRetriesExhausted;
     private final CmMadFlyweight mad = new CmMadFlyweight();
     private final CmReqFlyweight req = new CmReqFlyweight();
     private final CmRepFlyweight rep = new CmRepFlyweight();
@@ -111,8 +83,6 @@ public final class ConnectionManager implements AutoCloseable
     /** The same connections by the peer's communication ID and CA GUID, once known: where a duplicate REQ looks. */
     private final Map<CmRemoteId, CmConnection> byRemoteId = new HashMap<>();
     private final CmRemoteId remoteIdProbe = new CmRemoteId();
-    /** The connections with a MAD out that waits for its reply: the only ones the duty cycle visits for timers. */
-    private final List<CmConnection> awaitingReply = new ArrayList<>();
     /** Closed connections in the order they closed; each leaves when its timewait ends (see the class comment). */
     private final ArrayDeque<CmConnection> timewait = new ArrayDeque<>();
     private final ArrayDeque<CmConnection> pendingRequests = new ArrayDeque<>();
@@ -120,13 +90,9 @@ public final class ConnectionManager implements AutoCloseable
     private final AddressVector replyAddress = new AddressVector();
     private final Set<Integer> listening = new HashSet<>();
     private final SplittableRandom random;
-    private int nextSendSlot;
     private int cmResponseTimeout = CM_RESPONSE_TIMEOUT_DEFAULT;
     private int maxCmRetries = MAX_CM_RETRIES_DEFAULT;
     private long timewaitNs = Long.getLong(TIMEWAIT_NS_PROP_NAME, TIMEWAIT_NS_DERIVED);
-    /** The source of the MAD being handled (its GRH area), filled by {@link #readSource}. */
-    private long sourceGidHigh;
-    private long sourceGidLow;
 
     /**
      * Creates the device's GSI QP and posts its receives.
@@ -137,31 +103,15 @@ public final class ConnectionManager implements AutoCloseable
     public ConnectionManager(final RnicDevice device, final LocalPort localPort, final int gidIndex,
         final MacResolver resolver, final long seed)
     {
-        this.device = device;
         this.localPort = localPort;
         this.gidIndex = gidIndex;
         this.resolver = resolver;
         this.random = new SplittableRandom(seed);
         this.caGuid = eui64(localPort.mac());
-        for (int i = 0; i < completions.length; i++)
-        {
-            completions[i] = new WorkCompletion();
-        }
-        pd = device.allocPd();
-        sendCq = device.createCq(2 * SEND_SLOTS);
-        recvCq = device.createCq(2 * RECEIVE_SLOTS);
-        memory = arena.allocate((long)SLOT_BYTES * (RECEIVE_SLOTS + SEND_SLOTS), 4096);
-        buffer = new UnsafeBuffer(memory.address(), (int)memory.byteSize());
-        mr = device.registerMemoryRegion(pd, memory, AccessFlags.LOCAL_WRITE);
-        gsi = device.createGsiQp(new QpInitAttributes().type(QpType.UD).pd(pd).cqs(sendCq, recvCq)
-            .capacity(SEND_SLOTS, RECEIVE_SLOTS).signalAll(true));
-        final ConnectParameters parameters = new ConnectParameters();
-        parameters.qkey = GSI_QKEY;
-        parameters.applyTo(gsi);
-        for (int slot = 0; slot < RECEIVE_SLOTS; slot++)
-        {
-            postReceive(slot);
-        }
+        this.gsi = new GsiChannel(device, localPort, this::count);
+        this.buffer = gsi.buffer();
+        this.qps = new CmQpTransitions(device);
+        this.retransmitter = new CmRetransmitter(gsi, this::count);
     }
 
     /** The CM response timeout we announce (4.096 µs × 2^value) and the retries we allow; for tests and tuning. */
@@ -382,72 +332,23 @@ public final class ConnectionManager implements AutoCloseable
      */
     public int poll(final long nowNs)
     {
-        int work = 0;
-        int n;
-        while ((n = sendCq.poll(completions, completions.length)) > 0)
-        {
-            for (int i = 0; i < n; i++)
-            {
-                if (completions[i].status() != WcStatus.SUCCESS)
-                {
-                    count(CmCounter.SEND_ERRORS);
-                }
-            }
-            work += n;
-        }
-        while ((n = recvCq.poll(completions, completions.length)) > 0)
-        {
-            for (int i = 0; i < n; i++)
-            {
-                final WorkCompletion wc = completions[i];
-                final int slot = (int)wc.wrId();
-                if (wc.status() != WcStatus.SUCCESS)
-                {
-                    count(CmCounter.DROPPED_RECEIVE_ERROR);
-                }
-                else if (wc.byteLength() < SLOT_BYTES)
-                {
-                    count(CmCounter.DROPPED_TRUNCATED);
-                }
-                else
-                {
-                    onMad(slot, wc.networkHeaderType() == WorkCompletion.NETWORK_HDR_IPV6, nowNs);
-                }
-                postReceive(slot);
-            }
-            work += n;
-        }
-        // backwards: a connection that stops awaiting is replaced by the last one, which was already visited
-        for (int i = awaitingReply.size() - 1; i >= 0; i--)
-        {
-            final CmConnection c = awaitingReply.get(i);
-            if (nowNs - c.retransmitAtNs >= 0)
-            {
-                if (c.retriesLeft-- <= 0)
-                {
-                    stopAwaiting(c);
-                    count(CmCounter.TIMEOUTS);
-                    if (c.state() == CmState.DREQ_SENT)
-                    {
-                        c.state(CmState.DISCONNECTED); // IBTA 12.9.6: DREQ unanswered, time wait anyway
-                    }
-                    else
-                    {
-                        toError(c);
-                        c.state(CmState.TIMED_OUT);
-                    }
-                    enterTimewait(c, nowNs);
-                }
-                else
-                {
-                    count(CmCounter.RETRANSMISSIONS);
-                    transmit(c);
-                    c.retransmitAtNs = nowNs + timeoutNs(c.peerResponseTimeout);
-                }
-                work++;
-            }
-        }
+        final int work = gsi.poll(nowNs, onMad) + retransmitter.poll(nowNs, onRetriesExhausted);
         return work + endTimewaits(nowNs);
+    }
+
+    /** The last retry of a REQ, REP or DREQ went unanswered: the connection ends (IBTA 12.9.6). */
+    private void onRetriesExhausted(final CmConnection c, final long nowNs)
+    {
+        if (c.state() == CmState.DREQ_SENT)
+        {
+            c.state(CmState.DISCONNECTED); // IBTA 12.9.6: DREQ unanswered, time wait anyway
+        }
+        else
+        {
+            toError(c);
+            c.state(CmState.TIMED_OUT);
+        }
+        enterTimewait(c, nowNs);
     }
 
     /**
@@ -468,9 +369,8 @@ public final class ConnectionManager implements AutoCloseable
         return work;
     }
 
-    private void onMad(final int slot, final boolean ipv6, final long nowNs)
+    private void onMad(final int offset, final boolean ipv6, final long nowNs)
     {
-        final int offset = slot * SLOT_BYTES;
         mad.wrapAt(buffer, offset + GRH_BYTES);
         count(CmCounter.MADS_RECEIVED);
         if (!mad.isCmSend())
@@ -534,8 +434,8 @@ public final class ConnectionManager implements AutoCloseable
         c.pathMtu = code >= 1 && code < ours.value() ? PathMtu.values()[code - 1] : ours;
         // the peer's address: the source of the datagram (the GRH area), which is its primary GID on RoCEv2
         final int localGid = readSource(offset, ipv6);
-        c.peerGidHigh = sourceGidHigh;
-        c.peerGidLow = sourceGidLow;
+        c.peerGidHigh = gsi.sourceGidHigh();
+        c.peerGidLow = gsi.sourceGidLow();
         try
         {
             addressPeer(c, localGid < 0 ? gidIndex : localGid);
@@ -661,7 +561,7 @@ public final class ConnectionManager implements AutoCloseable
         final int localGid = readSource(offset, ipv6);
         try
         {
-            addressPeer(replyAddress, sourceGidHigh, sourceGidLow, localGid < 0 ? gidIndex : localGid);
+            addressPeer(replyAddress, gsi.sourceGidHigh(), gsi.sourceGidLow(), localGid < 0 ? gidIndex : localGid);
         }
         catch (final RuntimeException ex)
         {
@@ -721,57 +621,17 @@ public final class ConnectionManager implements AutoCloseable
      */
     public static void toInit(final QueuePair qp)
     {
-        if (qp.state() != QpState.RESET)
-        {
-            return;
-        }
-        final QpAttributes attr = new QpAttributes();
-        attr.state = QpState.INIT;
-        attr.accessFlags = QP_ACCESS;
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
+        CmQpTransitions.toInit(qp);
     }
 
-    private static final int QP_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE |
-        AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
-
-    /**
-     * INIT (keeping the receives posted) → RTR → RTS with the connection's parameters. The starting PSN each side
-     * announces (REQ, REP) is the PSN it expects to receive first: the peer sends from it. So Linux does, as
-     * rping.pcap shows (the client's first SEND carries the REP's PSN, the server's first READ the REQ's), and
-     * rxe answers a packet at the other PSN with a sequence-error NAK.
-     */
     private void connectQp(final CmConnection c, final int maxReadAtomic, final int maxDestReadAtomic)
     {
-        final QueuePair qp = c.qp;
-        toInit(qp);
-        final QpAttributes attr = new QpAttributes();
-        attr.state = QpState.RTR;
-        attr.pathMtu = c.pathMtu;
-        attr.destQpNumber = c.remoteQpn;
-        attr.rqPsn = c.localPsn;
-        attr.maxDestReadAtomic = Math.max(1, maxDestReadAtomic);
-        attr.minRnrTimer = 12;
-        attr.addressVector.copyFrom(c.peer);
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
-            QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
-        attr.state = QpState.RTS;
-        attr.sqPsn = c.remotePsn;
-        attr.timeout = c.localAckTimeout;
-        attr.retryCount = c.retryCount;
-        attr.rnrRetry = c.rnrRetryCount;
-        attr.maxReadAtomic = Math.max(1, maxReadAtomic);
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT |
-            QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+        qps.toRts(c, maxReadAtomic, maxDestReadAtomic);
     }
 
     private void toError(final CmConnection c)
     {
-        if (c.qp != null && c.qp.state() != QpState.RESET && c.qp.state() != QpState.ERR)
-        {
-            final QpAttributes attr = new QpAttributes();
-            attr.state = QpState.ERR;
-            c.qp.modify(attr, QpAttrMask.STATE);
-        }
+        qps.toError(c);
     }
 
     private void addressPeer(final CmConnection c, final int sourceGidIndex)
@@ -793,22 +653,10 @@ public final class ConnectionManager implements AutoCloseable
         peer.sourceGidIndex(sourceGidIndex).hopLimit(64).destinationMac(resolver.resolve(peerGidHigh, peerGidLow));
     }
 
-    /**
-     * The source GID of the datagram in a receive slot (its GRH area: an IPv6 header, or an IPv4 header in its last
-     * 20 bytes) into {@link #sourceGidHigh} / {@link #sourceGidLow}; returns the index of our GID it was sent to, -1
-     * if none is.
-     */
+    /** The source of the datagram at {@code grh} into the channel's source GID; the index of our GID it was for. */
     private int readSource(final int grh, final boolean ipv6)
     {
-        if (ipv6)
-        {
-            sourceGidHigh = buffer.getLong(grh + 8, ByteOrder.BIG_ENDIAN);
-            sourceGidLow = buffer.getLong(grh + 16, ByteOrder.BIG_ENDIAN);
-            return gidOf(buffer.getLong(grh + 24, ByteOrder.BIG_ENDIAN), buffer.getLong(grh + 32, ByteOrder.BIG_ENDIAN));
-        }
-        sourceGidHigh = 0;
-        sourceGidLow = 0x0000_FFFF_0000_0000L | (buffer.getInt(grh + 20 + 12, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL);
-        return gidOf(0, 0x0000_FFFF_0000_0000L | (buffer.getInt(grh + 20 + 16, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL));
+        return gsi.readSource(grh, ipv6);
     }
 
     private void sendReject(final long transactionId, final int remoteCommId, final int localCommId,
@@ -825,31 +673,12 @@ public final class ConnectionManager implements AutoCloseable
     private void sendAndAwait(final CmConnection c, final long nowNs)
     {
         scratch.getBytes(0, c.lastSent);
-        if (c.awaitingIndex < 0)
-        {
-            c.awaitingIndex = awaitingReply.size();
-            awaitingReply.add(c);
-        }
-        c.retriesLeft = c.maxRetries;
-        c.retransmitAtNs = nowNs + timeoutNs(c.peerResponseTimeout);
-        transmit(c);
+        retransmitter.sendAndAwait(c, nowNs);
     }
 
-    /** Swap-removes from {@link #awaitingReply} in O(1): the last one takes the place. */
     private void stopAwaiting(final CmConnection c)
     {
-        final int index = c.awaitingIndex;
-        if (index < 0)
-        {
-            return;
-        }
-        final CmConnection last = awaitingReply.remove(awaitingReply.size() - 1);
-        if (last != c)
-        {
-            awaitingReply.set(index, last);
-            last.awaitingIndex = index;
-        }
-        c.awaitingIndex = -1;
+        retransmitter.stopAwaiting(c);
     }
 
     private void indexRemote(final CmConnection c)
@@ -891,53 +720,18 @@ public final class ConnectionManager implements AutoCloseable
 
     private void destroyQp(final CmConnection c)
     {
-        final QueuePair qp = c.qp;
-        if (qp != null)
-        {
-            c.qp = null;
-            device.destroyQp(qp);
-        }
+        qps.destroy(c);
     }
 
+    /** Sends the connection's last MAD again (a duplicate answered, or an RTU / DREP that needs no reply). */
     private void transmit(final CmConnection c)
     {
-        final int offset = (RECEIVE_SLOTS + nextSendSlot) * SLOT_BYTES;
-        nextSendSlot = (nextSendSlot + 1) % SEND_SLOTS;
-        buffer.putBytes(offset, c.lastSent);
-        post(c.peer, offset);
+        gsi.send(c.peer, c.lastSent);
     }
 
     private void sendMad(final AddressVector to, final UnsafeBuffer from)
     {
-        final int offset = (RECEIVE_SLOTS + nextSendSlot) * SLOT_BYTES;
-        nextSendSlot = (nextSendSlot + 1) % SEND_SLOTS;
-        buffer.putBytes(offset, from, 0, CmMadFlyweight.LENGTH);
-        post(to, offset);
-    }
-
-    private void post(final AddressVector to, final int offset)
-    {
-        send.reset();
-        send.sgl.add(mr.address() + offset, CmMadFlyweight.LENGTH, mr.lKey());
-        send.udRemoteQpn = 1;
-        send.udRemoteQkey = GSI_QKEY;
-        send.udAddress.copyFrom(to);
-        if (gsi.postSend(send) == QueuePair.POST_OK)
-        {
-            count(CmCounter.MADS_SENT);
-        }
-        else
-        {
-            count(CmCounter.SEND_ERRORS);
-        }
-    }
-
-    private void postReceive(final int slot)
-    {
-        recv.wrId = slot;
-        recv.sgl.clear();
-        recv.sgl.add(mr.address() + (long)slot * SLOT_BYTES, SLOT_BYTES, mr.lKey());
-        gsi.postRecv(recv);
+        gsi.send(to, from);
     }
 
     private int newCommId()
@@ -950,18 +744,6 @@ public final class ConnectionManager implements AutoCloseable
                 return id;
             }
         }
-    }
-
-    private int gidOf(final long high, final long low)
-    {
-        for (int i = 0; i < localPort.gidCount(); i++)
-        {
-            if (localPort.gidHigh(i) == high && localPort.gidLow(i) == low)
-            {
-                return i;
-            }
-        }
-        return -1;
     }
 
     /** IBTA's timeout encoding: 4.096 µs × 2^value. */
@@ -992,8 +774,6 @@ public final class ConnectionManager implements AutoCloseable
                 destroyQp(c);
             }
         }
-        device.destroyQp(gsi);
-        device.deregisterMemoryRegion(mr);
-        arena.close();
+        gsi.close();
     }
 }
