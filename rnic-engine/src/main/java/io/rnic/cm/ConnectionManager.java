@@ -20,7 +20,10 @@ import java.util.SplittableRandom;
  * The communication manager (IBTA chapter 12) over the GSI QP, as the RDMA CM uses it on RoCEv2: REQ / REP / RTU to
  * connect an RC QP, DREQ / DREP to disconnect, REJ to refuse; service IDs of the RDMA_PS_TCP port space and the RDMA
  * CM's IP header in the REQ's private data. Control path: one thread calls {@link #poll(long)} (receives MADs,
- * answers them, retransmits unanswered ones after the peer's CM response timeout) and the other methods. A MAD
+ * answers them, retransmits unanswered ones after the peer's CM response timeout) and the other methods: on an
+ * endpoint, the engine thread, through a {@link CmAgent} in its duty cycle; in a test, the test's. The MAD channel
+ * ({@link GsiChannel}), the QP transitions ({@link CmQpTransitions}) and the response timers
+ * ({@link CmRetransmitter}) are apart; this class is the state machine and the timewait. A MAD
  * that is malformed or unexpected is counted ({@link CmCounter}) and dropped, never answered with an exception.
  * <p>
  * <b>Timewait.</b> A connection that closes (DREQ / DREP on either side, REJ, a timeout, {@link #release}) enters the
