@@ -313,8 +313,8 @@ public final class ConnectionManager implements AutoCloseable
             case REQ_SENT ->
             {
                 stopAwaiting(c);
-                toError(c);
                 c.state(CmState.TIMED_OUT);
+                toError(c);
                 enterTimewait(c, nowNs);
             }
             case REP_SENT, ESTABLISHED -> disconnect(c, nowNs);
@@ -348,8 +348,8 @@ public final class ConnectionManager implements AutoCloseable
         }
         else
         {
-            toError(c);
             c.state(CmState.TIMED_OUT);
+            toError(c);
         }
         enterTimewait(c, nowNs);
     }
@@ -533,13 +533,13 @@ public final class ConnectionManager implements AutoCloseable
         {
             case ESTABLISHED, REP_SENT, DREQ_SENT ->
             {
+                c.state(CmState.DISCONNECTED); // first: see toError
                 toError(c);
                 stopAwaiting(c);
                 c.transactionId = dreq.transactionId();
                 mad.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_DREP, c.transactionId)
                     .localCommId(c.localCommId).remoteCommId(c.remoteCommId);
                 scratch.getBytes(0, c.lastSent);
-                c.state(CmState.DISCONNECTED);
                 enterTimewait(c, nowNs);
                 transmit(c);
             }
@@ -611,8 +611,8 @@ public final class ConnectionManager implements AutoCloseable
         }
         stopAwaiting(c);
         c.rejectReason(rej.reason());
-        toError(c);
         c.state(CmState.REJECTED);
+        toError(c);
         enterTimewait(c, nowNs);
     }
 
@@ -632,6 +632,11 @@ public final class ConnectionManager implements AutoCloseable
         qps.toRts(c, maxReadAtomic, maxDestReadAtomic);
     }
 
+    /**
+     * The QP of a connection that just closed to the error state. Its state is set first: the WRs the error state
+     * flushes complete on another thread (the application's, with the CM on the engine thread), which must find the
+     * connection closed when it sees them, as rping does when the peer's DREQ overtakes the ACK of its last SEND.
+     */
     private void toError(final CmConnection c)
     {
         qps.toError(c);

@@ -9,9 +9,14 @@ import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -44,10 +49,12 @@ class CmAgentTest
         return TwoNodeFabric.MAC_B;
     });
     private final CmAgent agentB = new CmAgent(cmB, fabric.clock(), null);
-    private final QueuePair qpA = rcQp(fabric.a());
-    private final QueuePair qpB = rcQp(fabric.b());
-    private final Thread engineThread = new Thread(this::runEngines, "cm-agent-test-engine");
+    private final CompletionQueue cqB = fabric.b().createCq(16);
+    private final QueuePair qpA = rcQp(fabric.a(), fabric.a().createCq(16));
+    private final QueuePair qpB = rcQp(fabric.b(), cqB);
+    private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running = true;
+    private volatile boolean enginesRunning = true;
 
     private ConnectionManager manager(final RnicDevice device, final long seed)
     {
@@ -58,41 +65,80 @@ class CmAgentTest
             (high, low) -> low == IP_A_GID ? TwoNodeFabric.MAC_A : TwoNodeFabric.MAC_B, seed);
     }
 
-    private static QueuePair rcQp(final RnicDevice device)
+    private static QueuePair rcQp(final RnicDevice device, final CompletionQueue cq)
     {
-        final CompletionQueue cq = device.createCq(16);
         return device.createQp(new QpInitAttributes().type(QpType.RC).pd(device.allocPd()).cqs(cq, cq)
             .capacity(4, 4));
     }
 
-    /** What an endpoint's engine thread does: the applications, then the engines (here with the fabric's links). */
-    private void runEngines()
+    /**
+     * Starts what an endpoint's engine thread does: the applications (the agents), then the engines (here with the
+     * fabric's links); or, {@code apart}, the agents on a thread of their own, as on an endpoint whose QPs live on
+     * another shard's engine thread: then the CM's QP transitions are commands to that thread.
+     */
+    private void start(final boolean apart)
     {
-        fabric.a().engine().engineThread(Thread.currentThread());
-        fabric.b().engine().engineThread(Thread.currentThread());
-        while (running)
+        final Runnable agents = () ->
         {
             agentA.doWork();
             agentB.doWork();
-            fabric.step();
+        };
+        final Runnable engines = () ->
+        {
+            fabric.a().engine().engineThread(Thread.currentThread());
+            fabric.b().engine().engineThread(Thread.currentThread());
+            while (running && enginesRunning)
+            {
+                if (!apart)
+                {
+                    agents.run();
+                }
+                fabric.step();
+            }
+            fabric.a().engine().engineThread(null);
+            fabric.b().engine().engineThread(null);
+        };
+        threads.add(new Thread(engines, "cm-agent-test-engine"));
+        if (apart)
+        {
+            threads.add(new Thread(() ->
+            {
+                while (running)
+                {
+                    agents.run();
+                }
+            }, "cm-agent-test-cm"));
         }
-        fabric.a().engine().engineThread(null);
-        fabric.b().engine().engineThread(null);
+        threads.forEach(Thread::start);
     }
 
     @AfterEach
     void stop() throws InterruptedException
     {
         running = false;
-        engineThread.join();
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
         cmA.close();
         cmB.close();
+    }
+
+    private CmConnection[] establish()
+    {
+        agentB.listen(PORT);
+        final CmConnection active = agentA.connect(qpA, 0, IP_B_GID, PORT, 1, 1);
+        final CmConnection passive = agentB.awaitConnectRequest(WAIT_NS);
+        agentB.accept(passive, qpB, 1, 1);
+        assertTrue(agentA.await(active::isEstablished, WAIT_NS));
+        assertTrue(agentB.await(passive::isEstablished, WAIT_NS));
+        return new CmConnection[]{ active, passive };
     }
 
     @Test
     void shouldConnectAndDisconnectThroughCommandsWhileTheEngineThreadOwnsTheManagers()
     {
-        engineThread.start();
+        start(false);
         agentB.listen(PORT);
         assertNull(agentB.awaitConnectRequest(1_000_000), "nobody asked yet");
 
@@ -117,5 +163,54 @@ class CmAgentTest
         assertEquals(3, agentA.counter(CmCounter.MADS_SENT), "REQ, RTU, DREQ");
         assertEquals(2, agentB.counters().get(CmCounter.MADS_SENT), "REP, DREP");
         assertFalse(agentA.await(() -> false, 1_000_000), "a condition that never holds times out");
+    }
+
+    /**
+     * The peer's DREQ moves the QP to the error state, which flushes a posted receive; the application polling its CQ
+     * on its own thread must find the connection closed when it sees that flush (rping's server takes a flushed last
+     * SEND for the end it is only then). Here the QPs live on another thread than the CM (as on an endpoint whose QP
+     * is on another shard's engine), and the test's thread is that engine: it looks at the connection right after the
+     * duty cycle that flushed, before the CM's thread is back from the QP's transition. So the connection must be
+     * closed before the transition, not after.
+     */
+    @Test
+    void shouldCloseTheConnectionBeforeItsQpFlushesWhatIsPosted() throws InterruptedException
+    {
+        start(true);
+        final CmConnection[] connected = establish();
+        final RecvWorkRequest recv = new RecvWorkRequest();
+        recv.wrId = 42;
+        assertEquals(QueuePair.POST_OK, qpB.postRecv(recv));
+        enginesRunning = false;
+        threads.get(0).join();
+
+        fabric.a().engine().engineThread(Thread.currentThread());
+        fabric.b().engine().engineThread(Thread.currentThread());
+        final WorkCompletion[] wcs = { new WorkCompletion() };
+        boolean closed = false;
+        try
+        {
+            final Thread application = new Thread(() -> agentA.disconnect(connected[0]), "cm-agent-test-disconnect");
+            threads.add(application);
+            application.start();
+            final long deadlineNs = System.nanoTime() + WAIT_NS;
+            while (System.nanoTime() - deadlineNs < 0)
+            {
+                fabric.step();
+                if (cqB.poll(wcs, 1) == 1)
+                {
+                    closed = connected[1].isClosed();
+                    break;
+                }
+            }
+        }
+        finally
+        {
+            fabric.a().engine().engineThread(null);
+            fabric.b().engine().engineThread(null);
+        }
+        assertEquals(WcStatus.WR_FLUSH_ERR, wcs[0].status());
+        assertEquals(42, wcs[0].wrId());
+        assertTrue(closed, "closed when its QP flushed: " + connected[1].state());
     }
 }
