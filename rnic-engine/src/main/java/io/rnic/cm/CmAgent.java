@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -96,14 +97,13 @@ public final class CmAgent implements Agent
     /** Accept REQs for this RDMA_PS_TCP port; in effect when this returns. */
     public void listen(final int port)
     {
-        call(() ->
-        {
-            cm.listen(port);
-            return null;
-        });
+        run(nowNs -> cm.listen(port));
     }
 
-    /** {@link ConnectionManager#connect}: sends the REQ; wait for {@link CmConnection#isEstablished} with {@link #await}. */
+    /**
+     * {@link ConnectionManager#connect}: the REQ is out when this returns; wait for {@link CmConnection#isEstablished}
+     * with {@link #await}.
+     */
     public CmConnection connect(final QueuePair qp, final long peerGidHigh, final long peerGidLow, final int port,
         final int responderResources, final int initiatorDepth)
     {
@@ -119,41 +119,28 @@ public final class CmAgent implements Agent
     public void accept(final CmConnection c, final QueuePair qp, final int responderResources,
         final int initiatorDepth)
     {
-        call(() ->
-        {
-            cm.accept(c, qp, responderResources, initiatorDepth, clock.nanoTime());
-            return null;
-        });
+        run(nowNs -> cm.accept(c, qp, responderResources, initiatorDepth, nowNs));
     }
 
     /** {@link ConnectionManager#reject}. */
     public void reject(final CmConnection c)
     {
-        call(() ->
-        {
-            cm.reject(c, clock.nanoTime());
-            return null;
-        });
+        run(nowNs -> cm.reject(c, nowNs));
     }
 
-    /** {@link ConnectionManager#disconnect}: the DREQ is out when this returns; wait for {@link CmConnection#isClosed}. */
+    /**
+     * {@link ConnectionManager#disconnect}: the DREQ is out when this returns; wait for {@link CmConnection#isClosed}
+     * with {@link #await}.
+     */
     public void disconnect(final CmConnection c)
     {
-        call(() ->
-        {
-            cm.disconnect(c, clock.nanoTime());
-            return null;
-        });
+        run(nowNs -> cm.disconnect(c, nowNs));
     }
 
     /** {@link ConnectionManager#release}. */
     public void release(final CmConnection c)
     {
-        call(() ->
-        {
-            cm.release(c, clock.nanoTime());
-            return null;
-        });
+        run(nowNs -> cm.release(c, nowNs));
     }
 
     /** One of the manager's counters, read on the thread that owns them. */
@@ -207,6 +194,16 @@ public final class CmAgent implements Agent
         {
             waiters.set(slot, null);
         }
+    }
+
+    /** Runs an action on the duty cycle, with the duty cycle's time, and waits until it ran. */
+    private void run(final LongConsumer action)
+    {
+        call(() ->
+        {
+            action.accept(clock.nanoTime());
+            return null;
+        });
     }
 
     /**
