@@ -5,12 +5,10 @@ import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.PathMtu;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicDevice;
-import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayDeque;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -22,9 +20,10 @@ import java.util.SplittableRandom;
  * CM's IP header in the REQ's private data. Control path: one thread calls {@link #poll(long)} (receives MADs,
  * answers them, retransmits unanswered ones after the peer's CM response timeout) and the other methods: on an
  * endpoint, the engine thread, through a {@link CmAgent} in its duty cycle; in a test, the test's. The MAD channel
- * ({@link GsiChannel}), the QP transitions ({@link CmQpTransitions}) and the response timers
- * ({@link CmRetransmitter}) are apart; this class is the state machine and the timewait. A MAD
- * that is malformed or unexpected is counted ({@link CmCounter}) and dropped, never answered with an exception.
+ * ({@link GsiChannel}), the QP transitions ({@link CmQpTransitions}), the response timers ({@link CmRetransmitter})
+ * and the connections held ({@link CmConnectionTable}) are apart; this class is the state machine and the timewait's
+ * rules. A MAD that is malformed or unexpected is counted ({@link CmCounter}) and dropped, never answered with an
+ * exception.
  * <p>
  * <b>Timewait.</b> A connection that closes (DREQ / DREP on either side, REJ, a timeout, {@link #release}) enters the
  * timewait of IBTA 12.9.8 and librdmacm: the manager keeps it, so that a late or duplicate MAD of the old connection
@@ -81,13 +80,7 @@ public final class ConnectionManager implements AutoCloseable
     private final CmRejFlyweight rej = new CmRejFlyweight();
     private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[CmMadFlyweight.LENGTH]);
     private final Map<CmCounter, Long> counters = new EnumMap<>(CmCounter.class);
-    /** Every connection the manager holds, by our communication ID: from its REQ until its timewait ends. */
-    private final Int2ObjectHashMap<CmConnection> byLocalCommId = new Int2ObjectHashMap<>();
-    /** The same connections by the peer's communication ID and CA GUID, once known: where a duplicate REQ looks. */
-    private final Map<CmRemoteId, CmConnection> byRemoteId = new HashMap<>();
-    private final CmRemoteId remoteIdProbe = new CmRemoteId();
-    /** Closed connections in the order they closed; each leaves when its timewait ends (see the class comment). */
-    private final ArrayDeque<CmConnection> timewait = new ArrayDeque<>();
+    private final CmConnectionTable connections;
     private final ArrayDeque<CmConnection> pendingRequests = new ArrayDeque<>();
     /** The peer of a MAD answered without a connection (a DREQ after the timewait). */
     private final AddressVector replyAddress = new AddressVector();
@@ -110,6 +103,7 @@ public final class ConnectionManager implements AutoCloseable
         this.gidIndex = gidIndex;
         this.resolver = resolver;
         this.random = new SplittableRandom(seed);
+        this.connections = new CmConnectionTable(random);
         this.caGuid = eui64(localPort.mac());
         this.gsi = new GsiChannel(device, localPort, this::count);
         this.buffer = gsi.buffer();
@@ -139,13 +133,13 @@ public final class ConnectionManager implements AutoCloseable
     /** How many connections the manager holds: pending, connecting, established, closing or in their timewait. */
     public int connectionCount()
     {
-        return byLocalCommId.size();
+        return connections.size();
     }
 
     /** How many of them are closed and wait for the end of their timewait. */
     public int timewaitCount()
     {
-        return timewait.size();
+        return connections.timewaitCount();
     }
 
     /** Accept REQs for this RDMA_PS_TCP port. */
@@ -184,7 +178,7 @@ public final class ConnectionManager implements AutoCloseable
     public CmConnection connect(final QueuePair qp, final long peerGidHigh, final long peerGidLow, final int port,
         final int responderResources, final int initiatorDepth, final long nowNs)
     {
-        final CmConnection c = new CmConnection(newCommId(), CmState.REQ_SENT);
+        final CmConnection c = new CmConnection(connections.newCommId(), CmState.REQ_SENT);
         c.qp = qp;
         c.transactionId = random.nextLong() & 0x0000_0000_FFFF_FFFFL | 0x0000_0002_0000_0000L;
         c.peerGidHigh = peerGidHigh;
@@ -223,7 +217,7 @@ public final class ConnectionManager implements AutoCloseable
             req.cmaHeaderIpv6(sourcePort, localPort.gidHigh(gidIndex), localPort.gidLow(gidIndex), peerGidHigh,
                 peerGidLow);
         }
-        byLocalCommId.put(c.localCommId, c);
+        connections.add(c);
         sendAndAwait(c, nowNs);
         return c;
     }
@@ -354,18 +348,17 @@ public final class ConnectionManager implements AutoCloseable
         enterTimewait(c, nowNs);
     }
 
-    /**
-     * Forgets the connections whose timewait is over, oldest first. One that closed later with a shorter timewait
-     * may wait behind an older one with a longer one: its timewait only grows, it never ends early.
-     */
+    /** Forgets the connections whose timewait is over; destroys the QPs the application released. */
     private int endTimewaits(final long nowNs)
     {
         int work = 0;
         CmConnection c;
-        while ((c = timewait.peek()) != null && nowNs - c.timewaitEndsNs >= 0)
+        while ((c = connections.pollTimewaitEnded(nowNs)) != null)
         {
-            timewait.poll();
-            forget(c);
+            if (c.released)
+            {
+                destroyQp(c);
+            }
             count(CmCounter.TIMEWAITS_ENDED);
             work++;
         }
@@ -398,7 +391,7 @@ public final class ConnectionManager implements AutoCloseable
         req.wrapAt(buffer, offset + GRH_BYTES);
         final int remoteCommId = req.localCommId();
         final long remoteGuid = req.localCaGuid();
-        final CmConnection known = byRemoteId.get(remoteIdProbe.set(remoteCommId, remoteGuid));
+        final CmConnection known = connections.getByRemote(remoteCommId, remoteGuid);
         if (known != null)
         {
             if (known.state() == CmState.REP_SENT)
@@ -418,7 +411,7 @@ public final class ConnectionManager implements AutoCloseable
             count(CmCounter.DROPPED_BAD_PRIVATE_DATA);
             return;
         }
-        final CmConnection c = new CmConnection(newCommId(), CmState.REQ_RCVD);
+        final CmConnection c = new CmConnection(connections.newCommId(), CmState.REQ_RCVD);
         c.remoteCommId = remoteCommId;
         c.remoteCaGuid = remoteGuid;
         c.transactionId = req.transactionId();
@@ -455,15 +448,15 @@ public final class ConnectionManager implements AutoCloseable
         }
         c.peer.hopLimit(req.primaryHopLimit() == 0 ? 64 : req.primaryHopLimit())
             .trafficClass(req.primaryTrafficClass());
-        byLocalCommId.put(c.localCommId, c);
-        indexRemote(c);
+        connections.add(c);
+        connections.indexRemote(c);
         pendingRequests.add(c);
     }
 
     private void onRep(final int offset, final long nowNs)
     {
         rep.wrapAt(buffer, offset + GRH_BYTES);
-        final CmConnection c = byLocalCommId.get(rep.remoteCommId());
+        final CmConnection c = connections.get(rep.remoteCommId());
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
@@ -483,7 +476,7 @@ public final class ConnectionManager implements AutoCloseable
         stopAwaiting(c);
         c.remoteCommId = rep.localCommId();
         c.remoteCaGuid = rep.localCaGuid();
-        indexRemote(c);
+        connections.indexRemote(c);
         c.remoteQpn = rep.localQpn();
         c.remotePsn = rep.startingPsn();
         c.rnrRetryCount = rep.rnrRetryCount();
@@ -500,7 +493,7 @@ public final class ConnectionManager implements AutoCloseable
 
     private void onRtu()
     {
-        final CmConnection c = byLocalCommId.get(mad.remoteCommId());
+        final CmConnection c = connections.get(mad.remoteCommId());
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
@@ -518,7 +511,7 @@ public final class ConnectionManager implements AutoCloseable
     private void onDreq(final int offset, final boolean ipv6, final long nowNs)
     {
         dreq.wrapAt(buffer, offset + GRH_BYTES);
-        final CmConnection c = byLocalCommId.get(dreq.remoteCommId());
+        final CmConnection c = connections.get(dreq.remoteCommId());
         if (c == null)
         {
             answerForgottenDreq(offset, ipv6);
@@ -579,7 +572,7 @@ public final class ConnectionManager implements AutoCloseable
 
     private void onDrep(final long nowNs)
     {
-        final CmConnection c = byLocalCommId.get(mad.remoteCommId());
+        final CmConnection c = connections.get(mad.remoteCommId());
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
@@ -598,7 +591,7 @@ public final class ConnectionManager implements AutoCloseable
     private void onRej(final int offset, final long nowNs)
     {
         rej.wrapAt(buffer, offset + GRH_BYTES);
-        final CmConnection c = byLocalCommId.get(rej.remoteCommId());
+        final CmConnection c = connections.get(rej.remoteCommId());
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
@@ -689,12 +682,6 @@ public final class ConnectionManager implements AutoCloseable
         retransmitter.stopAwaiting(c);
     }
 
-    private void indexRemote(final CmConnection c)
-    {
-        c.remoteId.set(c.remoteCommId, c.remoteCaGuid);
-        byRemoteId.put(c.remoteId, c);
-    }
-
     /** The connection closed: it stays held (and its QP alive) until its timewait ends. Once per connection. */
     private void enterTimewait(final CmConnection c, final long nowNs)
     {
@@ -703,27 +690,7 @@ public final class ConnectionManager implements AutoCloseable
             return;
         }
         stopAwaiting(c);
-        c.inTimewait = true;
-        c.timewaitEndsNs = nowNs + (timewaitNs >= 0 ? timewaitNs : timeoutNs(c.localAckTimeout));
-        timewait.add(c);
-    }
-
-    /** Lets go of a connection whose timewait is over; destroys its QP if the application released it. */
-    private void forget(final CmConnection c)
-    {
-        if (byLocalCommId.get(c.localCommId) == c)
-        {
-            byLocalCommId.remove(c.localCommId);
-        }
-        if (byRemoteId.get(c.remoteId) == c)
-        {
-            byRemoteId.remove(c.remoteId);
-        }
-        c.forgotten = true;
-        if (c.released)
-        {
-            destroyQp(c);
-        }
+        connections.enterTimewait(c, nowNs + (timewaitNs >= 0 ? timewaitNs : timeoutNs(c.localAckTimeout)));
     }
 
     private void destroyQp(final CmConnection c)
@@ -740,18 +707,6 @@ public final class ConnectionManager implements AutoCloseable
     private void sendMad(final AddressVector to, final UnsafeBuffer from)
     {
         gsi.send(to, from);
-    }
-
-    private int newCommId()
-    {
-        while (true)
-        {
-            final int id = random.nextInt();
-            if (id != 0 && !byLocalCommId.containsKey(id))
-            {
-                return id;
-            }
-        }
     }
 
     /** IBTA's timeout encoding: 4.096 µs × 2^value. */
@@ -775,13 +730,13 @@ public final class ConnectionManager implements AutoCloseable
     @Override
     public void close()
     {
-        for (final CmConnection c : byLocalCommId.values())
+        connections.forEach(c ->
         {
             if (c.released)
             {
                 destroyQp(c);
             }
-        }
+        });
         gsi.close();
     }
 }
