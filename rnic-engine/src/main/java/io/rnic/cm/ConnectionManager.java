@@ -1,36 +1,15 @@
 package io.rnic.cm;
 
 import io.rnic.transport.LocalPort;
-import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.AddressVector;
-import io.rnic.verbs.CompletionQueue;
-import io.rnic.device.ConnectParameters;
-import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.PathMtu;
-import io.rnic.verbs.ProtectionDomain;
-import io.rnic.verbs.QpAttrMask;
-import io.rnic.verbs.QpAttributes;
-import io.rnic.verbs.QpInitAttributes;
-import io.rnic.verbs.QpState;
-import io.rnic.verbs.QpType;
 import io.rnic.device.QueuePair;
-import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.device.RnicDevice;
-import io.rnic.verbs.SendWorkRequest;
-import io.rnic.verbs.WcStatus;
-import io.rnic.verbs.WorkCompletion;
-import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -39,8 +18,12 @@ import java.util.SplittableRandom;
  * The communication manager (IBTA chapter 12) over the GSI QP, as the RDMA CM uses it on RoCEv2: REQ / REP / RTU to
  * connect an RC QP, DREQ / DREP to disconnect, REJ to refuse; service IDs of the RDMA_PS_TCP port space and the RDMA
  * CM's IP header in the REQ's private data. Control path: one thread calls {@link #poll(long)} (receives MADs,
- * answers them, retransmits unanswered ones after the peer's CM response timeout) and the other methods. A MAD
- * that is malformed or unexpected is counted ({@link CmCounter}) and dropped, never answered with an exception.
+ * answers them, retransmits unanswered ones after the peer's CM response timeout) and the other methods: on an
+ * endpoint, the engine thread, through a {@link CmAgent} in its duty cycle; in a test, the test's. The MAD channel
+ * ({@link GsiChannel}), the QP transitions ({@link CmQpTransitions}), the response timers ({@link CmRetransmitter})
+ * and the connections held ({@link CmConnectionTable}) are apart; this class is the state machine and the timewait's
+ * rules. A MAD that is malformed or unexpected is counted ({@link CmCounter}) and dropped, never answered with an
+ * exception.
  * <p>
  * <b>Timewait.</b> A connection that closes (DREQ / DREP on either side, REJ, a timeout, {@link #release}) enters the
  * timewait of IBTA 12.9.8 and librdmacm: the manager keeps it, so that a late or duplicate MAD of the old connection
@@ -60,7 +43,7 @@ import java.util.SplittableRandom;
 public final class ConnectionManager implements AutoCloseable
 {
     /** The GSI's Q_Key (IBTA 13.4.6.1). */
-    public static final int GSI_QKEY = 0x8001_0000;
+    public static final int GSI_QKEY = GsiChannel.GSI_QKEY;
     /** Our CM response timeout, 4.096 µs × 2^20 ≈ 4.3 s, as the Linux RDMA CM's CMA_CM_RESPONSE_TIMEOUT. */
     public static final int CM_RESPONSE_TIMEOUT_DEFAULT = 20;
     public static final int MAX_CM_RETRIES_DEFAULT = 15;
@@ -71,10 +54,7 @@ public final class ConnectionManager implements AutoCloseable
     /** The timewait of each connection is its local ACK timeout (see the class comment). */
     public static final long TIMEWAIT_NS_DERIVED = -1;
 
-    private static final int GRH_BYTES = 40;
-    private static final int SLOT_BYTES = GRH_BYTES + CmMadFlyweight.LENGTH;
-    private static final int RECEIVE_SLOTS = 32;
-    private static final int SEND_SLOTS = 32;
+    private static final int GRH_BYTES = GsiChannel.GRH_BYTES;
 
     /** Where a peer's MAC comes from (ARP / neighbour discovery, or a static table): by the peer's GID. */
     @FunctionalInterface
@@ -83,22 +63,16 @@ public final class ConnectionManager implements AutoCloseable
         long resolve(long gidHigh, long gidLow);
     }
 
-    private final RnicDevice device;
     private final LocalPort localPort;
     private final int gidIndex;
     private final MacResolver resolver;
     private final long caGuid;
-    private final Arena arena = Arena.ofShared();
-    private final ProtectionDomain pd;
-    private final CompletionQueue sendCq;
-    private final CompletionQueue recvCq;
-    private final QueuePair gsi;
-    private final MemoryRegion mr;
-    private final MemorySegment memory;
+    private final GsiChannel gsi;
     private final UnsafeBuffer buffer;
-    private final WorkCompletion[] completions = new WorkCompletion[16];
-    private final SendWorkRequest send = new SendWorkRequest();
-    private final RecvWorkRequest recv = new RecvWorkRequest();
+    private final CmQpTransitions qps;
+    private final CmRetransmitter retransmitter;
+    private final GsiChannel.MadHandler onMad = this::onMad;
+    private final CmRetransmitter.GiveUp onRetriesExhausted = this::onRetriesExhausted;
     private final CmMadFlyweight mad = new CmMadFlyweight();
     private final CmReqFlyweight req = new CmReqFlyweight();
     private final CmRepFlyweight rep = new CmRepFlyweight();
@@ -106,27 +80,15 @@ public final class ConnectionManager implements AutoCloseable
     private final CmRejFlyweight rej = new CmRejFlyweight();
     private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[CmMadFlyweight.LENGTH]);
     private final Map<CmCounter, Long> counters = new EnumMap<>(CmCounter.class);
-    /** Every connection the manager holds, by our communication ID: from its REQ until its timewait ends. */
-    private final Int2ObjectHashMap<CmConnection> byLocalCommId = new Int2ObjectHashMap<>();
-    /** The same connections by the peer's communication ID and CA GUID, once known: where a duplicate REQ looks. */
-    private final Map<CmRemoteId, CmConnection> byRemoteId = new HashMap<>();
-    private final CmRemoteId remoteIdProbe = new CmRemoteId();
-    /** The connections with a MAD out that waits for its reply: the only ones the duty cycle visits for timers. */
-    private final List<CmConnection> awaitingReply = new ArrayList<>();
-    /** Closed connections in the order they closed; each leaves when its timewait ends (see the class comment). */
-    private final ArrayDeque<CmConnection> timewait = new ArrayDeque<>();
+    private final CmConnectionTable connections;
     private final ArrayDeque<CmConnection> pendingRequests = new ArrayDeque<>();
     /** The peer of a MAD answered without a connection (a DREQ after the timewait). */
     private final AddressVector replyAddress = new AddressVector();
     private final Set<Integer> listening = new HashSet<>();
     private final SplittableRandom random;
-    private int nextSendSlot;
     private int cmResponseTimeout = CM_RESPONSE_TIMEOUT_DEFAULT;
     private int maxCmRetries = MAX_CM_RETRIES_DEFAULT;
     private long timewaitNs = Long.getLong(TIMEWAIT_NS_PROP_NAME, TIMEWAIT_NS_DERIVED);
-    /** The source of the MAD being handled (its GRH area), filled by {@link #readSource}. */
-    private long sourceGidHigh;
-    private long sourceGidLow;
 
     /**
      * Creates the device's GSI QP and posts its receives.
@@ -137,31 +99,16 @@ public final class ConnectionManager implements AutoCloseable
     public ConnectionManager(final RnicDevice device, final LocalPort localPort, final int gidIndex,
         final MacResolver resolver, final long seed)
     {
-        this.device = device;
         this.localPort = localPort;
         this.gidIndex = gidIndex;
         this.resolver = resolver;
         this.random = new SplittableRandom(seed);
+        this.connections = new CmConnectionTable(random);
         this.caGuid = eui64(localPort.mac());
-        for (int i = 0; i < completions.length; i++)
-        {
-            completions[i] = new WorkCompletion();
-        }
-        pd = device.allocPd();
-        sendCq = device.createCq(2 * SEND_SLOTS);
-        recvCq = device.createCq(2 * RECEIVE_SLOTS);
-        memory = arena.allocate((long)SLOT_BYTES * (RECEIVE_SLOTS + SEND_SLOTS), 4096);
-        buffer = new UnsafeBuffer(memory.address(), (int)memory.byteSize());
-        mr = device.registerMemoryRegion(pd, memory, AccessFlags.LOCAL_WRITE);
-        gsi = device.createGsiQp(new QpInitAttributes().type(QpType.UD).pd(pd).cqs(sendCq, recvCq)
-            .capacity(SEND_SLOTS, RECEIVE_SLOTS).signalAll(true));
-        final ConnectParameters parameters = new ConnectParameters();
-        parameters.qkey = GSI_QKEY;
-        parameters.applyTo(gsi);
-        for (int slot = 0; slot < RECEIVE_SLOTS; slot++)
-        {
-            postReceive(slot);
-        }
+        this.gsi = new GsiChannel(device, localPort, this::count);
+        this.buffer = gsi.buffer();
+        this.qps = new CmQpTransitions(device);
+        this.retransmitter = new CmRetransmitter(gsi, this::count);
     }
 
     /** The CM response timeout we announce (4.096 µs × 2^value) and the retries we allow; for tests and tuning. */
@@ -186,13 +133,13 @@ public final class ConnectionManager implements AutoCloseable
     /** How many connections the manager holds: pending, connecting, established, closing or in their timewait. */
     public int connectionCount()
     {
-        return byLocalCommId.size();
+        return connections.size();
     }
 
     /** How many of them are closed and wait for the end of their timewait. */
     public int timewaitCount()
     {
-        return timewait.size();
+        return connections.timewaitCount();
     }
 
     /** Accept REQs for this RDMA_PS_TCP port. */
@@ -231,7 +178,7 @@ public final class ConnectionManager implements AutoCloseable
     public CmConnection connect(final QueuePair qp, final long peerGidHigh, final long peerGidLow, final int port,
         final int responderResources, final int initiatorDepth, final long nowNs)
     {
-        final CmConnection c = new CmConnection(newCommId(), CmState.REQ_SENT);
+        final CmConnection c = new CmConnection(connections.newCommId(), CmState.REQ_SENT);
         c.qp = qp;
         c.transactionId = random.nextLong() & 0x0000_0000_FFFF_FFFFL | 0x0000_0002_0000_0000L;
         c.peerGidHigh = peerGidHigh;
@@ -270,7 +217,7 @@ public final class ConnectionManager implements AutoCloseable
             req.cmaHeaderIpv6(sourcePort, localPort.gidHigh(gidIndex), localPort.gidLow(gidIndex), peerGidHigh,
                 peerGidLow);
         }
-        byLocalCommId.put(c.localCommId, c);
+        connections.add(c);
         sendAndAwait(c, nowNs);
         return c;
     }
@@ -360,8 +307,8 @@ public final class ConnectionManager implements AutoCloseable
             case REQ_SENT ->
             {
                 stopAwaiting(c);
-                toError(c);
                 c.state(CmState.TIMED_OUT);
+                toError(c);
                 enterTimewait(c, nowNs);
             }
             case REP_SENT, ESTABLISHED -> disconnect(c, nowNs);
@@ -382,95 +329,44 @@ public final class ConnectionManager implements AutoCloseable
      */
     public int poll(final long nowNs)
     {
-        int work = 0;
-        int n;
-        while ((n = sendCq.poll(completions, completions.length)) > 0)
-        {
-            for (int i = 0; i < n; i++)
-            {
-                if (completions[i].status() != WcStatus.SUCCESS)
-                {
-                    count(CmCounter.SEND_ERRORS);
-                }
-            }
-            work += n;
-        }
-        while ((n = recvCq.poll(completions, completions.length)) > 0)
-        {
-            for (int i = 0; i < n; i++)
-            {
-                final WorkCompletion wc = completions[i];
-                final int slot = (int)wc.wrId();
-                if (wc.status() != WcStatus.SUCCESS)
-                {
-                    count(CmCounter.DROPPED_RECEIVE_ERROR);
-                }
-                else if (wc.byteLength() < SLOT_BYTES)
-                {
-                    count(CmCounter.DROPPED_TRUNCATED);
-                }
-                else
-                {
-                    onMad(slot, wc.networkHeaderType() == WorkCompletion.NETWORK_HDR_IPV6, nowNs);
-                }
-                postReceive(slot);
-            }
-            work += n;
-        }
-        // backwards: a connection that stops awaiting is replaced by the last one, which was already visited
-        for (int i = awaitingReply.size() - 1; i >= 0; i--)
-        {
-            final CmConnection c = awaitingReply.get(i);
-            if (nowNs - c.retransmitAtNs >= 0)
-            {
-                if (c.retriesLeft-- <= 0)
-                {
-                    stopAwaiting(c);
-                    count(CmCounter.TIMEOUTS);
-                    if (c.state() == CmState.DREQ_SENT)
-                    {
-                        c.state(CmState.DISCONNECTED); // IBTA 12.9.6: DREQ unanswered, time wait anyway
-                    }
-                    else
-                    {
-                        toError(c);
-                        c.state(CmState.TIMED_OUT);
-                    }
-                    enterTimewait(c, nowNs);
-                }
-                else
-                {
-                    count(CmCounter.RETRANSMISSIONS);
-                    transmit(c);
-                    c.retransmitAtNs = nowNs + timeoutNs(c.peerResponseTimeout);
-                }
-                work++;
-            }
-        }
+        final int work = gsi.poll(nowNs, onMad) + retransmitter.poll(nowNs, onRetriesExhausted);
         return work + endTimewaits(nowNs);
     }
 
-    /**
-     * Forgets the connections whose timewait is over, oldest first. One that closed later with a shorter timewait
-     * may wait behind an older one with a longer one: its timewait only grows, it never ends early.
-     */
+    /** The last retry of a REQ, REP or DREQ went unanswered: the connection ends (IBTA 12.9.6). */
+    private void onRetriesExhausted(final CmConnection c, final long nowNs)
+    {
+        if (c.state() == CmState.DREQ_SENT)
+        {
+            c.state(CmState.DISCONNECTED); // IBTA 12.9.6: DREQ unanswered, time wait anyway
+        }
+        else
+        {
+            c.state(CmState.TIMED_OUT);
+            toError(c);
+        }
+        enterTimewait(c, nowNs);
+    }
+
+    /** Forgets the connections whose timewait is over; destroys the QPs the application released. */
     private int endTimewaits(final long nowNs)
     {
         int work = 0;
         CmConnection c;
-        while ((c = timewait.peek()) != null && nowNs - c.timewaitEndsNs >= 0)
+        while ((c = connections.pollTimewaitEnded(nowNs)) != null)
         {
-            timewait.poll();
-            forget(c);
+            if (c.released)
+            {
+                destroyQp(c);
+            }
             count(CmCounter.TIMEWAITS_ENDED);
             work++;
         }
         return work;
     }
 
-    private void onMad(final int slot, final boolean ipv6, final long nowNs)
+    private void onMad(final int offset, final boolean ipv6, final long nowNs)
     {
-        final int offset = slot * SLOT_BYTES;
         mad.wrapAt(buffer, offset + GRH_BYTES);
         count(CmCounter.MADS_RECEIVED);
         if (!mad.isCmSend())
@@ -495,7 +391,7 @@ public final class ConnectionManager implements AutoCloseable
         req.wrapAt(buffer, offset + GRH_BYTES);
         final int remoteCommId = req.localCommId();
         final long remoteGuid = req.localCaGuid();
-        final CmConnection known = byRemoteId.get(remoteIdProbe.set(remoteCommId, remoteGuid));
+        final CmConnection known = connections.getByRemote(remoteCommId, remoteGuid);
         if (known != null)
         {
             if (known.state() == CmState.REP_SENT)
@@ -515,7 +411,7 @@ public final class ConnectionManager implements AutoCloseable
             count(CmCounter.DROPPED_BAD_PRIVATE_DATA);
             return;
         }
-        final CmConnection c = new CmConnection(newCommId(), CmState.REQ_RCVD);
+        final CmConnection c = new CmConnection(connections.newCommId(), CmState.REQ_RCVD);
         c.remoteCommId = remoteCommId;
         c.remoteCaGuid = remoteGuid;
         c.transactionId = req.transactionId();
@@ -534,8 +430,8 @@ public final class ConnectionManager implements AutoCloseable
         c.pathMtu = code >= 1 && code < ours.value() ? PathMtu.values()[code - 1] : ours;
         // the peer's address: the source of the datagram (the GRH area), which is its primary GID on RoCEv2
         final int localGid = readSource(offset, ipv6);
-        c.peerGidHigh = sourceGidHigh;
-        c.peerGidLow = sourceGidLow;
+        c.peerGidHigh = gsi.sourceGidHigh();
+        c.peerGidLow = gsi.sourceGidLow();
         try
         {
             addressPeer(c, localGid < 0 ? gidIndex : localGid);
@@ -552,15 +448,15 @@ public final class ConnectionManager implements AutoCloseable
         }
         c.peer.hopLimit(req.primaryHopLimit() == 0 ? 64 : req.primaryHopLimit())
             .trafficClass(req.primaryTrafficClass());
-        byLocalCommId.put(c.localCommId, c);
-        indexRemote(c);
+        connections.add(c);
+        connections.indexRemote(c);
         pendingRequests.add(c);
     }
 
     private void onRep(final int offset, final long nowNs)
     {
         rep.wrapAt(buffer, offset + GRH_BYTES);
-        final CmConnection c = byLocalCommId.get(rep.remoteCommId());
+        final CmConnection c = connections.get(rep.remoteCommId());
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
@@ -580,7 +476,7 @@ public final class ConnectionManager implements AutoCloseable
         stopAwaiting(c);
         c.remoteCommId = rep.localCommId();
         c.remoteCaGuid = rep.localCaGuid();
-        indexRemote(c);
+        connections.indexRemote(c);
         c.remoteQpn = rep.localQpn();
         c.remotePsn = rep.startingPsn();
         c.rnrRetryCount = rep.rnrRetryCount();
@@ -597,7 +493,7 @@ public final class ConnectionManager implements AutoCloseable
 
     private void onRtu()
     {
-        final CmConnection c = byLocalCommId.get(mad.remoteCommId());
+        final CmConnection c = connections.get(mad.remoteCommId());
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
@@ -615,7 +511,7 @@ public final class ConnectionManager implements AutoCloseable
     private void onDreq(final int offset, final boolean ipv6, final long nowNs)
     {
         dreq.wrapAt(buffer, offset + GRH_BYTES);
-        final CmConnection c = byLocalCommId.get(dreq.remoteCommId());
+        final CmConnection c = connections.get(dreq.remoteCommId());
         if (c == null)
         {
             answerForgottenDreq(offset, ipv6);
@@ -630,13 +526,13 @@ public final class ConnectionManager implements AutoCloseable
         {
             case ESTABLISHED, REP_SENT, DREQ_SENT ->
             {
+                c.state(CmState.DISCONNECTED); // first: see toError
                 toError(c);
                 stopAwaiting(c);
                 c.transactionId = dreq.transactionId();
                 mad.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_DREP, c.transactionId)
                     .localCommId(c.localCommId).remoteCommId(c.remoteCommId);
                 scratch.getBytes(0, c.lastSent);
-                c.state(CmState.DISCONNECTED);
                 enterTimewait(c, nowNs);
                 transmit(c);
             }
@@ -661,7 +557,7 @@ public final class ConnectionManager implements AutoCloseable
         final int localGid = readSource(offset, ipv6);
         try
         {
-            addressPeer(replyAddress, sourceGidHigh, sourceGidLow, localGid < 0 ? gidIndex : localGid);
+            addressPeer(replyAddress, gsi.sourceGidHigh(), gsi.sourceGidLow(), localGid < 0 ? gidIndex : localGid);
         }
         catch (final RuntimeException ex)
         {
@@ -676,7 +572,7 @@ public final class ConnectionManager implements AutoCloseable
 
     private void onDrep(final long nowNs)
     {
-        final CmConnection c = byLocalCommId.get(mad.remoteCommId());
+        final CmConnection c = connections.get(mad.remoteCommId());
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
@@ -695,7 +591,7 @@ public final class ConnectionManager implements AutoCloseable
     private void onRej(final int offset, final long nowNs)
     {
         rej.wrapAt(buffer, offset + GRH_BYTES);
-        final CmConnection c = byLocalCommId.get(rej.remoteCommId());
+        final CmConnection c = connections.get(rej.remoteCommId());
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
@@ -708,8 +604,8 @@ public final class ConnectionManager implements AutoCloseable
         }
         stopAwaiting(c);
         c.rejectReason(rej.reason());
-        toError(c);
         c.state(CmState.REJECTED);
+        toError(c);
         enterTimewait(c, nowNs);
     }
 
@@ -721,57 +617,22 @@ public final class ConnectionManager implements AutoCloseable
      */
     public static void toInit(final QueuePair qp)
     {
-        if (qp.state() != QpState.RESET)
-        {
-            return;
-        }
-        final QpAttributes attr = new QpAttributes();
-        attr.state = QpState.INIT;
-        attr.accessFlags = QP_ACCESS;
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
+        CmQpTransitions.toInit(qp);
     }
 
-    private static final int QP_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE |
-        AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
-
-    /**
-     * INIT (keeping the receives posted) → RTR → RTS with the connection's parameters. The starting PSN each side
-     * announces (REQ, REP) is the PSN it expects to receive first: the peer sends from it. So Linux does, as
-     * rping.pcap shows (the client's first SEND carries the REP's PSN, the server's first READ the REQ's), and
-     * rxe answers a packet at the other PSN with a sequence-error NAK.
-     */
     private void connectQp(final CmConnection c, final int maxReadAtomic, final int maxDestReadAtomic)
     {
-        final QueuePair qp = c.qp;
-        toInit(qp);
-        final QpAttributes attr = new QpAttributes();
-        attr.state = QpState.RTR;
-        attr.pathMtu = c.pathMtu;
-        attr.destQpNumber = c.remoteQpn;
-        attr.rqPsn = c.localPsn;
-        attr.maxDestReadAtomic = Math.max(1, maxDestReadAtomic);
-        attr.minRnrTimer = 12;
-        attr.addressVector.copyFrom(c.peer);
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
-            QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
-        attr.state = QpState.RTS;
-        attr.sqPsn = c.remotePsn;
-        attr.timeout = c.localAckTimeout;
-        attr.retryCount = c.retryCount;
-        attr.rnrRetry = c.rnrRetryCount;
-        attr.maxReadAtomic = Math.max(1, maxReadAtomic);
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT |
-            QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+        qps.toRts(c, maxReadAtomic, maxDestReadAtomic);
     }
 
+    /**
+     * The QP of a connection that just closed to the error state. Its state is set first: the WRs the error state
+     * flushes complete on another thread (the application's, with the CM on the engine thread), which must find the
+     * connection closed when it sees them, as rping does when the peer's DREQ overtakes the ACK of its last SEND.
+     */
     private void toError(final CmConnection c)
     {
-        if (c.qp != null && c.qp.state() != QpState.RESET && c.qp.state() != QpState.ERR)
-        {
-            final QpAttributes attr = new QpAttributes();
-            attr.state = QpState.ERR;
-            c.qp.modify(attr, QpAttrMask.STATE);
-        }
+        qps.toError(c);
     }
 
     private void addressPeer(final CmConnection c, final int sourceGidIndex)
@@ -793,22 +654,10 @@ public final class ConnectionManager implements AutoCloseable
         peer.sourceGidIndex(sourceGidIndex).hopLimit(64).destinationMac(resolver.resolve(peerGidHigh, peerGidLow));
     }
 
-    /**
-     * The source GID of the datagram in a receive slot (its GRH area: an IPv6 header, or an IPv4 header in its last
-     * 20 bytes) into {@link #sourceGidHigh} / {@link #sourceGidLow}; returns the index of our GID it was sent to, -1
-     * if none is.
-     */
+    /** The source of the datagram at {@code grh} into the channel's source GID; the index of our GID it was for. */
     private int readSource(final int grh, final boolean ipv6)
     {
-        if (ipv6)
-        {
-            sourceGidHigh = buffer.getLong(grh + 8, ByteOrder.BIG_ENDIAN);
-            sourceGidLow = buffer.getLong(grh + 16, ByteOrder.BIG_ENDIAN);
-            return gidOf(buffer.getLong(grh + 24, ByteOrder.BIG_ENDIAN), buffer.getLong(grh + 32, ByteOrder.BIG_ENDIAN));
-        }
-        sourceGidHigh = 0;
-        sourceGidLow = 0x0000_FFFF_0000_0000L | (buffer.getInt(grh + 20 + 12, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL);
-        return gidOf(0, 0x0000_FFFF_0000_0000L | (buffer.getInt(grh + 20 + 16, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL));
+        return gsi.readSource(grh, ipv6);
     }
 
     private void sendReject(final long transactionId, final int remoteCommId, final int localCommId,
@@ -825,37 +674,12 @@ public final class ConnectionManager implements AutoCloseable
     private void sendAndAwait(final CmConnection c, final long nowNs)
     {
         scratch.getBytes(0, c.lastSent);
-        if (c.awaitingIndex < 0)
-        {
-            c.awaitingIndex = awaitingReply.size();
-            awaitingReply.add(c);
-        }
-        c.retriesLeft = c.maxRetries;
-        c.retransmitAtNs = nowNs + timeoutNs(c.peerResponseTimeout);
-        transmit(c);
+        retransmitter.sendAndAwait(c, nowNs);
     }
 
-    /** Swap-removes from {@link #awaitingReply} in O(1): the last one takes the place. */
     private void stopAwaiting(final CmConnection c)
     {
-        final int index = c.awaitingIndex;
-        if (index < 0)
-        {
-            return;
-        }
-        final CmConnection last = awaitingReply.remove(awaitingReply.size() - 1);
-        if (last != c)
-        {
-            awaitingReply.set(index, last);
-            last.awaitingIndex = index;
-        }
-        c.awaitingIndex = -1;
-    }
-
-    private void indexRemote(final CmConnection c)
-    {
-        c.remoteId.set(c.remoteCommId, c.remoteCaGuid);
-        byRemoteId.put(c.remoteId, c);
+        retransmitter.stopAwaiting(c);
     }
 
     /** The connection closed: it stays held (and its QP alive) until its timewait ends. Once per connection. */
@@ -866,102 +690,23 @@ public final class ConnectionManager implements AutoCloseable
             return;
         }
         stopAwaiting(c);
-        c.inTimewait = true;
-        c.timewaitEndsNs = nowNs + (timewaitNs >= 0 ? timewaitNs : timeoutNs(c.localAckTimeout));
-        timewait.add(c);
-    }
-
-    /** Lets go of a connection whose timewait is over; destroys its QP if the application released it. */
-    private void forget(final CmConnection c)
-    {
-        if (byLocalCommId.get(c.localCommId) == c)
-        {
-            byLocalCommId.remove(c.localCommId);
-        }
-        if (byRemoteId.get(c.remoteId) == c)
-        {
-            byRemoteId.remove(c.remoteId);
-        }
-        c.forgotten = true;
-        if (c.released)
-        {
-            destroyQp(c);
-        }
+        connections.enterTimewait(c, nowNs + (timewaitNs >= 0 ? timewaitNs : timeoutNs(c.localAckTimeout)));
     }
 
     private void destroyQp(final CmConnection c)
     {
-        final QueuePair qp = c.qp;
-        if (qp != null)
-        {
-            c.qp = null;
-            device.destroyQp(qp);
-        }
+        qps.destroy(c);
     }
 
+    /** Sends the connection's last MAD again (a duplicate answered, or an RTU / DREP that needs no reply). */
     private void transmit(final CmConnection c)
     {
-        final int offset = (RECEIVE_SLOTS + nextSendSlot) * SLOT_BYTES;
-        nextSendSlot = (nextSendSlot + 1) % SEND_SLOTS;
-        buffer.putBytes(offset, c.lastSent);
-        post(c.peer, offset);
+        gsi.send(c.peer, c.lastSent);
     }
 
     private void sendMad(final AddressVector to, final UnsafeBuffer from)
     {
-        final int offset = (RECEIVE_SLOTS + nextSendSlot) * SLOT_BYTES;
-        nextSendSlot = (nextSendSlot + 1) % SEND_SLOTS;
-        buffer.putBytes(offset, from, 0, CmMadFlyweight.LENGTH);
-        post(to, offset);
-    }
-
-    private void post(final AddressVector to, final int offset)
-    {
-        send.reset();
-        send.sgl.add(mr.address() + offset, CmMadFlyweight.LENGTH, mr.lKey());
-        send.udRemoteQpn = 1;
-        send.udRemoteQkey = GSI_QKEY;
-        send.udAddress.copyFrom(to);
-        if (gsi.postSend(send) == QueuePair.POST_OK)
-        {
-            count(CmCounter.MADS_SENT);
-        }
-        else
-        {
-            count(CmCounter.SEND_ERRORS);
-        }
-    }
-
-    private void postReceive(final int slot)
-    {
-        recv.wrId = slot;
-        recv.sgl.clear();
-        recv.sgl.add(mr.address() + (long)slot * SLOT_BYTES, SLOT_BYTES, mr.lKey());
-        gsi.postRecv(recv);
-    }
-
-    private int newCommId()
-    {
-        while (true)
-        {
-            final int id = random.nextInt();
-            if (id != 0 && !byLocalCommId.containsKey(id))
-            {
-                return id;
-            }
-        }
-    }
-
-    private int gidOf(final long high, final long low)
-    {
-        for (int i = 0; i < localPort.gidCount(); i++)
-        {
-            if (localPort.gidHigh(i) == high && localPort.gidLow(i) == low)
-            {
-                return i;
-            }
-        }
-        return -1;
+        gsi.send(to, from);
     }
 
     /** IBTA's timeout encoding: 4.096 µs × 2^value. */
@@ -985,15 +730,13 @@ public final class ConnectionManager implements AutoCloseable
     @Override
     public void close()
     {
-        for (final CmConnection c : byLocalCommId.values())
+        connections.forEach(c ->
         {
             if (c.released)
             {
                 destroyQp(c);
             }
-        }
-        device.destroyQp(gsi);
-        device.deregisterMemoryRegion(mr);
-        arena.close();
+        });
+        gsi.close();
     }
 }

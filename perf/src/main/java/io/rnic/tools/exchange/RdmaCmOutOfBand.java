@@ -1,5 +1,6 @@
 package io.rnic.tools.exchange;
 
+import io.rnic.cm.CmAgent;
 import io.rnic.cm.CmConnection;
 import io.rnic.cm.CmRejFlyweight;
 import io.rnic.cm.ConnectionManager;
@@ -24,6 +25,7 @@ import io.rnic.verbs.WcOpcode;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -75,7 +77,8 @@ public final class RdmaCmOutOfBand implements OutOfBand
     /** How long the client waits before it asks again for a test QP connection nobody listened for. */
     private static final long RELISTEN_WAIT_NS = 10_000_000L;
 
-    private final ConnectionManager cm;
+    private final ConnectionManager manager;
+    private final CmAgent cm;
     private final Endpoint endpoint;
     private final boolean server;
     private final PerftestOutOfBand.Script script;
@@ -112,9 +115,12 @@ public final class RdmaCmOutOfBand implements OutOfBand
         this.gidIndex = gidIndex;
         this.timeoutNs = timeoutMs * 1_000_000L;
         final Duration resolveTimeout = Duration.ofMillis(Math.min(timeoutMs, 30_000));
-        this.cm = new ConnectionManager(endpoint.device(), endpoint.localPort(), gidIndex,
-            (high, low) -> endpoint.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, resolveTimeout),
+        // the manager runs on the engine thread, which must not wait for a neighbour: only the caller's thread does
+        this.manager = new ConnectionManager(endpoint.device(), endpoint.localPort(), gidIndex,
+            (high, low) -> endpoint.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, Duration.ZERO),
             System.nanoTime());
+        this.cm = new CmAgent(manager, SystemNanoClock.INSTANCE,
+            (high, low) -> endpoint.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, resolveTimeout));
         this.peerName = server ? "the rdma_cm client" :
             InterfaceAddresses.gidAddress(serverGid[0], serverGid[1]).getHostAddress() + " port " + port;
         final ProtectionDomain pd = endpoint.device().allocPd();
@@ -130,6 +136,7 @@ public final class RdmaCmOutOfBand implements OutOfBand
         {
             postReceive(slot);
         }
+        endpoint.addApplication(cm);
     }
 
     /**
@@ -171,37 +178,28 @@ public final class RdmaCmOutOfBand implements OutOfBand
         final long deadlineNs = System.nanoTime() + timeoutNs;
         if (server)
         {
-            CmConnection request;
-            while ((request = cm.pollConnectRequest()) == null)
+            final CmConnection request = cm.awaitConnectRequest(deadlineNs - System.nanoTime());
+            if (request == null)
             {
-                cm.poll(System.nanoTime());
-                if (System.nanoTime() - deadlineNs > 0)
-                {
-                    throw new IOException("no rdma_cm connect request for " + what + " on port " + port + " within " +
-                        timeoutNs / 1_000_000 + " ms");
-                }
-                idle();
+                throw new IOException("no rdma_cm connect request for " + what + " on port " + port + " within " +
+                    timeoutNs / 1_000_000 + " ms");
             }
-            cm.accept(request, qp, resources, resources, System.nanoTime());
+            cm.accept(request, qp, resources, resources);
             // established when the RTU arrives; the client's first SEND may come before it (the QP is in RTS)
             return request;
         }
-        CmConnection c = cm.connect(qp, serverGid[0], serverGid[1], port, resources, resources, System.nanoTime());
+        CmConnection c = cm.connect(qp, serverGid[0], serverGid[1], port, resources, resources);
         while (!c.isEstablished())
         {
-            cm.poll(System.nanoTime());
+            final CmConnection awaited = c;
+            cm.await(() -> awaited.isEstablished() || awaited.isClosed(), deadlineNs - System.nanoTime());
             if (c.isClosed() && retriesListening(c, qp, deadlineNs))
             {
                 // perftest's server listens for the test QP's connection only after it answered the hand-shake
                 // before it: a REQ quicker than librdmacm's address and route resolution may find no listener
-                final long againNs = System.nanoTime() + RELISTEN_WAIT_NS;
-                while (System.nanoTime() - againNs < 0)
-                {
-                    cm.poll(System.nanoTime());
-                    idle();
-                }
+                cm.await(() -> false, RELISTEN_WAIT_NS);
                 resetQp(qp);
-                c = cm.connect(qp, serverGid[0], serverGid[1], port, resources, resources, System.nanoTime());
+                c = cm.connect(qp, serverGid[0], serverGid[1], port, resources, resources);
                 continue;
             }
             if (c.isClosed())
@@ -216,7 +214,6 @@ public final class RdmaCmOutOfBand implements OutOfBand
                 throw new IOException("rdma_cm connect of " + what + " to " + peerName + ": no reply within " +
                     timeoutNs / 1_000_000 + " ms");
             }
-            idle();
         }
         return c;
     }
@@ -317,7 +314,6 @@ public final class RdmaCmOutOfBand implements OutOfBand
                 }
                 return;
             }
-            cm.poll(System.nanoTime());
             if (comm.isClosed())
             {
                 throw new IOException(peerName + " disconnected (" + comm.state() + ") while we waited for the " +
@@ -440,43 +436,27 @@ public final class RdmaCmOutOfBand implements OutOfBand
     private void disconnect() throws IOException
     {
         final long deadlineNs = System.nanoTime() + timeoutNs;
-        cm.disconnect(data, System.nanoTime());
+        cm.disconnect(data);
         awaitClosed(data, deadlineNs, "the test QP's DREP");
         if (server)
         {
-            cm.disconnect(comm, System.nanoTime());
+            cm.disconnect(comm);
         }
         else
         {
-            final long peerDeadlineNs = System.nanoTime() + PEER_DREQ_WAIT_NS;
-            while (!comm.isClosed() && System.nanoTime() - peerDeadlineNs < 0)
-            {
-                cm.poll(System.nanoTime());
-                idle();
-            }
-            cm.disconnect(comm, System.nanoTime()); // no-op once the server's DREQ closed it
+            cm.await(comm::isClosed, PEER_DREQ_WAIT_NS);
+            cm.disconnect(comm); // no-op once the server's DREQ closed it
         }
         awaitClosed(comm, deadlineNs, "the exchange QP's DREP");
         // a moment to answer a retransmitted DREQ (our DREP lost) before the GSI QP goes away
-        final long lingerUntilNs = System.nanoTime() + 50_000_000L;
-        while (System.nanoTime() - lingerUntilNs < 0)
-        {
-            cm.poll(System.nanoTime());
-            idle();
-        }
+        cm.await(() -> false, 50_000_000L);
     }
 
     private void awaitClosed(final CmConnection c, final long deadlineNs, final String what) throws IOException
     {
-        while (!c.isClosed())
+        if (!cm.await(c::isClosed, deadlineNs - System.nanoTime()))
         {
-            cm.poll(System.nanoTime());
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                throw new IOException("no " + what + " from " + peerName + " within " + timeoutNs / 1_000_000 +
-                    " ms");
-            }
-            idle();
+            throw new IOException("no " + what + " from " + peerName + " within " + timeoutNs / 1_000_000 + " ms");
         }
     }
 
@@ -501,7 +481,8 @@ public final class RdmaCmOutOfBand implements OutOfBand
     @Override
     public void close()
     {
-        cm.close();
+        endpoint.removeApplication(cm);
+        manager.close();
         endpoint.device().destroyQp(commQp);
         endpoint.device().deregisterMemoryRegion(mr);
         arena.close();

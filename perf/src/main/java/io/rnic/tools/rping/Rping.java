@@ -1,5 +1,6 @@
 package io.rnic.tools.rping;
 
+import io.rnic.cm.CmAgent;
 import io.rnic.cm.CmConnection;
 import io.rnic.cm.CmCounter;
 import io.rnic.cm.ConnectionManager;
@@ -25,6 +26,7 @@ import io.rnic.verbs.WcOpcode;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -78,7 +80,7 @@ public final class Rping
     private java.nio.file.Path pcap;
 
     private Endpoint endpoint;
-    private ConnectionManager cm;
+    private CmAgent cm;
     private CmConnection connection;
     private QueuePair qp;
     private CompletionQueue sendCq;
@@ -180,9 +182,13 @@ public final class Rping
             endpoint = started;
             deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
             final Duration resolveTimeout = Duration.ofMillis(Math.min(timeoutMs, 30_000));
-            cm = new ConnectionManager(started.device(), localPort, gidIndex,
-                (high, low) -> started.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, resolveTimeout),
+            // the manager runs on the engine thread, which must not wait for a neighbour: only the caller's thread does
+            final ConnectionManager manager = new ConnectionManager(started.device(), localPort, gidIndex,
+                (high, low) -> started.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, Duration.ZERO),
                 System.nanoTime());
+            cm = new CmAgent(manager, SystemNanoClock.INSTANCE,
+                (high, low) -> started.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, resolveTimeout));
+            started.addApplication(cm);
             try
             {
                 setUp(arena);
@@ -198,7 +204,8 @@ public final class Rping
             }
             finally
             {
-                cm.close();
+                started.removeApplication(cm);
+                manager.close();
             }
         }
     }
@@ -226,18 +233,13 @@ public final class Rping
     private String runServer()
     {
         cm.listen(port);
-        CmConnection request;
-        while ((request = cm.pollConnectRequest()) == null)
+        final CmConnection request = cm.awaitConnectRequest(leftNs());
+        if (request == null)
         {
-            cm.poll(System.nanoTime());
-            if (expired())
-            {
-                return "no connect request within " + timeoutMs + " ms";
-            }
-            idle();
+            return "no connect request within " + timeoutMs + " ms";
         }
         connection = request;
-        cm.accept(request, qp, 1, 1, System.nanoTime());
+        cm.accept(request, qp, 1, 1);
         for (long ping = 0; count == 0 || ping < count; ping++)
         {
             // the client's start buffer
@@ -305,12 +307,7 @@ public final class Rping
             }
         }
         // the client disconnects after its last ping; if it does not, we do
-        final long waitUntilNs = System.nanoTime() + 2_000_000_000L;
-        while (!connection.isClosed() && System.nanoTime() - waitUntilNs < 0)
-        {
-            cm.poll(System.nanoTime());
-            idle();
-        }
+        cm.await(connection::isClosed, 2_000_000_000L);
         return disconnect("server");
     }
 
@@ -318,20 +315,16 @@ public final class Rping
 
     private String runClient(final long[] serverGid)
     {
-        connection = cm.connect(qp, serverGid[0], serverGid[1], port, 1, 1, System.nanoTime());
-        while (!connection.isEstablished())
+        final CmConnection c = cm.connect(qp, serverGid[0], serverGid[1], port, 1, 1);
+        connection = c;
+        if (!cm.await(() -> c.isEstablished() || c.isClosed(), leftNs()))
         {
-            cm.poll(System.nanoTime());
-            if (connection.isClosed())
-            {
-                return "connect error: " + connection.state() +
-                    (connection.rejectReason() != 0 ? " (reject reason " + connection.rejectReason() + ")" : "");
-            }
-            if (expired())
-            {
-                return "connect error: no reply within " + timeoutMs + " ms";
-            }
-            idle();
+            return "connect error: no reply within " + timeoutMs + " ms";
+        }
+        if (c.isClosed())
+        {
+            return "connect error: " + c.state() +
+                (c.rejectReason() != 0 ? " (reject reason " + c.rejectReason() + ")" : "");
         }
         int start = 'A';
         for (long ping = 0; count == 0 || ping < count; ping++)
@@ -455,7 +448,7 @@ public final class Rping
         return failure;
     }
 
-    /** Polls a CQ for one completion, keeping the CM going (retransmissions, the peer's DREQ). */
+    /** Polls a CQ for one completion; the engine thread keeps the CM going (retransmissions, the peer's DREQ). */
     private String await(final CompletionQueue cq, final String what)
     {
         while (true)
@@ -465,7 +458,6 @@ public final class Rping
                 final WorkCompletion wc = wcs[0];
                 return wc.status() == WcStatus.SUCCESS ? null : what + " completed with " + wc.status();
             }
-            cm.poll(System.nanoTime());
             if (connection.isClosed())
             {
                 return "the connection closed (" + connection.state() + ") while waiting for a " + what;
@@ -480,29 +472,24 @@ public final class Rping
 
     private String disconnect(final String role)
     {
-        cm.disconnect(connection, System.nanoTime());
-        while (!connection.isClosed())
+        cm.disconnect(connection);
+        if (!cm.await(connection::isClosed, leftNs()))
         {
-            cm.poll(System.nanoTime());
-            if (expired())
-            {
-                return "no DREP within " + timeoutMs + " ms";
-            }
-            idle();
+            return "no DREP within " + timeoutMs + " ms";
         }
         // stay a moment to answer a retransmitted DREQ (our DREP lost) before the GSI QP goes away
-        final long lingerUntilNs = System.nanoTime() + 50_000_000L;
-        while (System.nanoTime() - lingerUntilNs < 0)
-        {
-            cm.poll(System.nanoTime());
-            idle();
-        }
+        cm.await(() -> false, 50_000_000L);
         out.println(role + " DISCONNECT EVENT...");
         if (cm.counter(CmCounter.RETRANSMISSIONS) > 0)
         {
             out.println(" CM retransmissions: " + cm.counter(CmCounter.RETRANSMISSIONS));
         }
         return null;
+    }
+
+    private long leftNs()
+    {
+        return deadlineNs - System.nanoTime();
     }
 
     private boolean expired()
