@@ -1,5 +1,7 @@
 package io.rnic.cm;
 
+import io.rnic.status.CounterBlock;
+import io.rnic.status.CounterTypes;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.AddressVector;
@@ -105,7 +107,8 @@ public final class ConnectionManager implements AutoCloseable
     private final CmDreqFlyweight dreq = new CmDreqFlyweight();
     private final CmRejFlyweight rej = new CmRejFlyweight();
     private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[CmMadFlyweight.LENGTH]);
-    private final Map<CmCounter, Long> counters = new EnumMap<>(CmCounter.class);
+    /** In the device's counters manager, one per {@link CmCounter}: readable from any thread. */
+    private final CounterBlock counters;
     /** Every connection the manager holds, by our communication ID: from its REQ until its timewait ends. */
     private final Int2ObjectHashMap<CmConnection> byLocalCommId = new Int2ObjectHashMap<>();
     /** The same connections by the peer's communication ID and CA GUID, once known: where a duplicate REQ looks. */
@@ -143,6 +146,8 @@ public final class ConnectionManager implements AutoCloseable
         this.resolver = resolver;
         this.random = new SplittableRandom(seed);
         this.caGuid = eui64(localPort.mac());
+        this.counters = new CounterBlock(device.engine().countersManager(), CounterTypes.CONNECTION_MANAGER, 0, "cm: ",
+            CmCounter.descriptions());
         for (int i = 0; i < completions.length; i++)
         {
             completions[i] = new WorkCompletion();
@@ -209,17 +214,27 @@ public final class ConnectionManager implements AutoCloseable
 
     public long counter(final CmCounter counter)
     {
-        return counters.getOrDefault(counter, 0L);
+        return counters.get(counter.ordinal());
     }
 
+    /** The counters that are not zero. Control path (allocates). */
     public Map<CmCounter, Long> counters()
     {
-        return new EnumMap<>(counters);
+        final Map<CmCounter, Long> nonZero = new EnumMap<>(CmCounter.class);
+        for (final CmCounter counter : CmCounter.values())
+        {
+            final long value = counters.get(counter.ordinal());
+            if (value != 0)
+            {
+                nonZero.put(counter, value);
+            }
+        }
+        return nonZero;
     }
 
     private void count(final CmCounter counter)
     {
-        counters.merge(counter, 1L, Long::sum);
+        counters.increment(counter.ordinal());
     }
 
     // ------------------------------------------------------------------------------------------------ active side

@@ -94,17 +94,38 @@ public interface PacketPort extends AutoCloseable
     /** The largest Ethernet payload the port carries (the interface MTU; 1500 on a default veth). */
     int mtu();
 
+    /**
+     * The port's counters: written by the engine thread, read from any thread (an endpoint moves them into its own
+     * counters manager).
+     */
+    PortCounters counters();
+
     /** Frames received and handed to a handler since the port opened. */
-    long framesReceived();
+    default long framesReceived()
+    {
+        return counters().framesReceived();
+    }
 
     /** Frames handed to the wire since the port opened. */
-    long framesTransmitted();
+    default long framesTransmitted()
+    {
+        return counters().framesTransmitted();
+    }
 
-    /** Frames the port dropped on receive (ring overrun reported by the kernel or the device). */
-    long receiveDrops();
+    /**
+     * Frames the port dropped on receive (ring overrun reported by the kernel or the device, which a port samples on
+     * its engine thread).
+     */
+    default long receiveDrops()
+    {
+        return counters().receiveDrops();
+    }
 
     /** Frames {@link #transmit} could not take. */
-    long transmitDrops();
+    default long transmitDrops()
+    {
+        return counters().transmitDrops();
+    }
 
     /** Releases the port's memory and descriptors; idempotent. */
     @Override
