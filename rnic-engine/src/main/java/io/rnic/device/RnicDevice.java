@@ -1,6 +1,7 @@
 package io.rnic.device;
 
 import io.rnic.cc.DcqcnParameters;
+import io.rnic.status.CounterTypes;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.PacketSink;
 import io.rnic.transport.QpContext;
@@ -63,8 +64,8 @@ public final class RnicDevice
         for (int i = 0; i < shards; i++)
         {
             final PacketSink noSink = (buffer, offset, length) -> { };
-            engines[i] = counters == null ? new RnicEngine(port, regions, noSink, clock, i, shards) :
-                new RnicEngine(port, regions, noSink, clock, i, shards, counters);
+            engines[i] = new RnicEngine(port, regions, noSink, clock, i, shards,
+                counters == null ? CounterTypes.newManager(CounterTypes.ENGINE_CAPACITY) : counters);
         }
     }
 

@@ -86,27 +86,13 @@ public final class RnicEngine
 
     public RnicEngine(final LocalPort port, final MemoryRegionTable regions, final PacketSink sink, final NanoClock clock)
     {
-        this(port, regions, sink, clock, 0, 1);
+        this(port, regions, sink, clock, 0, 1, CounterTypes.newManager(CounterTypes.ENGINE_CAPACITY));
     }
 
     /**
      * An engine that is shard {@code shard} of {@code shards}: it owns the QPs whose number is {@code shard} modulo
-     * {@code shards}.
-     */
-    public RnicEngine(
-        final LocalPort port,
-        final MemoryRegionTable regions,
-        final PacketSink sink,
-        final NanoClock clock,
-        final int shard,
-        final int shards)
-    {
-        this(port, regions, sink, clock, shard, shards, CounterTypes.newManager(CounterTypes.ENGINE_CAPACITY));
-    }
-
-    /**
-     * An engine that is shard {@code shard} of {@code shards}, counting into {@code countersManager} (an endpoint's,
-     * which holds all of its counters).
+     * {@code shards}. It counts into {@code countersManager}: an endpoint's, which holds all of its counters, or one
+     * of its own ({@link CounterTypes#newManager}).
      */
     public RnicEngine(
         final LocalPort port,
