@@ -252,10 +252,10 @@ public final class DpdkPort implements PacketPort
     {
         if (closed)
         {
-            return counters.receiveDrops();
+            return counters.get(PortCounters.RECEIVE_DROPS);
         }
         final EthDevice.Stats stats = device.eth.stats();
-        return stats.rxMissed() + stats.rxNoMbuf() + counters.receiveDrops();
+        return stats.rxMissed() + stats.rxNoMbuf() + counters.get(PortCounters.RECEIVE_DROPS);
     }
 
     /** The device's pool, for accounting ({@link PacketMempool#inUse}). */

@@ -103,13 +103,13 @@ public interface PacketPort extends AutoCloseable
     /** Frames received and handed to a handler since the port opened. */
     default long framesReceived()
     {
-        return counters().framesReceived();
+        return counters().get(PortCounters.FRAMES_RECEIVED);
     }
 
     /** Frames handed to the wire since the port opened. */
     default long framesTransmitted()
     {
-        return counters().framesTransmitted();
+        return counters().get(PortCounters.FRAMES_TRANSMITTED);
     }
 
     /**
@@ -118,13 +118,13 @@ public interface PacketPort extends AutoCloseable
      */
     default long receiveDrops()
     {
-        return counters().receiveDrops();
+        return counters().get(PortCounters.RECEIVE_DROPS);
     }
 
     /** Frames {@link #transmit} could not take. */
     default long transmitDrops()
     {
-        return counters().transmitDrops();
+        return counters().get(PortCounters.TRANSMIT_DROPS);
     }
 
     /** Releases the port's memory and descriptors; idempotent. */

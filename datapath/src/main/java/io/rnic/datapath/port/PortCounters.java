@@ -12,10 +12,10 @@ import org.agrona.concurrent.status.CountersManager;
  */
 public final class PortCounters
 {
-    private static final int FRAMES_RECEIVED = 0;
-    private static final int FRAMES_TRANSMITTED = 1;
-    private static final int RECEIVE_DROPS = 2;
-    private static final int TRANSMIT_DROPS = 3;
+    public static final int FRAMES_RECEIVED = 0;
+    public static final int FRAMES_TRANSMITTED = 1;
+    public static final int RECEIVE_DROPS = 2;
+    public static final int TRANSMIT_DROPS = 3;
     private static final String[] LABELS =
         { "frames received", "frames transmitted", "receive drops", "transmit drops" };
 
@@ -48,23 +48,9 @@ public final class PortCounters
         block.add(TRANSMIT_DROPS, delta);
     }
 
-    public long framesReceived()
+    /** One of the counters by index ({@link #FRAMES_RECEIVED} …): any thread. */
+    public long get(final int index)
     {
-        return block.get(FRAMES_RECEIVED);
-    }
-
-    public long framesTransmitted()
-    {
-        return block.get(FRAMES_TRANSMITTED);
-    }
-
-    public long receiveDrops()
-    {
-        return block.get(RECEIVE_DROPS);
-    }
-
-    public long transmitDrops()
-    {
-        return block.get(TRANSMIT_DROPS);
+        return block.get(index);
     }
 }
