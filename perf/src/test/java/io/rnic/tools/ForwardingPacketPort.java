@@ -2,6 +2,7 @@ package io.rnic.tools;
 
 import io.rnic.datapath.port.FrameHandler;
 import io.rnic.datapath.port.PacketPort;
+import io.rnic.datapath.port.PortCounters;
 import org.agrona.DirectBuffer;
 
 /**
@@ -73,27 +74,9 @@ abstract class ForwardingPacketPort implements PacketPort
     }
 
     @Override
-    public long framesReceived()
+    public PortCounters counters()
     {
-        return port.framesReceived();
-    }
-
-    @Override
-    public long framesTransmitted()
-    {
-        return port.framesTransmitted();
-    }
-
-    @Override
-    public long receiveDrops()
-    {
-        return port.receiveDrops();
-    }
-
-    @Override
-    public long transmitDrops()
-    {
-        return port.transmitDrops();
+        return port.counters();
     }
 
     @Override

@@ -143,16 +143,16 @@ public final class CmAgent implements Agent
         run(nowNs -> cm.release(c, nowNs));
     }
 
-    /** One of the manager's counters, read on the thread that owns them. */
+    /** One of the manager's counters: they live in the counters manager, readable from any thread. */
     public long counter(final CmCounter counter)
     {
-        return call(() -> cm.counter(counter));
+        return cm.counter(counter);
     }
 
-    /** The manager's counters, read on the thread that owns them. */
+    /** The manager's counters that are not zero, read from the counters manager (any thread). */
     public Map<CmCounter, Long> counters()
     {
-        return call(cm::counters);
+        return cm.counters();
     }
 
     /** The next REQ to a port we listen on, waiting up to {@code timeoutNs}; null if none came. */

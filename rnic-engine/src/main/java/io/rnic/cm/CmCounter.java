@@ -32,4 +32,16 @@ public enum CmCounter
     {
         return description;
     }
+
+    /** Every counter's description, by ordinal: the labels of their records in a counters manager. */
+    public static String[] descriptions()
+    {
+        final CmCounter[] counters = values();
+        final String[] descriptions = new String[counters.length];
+        for (int i = 0; i < counters.length; i++)
+        {
+            descriptions[i] = counters[i].description;
+        }
+        return descriptions;
+    }
 }

@@ -1,5 +1,7 @@
 package io.rnic.cm;
 
+import io.rnic.status.CounterBlock;
+import io.rnic.status.CounterTypes;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.PathMtu;
@@ -79,7 +81,8 @@ public final class ConnectionManager implements AutoCloseable
     private final CmDreqFlyweight dreq = new CmDreqFlyweight();
     private final CmRejFlyweight rej = new CmRejFlyweight();
     private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[CmMadFlyweight.LENGTH]);
-    private final Map<CmCounter, Long> counters = new EnumMap<>(CmCounter.class);
+    /** In the device's counters manager, one per {@link CmCounter}: readable from any thread. */
+    private final CounterBlock counters;
     private final CmConnectionTable connections;
     private final ArrayDeque<CmConnection> pendingRequests = new ArrayDeque<>();
     /** The peer of a MAD answered without a connection (a DREQ after the timewait). */
@@ -105,6 +108,8 @@ public final class ConnectionManager implements AutoCloseable
         this.random = new SplittableRandom(seed);
         this.connections = new CmConnectionTable(random);
         this.caGuid = eui64(localPort.mac());
+        this.counters = new CounterBlock(device.engine().countersManager(), CounterTypes.CONNECTION_MANAGER, 0, "cm: ",
+            CmCounter.descriptions());
         this.gsi = new GsiChannel(device, localPort, this::count);
         this.buffer = gsi.buffer();
         this.qps = new CmQpTransitions(device);
@@ -156,17 +161,27 @@ public final class ConnectionManager implements AutoCloseable
 
     public long counter(final CmCounter counter)
     {
-        return counters.getOrDefault(counter, 0L);
+        return counters.get(counter.ordinal());
     }
 
+    /** The counters that are not zero. Control path (allocates). */
     public Map<CmCounter, Long> counters()
     {
-        return new EnumMap<>(counters);
+        final Map<CmCounter, Long> nonZero = new EnumMap<>(CmCounter.class);
+        for (final CmCounter counter : CmCounter.values())
+        {
+            final long value = counters.get(counter.ordinal());
+            if (value != 0)
+            {
+                nonZero.put(counter, value);
+            }
+        }
+        return nonZero;
     }
 
     private void count(final CmCounter counter)
     {
-        counters.merge(counter, 1L, Long::sum);
+        counters.increment(counter.ordinal());
     }
 
     // ------------------------------------------------------------------------------------------------ active side

@@ -1,6 +1,7 @@
 package io.rnic.device;
 
 import io.rnic.cc.DcqcnParameters;
+import io.rnic.status.CounterTypes;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.PacketSink;
 import io.rnic.transport.QpContext;
@@ -18,6 +19,7 @@ import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.VerbsException;
 import io.rnic.verbs.WorkQueueRing;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.CountersManager;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,6 +47,15 @@ public final class RnicDevice
      */
     public RnicDevice(final LocalPort port, final NanoClock clock, final int shards)
     {
+        this(port, clock, shards, null);
+    }
+
+    /**
+     * As {@link #RnicDevice(LocalPort, NanoClock, int)}, the engines counting into {@code counters} (an endpoint's,
+     * which holds all of its counters), or each into its own when null.
+     */
+    public RnicDevice(final LocalPort port, final NanoClock clock, final int shards, final CountersManager counters)
+    {
         if (shards < 1 || shards > 64)
         {
             throw new VerbsException("engine shards " + shards + " out of range 1..64");
@@ -52,7 +63,9 @@ public final class RnicDevice
         this.engines = new RnicEngine[shards];
         for (int i = 0; i < shards; i++)
         {
-            engines[i] = new RnicEngine(port, regions, (buffer, offset, length) -> { }, clock, i, shards);
+            final PacketSink noSink = (buffer, offset, length) -> { };
+            engines[i] = new RnicEngine(port, regions, noSink, clock, i, shards,
+                counters == null ? CounterTypes.newManager(CounterTypes.ENGINE_CAPACITY) : counters);
         }
     }
 

@@ -2,6 +2,8 @@ package io.rnic.transport;
 
 import io.rnic.cc.DcqcnParameters;
 import io.rnic.cc.QpCongestion;
+import io.rnic.icrc.Icrc;
+import io.rnic.status.CounterTypes;
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
@@ -12,6 +14,7 @@ import io.rnic.verbs.QpType;
 import io.rnic.verbs.VerbsException;
 import io.rnic.wire.DropReason;
 import io.rnic.wire.Ecn;
+import io.rnic.wire.InboundCounters;
 import io.rnic.wire.InboundValidator;
 import io.rnic.wire.Ipv4Flyweight;
 import io.rnic.wire.Ipv6Flyweight;
@@ -20,6 +23,7 @@ import io.rnic.wire.RocePacket;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.CountersManager;
 
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
@@ -47,8 +51,9 @@ public final class RnicEngine
     private final LocalPort port;
     private final MemoryRegionTable regions;
     private final NanoClock clock;
-    private final TransportCounters counters = new TransportCounters();
-    private final InboundValidator validator = new InboundValidator();
+    private final CountersManager countersManager;
+    private final TransportCounters counters;
+    private final InboundValidator validator;
     private final RocePacket packet = new RocePacket();
     private final Ipv4Flyweight ipv4 = new Ipv4Flyweight();
     private final Ipv6Flyweight ipv6 = new Ipv6Flyweight();
@@ -92,12 +97,13 @@ public final class RnicEngine
 
     public RnicEngine(final LocalPort port, final MemoryRegionTable regions, final PacketSink sink, final NanoClock clock)
     {
-        this(port, regions, sink, clock, 0, 1);
+        this(port, regions, sink, clock, 0, 1, CounterTypes.newManager(CounterTypes.ENGINE_CAPACITY));
     }
 
     /**
      * An engine that is shard {@code shard} of {@code shards}: it owns the QPs whose number is {@code shard} modulo
-     * {@code shards}.
+     * {@code shards}. It counts into {@code countersManager}: an endpoint's, which holds all of its counters, or one
+     * of its own ({@link CounterTypes#newManager}).
      */
     public RnicEngine(
         final LocalPort port,
@@ -105,7 +111,8 @@ public final class RnicEngine
         final PacketSink sink,
         final NanoClock clock,
         final int shard,
-        final int shards)
+        final int shards,
+        final CountersManager countersManager)
     {
         if (shards < 1 || shard < 0 || shard >= shards)
         {
@@ -113,6 +120,9 @@ public final class RnicEngine
         }
         this.shard = shard;
         this.shards = shards;
+        this.countersManager = countersManager;
+        this.counters = new TransportCounters(countersManager, shard);
+        this.validator = new InboundValidator(Icrc.defaultCalculator(), new InboundCounters(countersManager, shard));
         this.port = port;
         this.regions = regions;
         this.clock = clock;
@@ -166,6 +176,12 @@ public final class RnicEngine
     public TransportCounters counters()
     {
         return counters;
+    }
+
+    /** The manager this engine's counters live in (and a connection manager's on it). */
+    public CountersManager countersManager()
+    {
+        return countersManager;
     }
 
     public InboundValidator validator()

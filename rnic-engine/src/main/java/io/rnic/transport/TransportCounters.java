@@ -1,32 +1,49 @@
 package io.rnic.transport;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import io.rnic.status.CounterBlock;
+import io.rnic.status.CounterTypes;
+import org.agrona.concurrent.status.CountersManager;
 
 /**
- * The counters of one engine. Written by the engine thread only (plain increments published with release stores),
- * readable from any thread while the engine runs.
+ * The counters of one engine, a {@link CounterBlock} of type {@link CounterTypes#TRANSPORT} keyed by
+ * {@link TransportCounter} ordinal and engine shard. Written by the engine thread only (a plain read and a release
+ * store into the counters' values buffer), readable from any thread while the engine runs.
  */
 public final class TransportCounters
 {
-    private static final VarHandle VALUES = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final String[] LABELS = labels();
 
-    private final long[] values = new long[TransportCounter.count()];
+    private final CounterBlock block;
+
+    /** The counters of engine {@code shard}, in the endpoint's (or the engine's own) manager. */
+    public TransportCounters(final CountersManager manager, final int shard)
+    {
+        this.block = new CounterBlock(manager, CounterTypes.TRANSPORT, shard, "engine " + shard + ": ", LABELS);
+    }
+
+    private static String[] labels()
+    {
+        final String[] labels = new String[TransportCounter.count()];
+        for (int i = 0; i < labels.length; i++)
+        {
+            labels[i] = TransportCounter.get(i).label();
+        }
+        return labels;
+    }
 
     public void increment(final TransportCounter counter)
     {
-        add(counter, 1);
+        block.add(counter.ordinal(), 1);
     }
 
     public void add(final TransportCounter counter, final long delta)
     {
-        final int i = counter.ordinal();
-        VALUES.setRelease(values, i, (long)VALUES.getOpaque(values, i) + delta);
+        block.add(counter.ordinal(), delta);
     }
 
     public long get(final TransportCounter counter)
     {
-        return (long)VALUES.getAcquire(values, counter.ordinal());
+        return block.get(counter.ordinal());
     }
 
     /** "label=value" for every non-zero counter. Control path (allocates). */

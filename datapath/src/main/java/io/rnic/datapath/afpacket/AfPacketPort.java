@@ -2,6 +2,7 @@ package io.rnic.datapath.afpacket;
 
 import io.rnic.datapath.port.FrameHandler;
 import io.rnic.datapath.port.PacketPort;
+import io.rnic.datapath.port.PortCounters;
 import io.rnic.datapath.port.PortException;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -28,6 +29,8 @@ public final class AfPacketPort implements PacketPort
 {
     /** Room before the frame in an RX slot: the header, the sockaddr_ll and the kernel's alignment. */
     private static final int SLOT_HEADROOM = 128;
+    /** Receive polls between two reads of the kernel's drop count: a system call every few milliseconds at most. */
+    private static final int STATISTICS_POLLS = 4096;
 
     private final AfPacketConfig config;
     private final String name;
@@ -58,13 +61,11 @@ public final class AfPacketPort implements PacketPort
     /** A ring kick failed: frames may wait in the TX ring, so the next flush kicks it whatever else happens. */
     private boolean ringDirty;
     private final boolean directSingle = !"false".equals(System.getProperty("rnic.afpacket.direct"));
-    private long framesReceived;
-    private long framesTransmitted;
+    private final PortCounters counters = new PortCounters();
+    /** Receive polls left until the kernel's drop count is read again ({@link #sampleKernelDrops}). */
+    private int pollsUntilStatistics = STATISTICS_POLLS;
     /** sendto calls and ring kicks: the moments queued frames may leave ({@link #pushes}). */
     private long pushes;
-    private long receiveDrops;
-    private long transmitDrops;
-    private long truncated;
     private long kernelRejected;
     private long kickFailures;
     private boolean closed;
@@ -236,13 +237,21 @@ public final class AfPacketPort implements PacketPort
                 }
                 else
                 {
-                    truncated++;
+                    counters.addReceiveDrops(1);
                 }
             }
             rx.putIntOrdered(slot + (int)TP_STATUS_OFFSET, TP_STATUS_KERNEL);
             rxIndex = (rxIndex + 1) & rxMask;
         }
-        framesReceived += handed;
+        if (handed > 0)
+        {
+            counters.addFramesReceived(handed);
+        }
+        if (--pollsUntilStatistics == 0)
+        {
+            pollsUntilStatistics = STATISTICS_POLLS;
+            sampleKernelDrops();
+        }
         return handed;
     }
 
@@ -251,7 +260,7 @@ public final class AfPacketPort implements PacketPort
     {
         if (length < 14 || length > maxFrameLength)
         {
-            transmitDrops++;
+            counters.addTransmitDrops(1);
             return false;
         }
         if (txPending == 0 && directSingle)
@@ -262,22 +271,22 @@ public final class AfPacketPort implements PacketPort
             single.putBytes(0, buffer, offset, length);
             singleLength = length;
             txPending = 1;
-            framesTransmitted++;
+            counters.addFramesTransmitted(1);
             return true;
         }
         if (txPending == 1 && directSingle && !queueOnRing(single, 0, singleLength))
         {
             txPending = 0;
-            framesTransmitted--;
-            transmitDrops++;
+            counters.addFramesTransmitted(-1);
+            counters.addTransmitDrops(1);
         }
         if (!queueOnRing(buffer, offset, length))
         {
-            transmitDrops++;
+            counters.addTransmitDrops(1);
             return false;
         }
         txPending++;
-        framesTransmitted++;
+        counters.addFramesTransmitted(1);
         return true;
     }
 
@@ -326,6 +335,7 @@ public final class AfPacketPort implements PacketPort
         if ((status & TP_STATUS_WRONG_FORMAT) != 0)
         {
             kernelRejected++;
+            counters.addTransmitDrops(1);
         }
         tx.putBytes(slot + (int)TX_DATA_OFFSET, buffer, offset, length);
         tx.putInt(slot + (int)TP_LEN_OFFSET, length);
@@ -354,8 +364,8 @@ public final class AfPacketPort implements PacketPort
             }
             if (!queueOnRing(single, 0, singleLength))
             {
-                transmitDrops++;
-                framesTransmitted--;
+                counters.addTransmitDrops(1);
+                counters.addFramesTransmitted(-1);
                 return 0;
             }
         }
@@ -403,12 +413,6 @@ public final class AfPacketPort implements PacketPort
         return mtu;
     }
 
-    @Override
-    public long framesReceived()
-    {
-        return framesReceived;
-    }
-
     /** Frames stay in the TX ring (or the held-back lone frame) until a kick: only kicks and sends count. */
     @Override
     public long pushes()
@@ -417,30 +421,32 @@ public final class AfPacketPort implements PacketPort
     }
 
     @Override
-    public long framesTransmitted()
+    public PortCounters counters()
     {
-        return framesTransmitted;
+        return counters;
     }
 
-    /** Frames the kernel dropped because the RX ring was full (PACKET_STATISTICS), plus truncated ones. */
-    @Override
-    public long receiveDrops()
+    /**
+     * Adds the frames the kernel dropped because the RX ring was full (PACKET_STATISTICS; the read resets them) to
+     * the receive drops. On the engine thread: every {@link #STATISTICS_POLLS} receive polls, and at its stop.
+     */
+    private void sampleKernelDrops()
     {
-        if (!closed)
+        statisticsLength.set(ValueLayout.JAVA_INT, 0, (int)TPACKET_STATS.byteSize());
+        if (getsockopt(state, fd, SOL_PACKET, PACKET_STATISTICS, statistics, statisticsLength) == 0)
         {
-            statisticsLength.set(ValueLayout.JAVA_INT, 0, (int)TPACKET_STATS.byteSize());
-            if (getsockopt(state, fd, SOL_PACKET, PACKET_STATISTICS, statistics, statisticsLength) == 0)
+            final long dropped = statistics.get(ValueLayout.JAVA_INT, 4) & 0xFFFF_FFFFL;
+            if (dropped != 0)
             {
-                receiveDrops += statistics.get(ValueLayout.JAVA_INT, 4) & 0xFFFF_FFFFL; // the read resets them
+                counters.addReceiveDrops(dropped);
             }
         }
-        return receiveDrops + truncated;
     }
 
     @Override
-    public long transmitDrops()
+    public void onEngineThreadStop()
     {
-        return transmitDrops + kernelRejected;
+        sampleKernelDrops();
     }
 
     /** TX ring frames the kernel refused (TP_STATUS_WRONG_FORMAT). */

@@ -5,6 +5,8 @@ import io.rnic.datapath.neighbour.NeighbourDiscovery;
 import io.rnic.datapath.port.FrameHandler;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.pcap.PcapWriter;
+import io.rnic.status.CounterBlock;
+import io.rnic.status.CounterTypes;
 import io.rnic.transport.FrameBufferSink;
 import io.rnic.transport.PacketSink;
 import io.rnic.transport.RnicEngine;
@@ -17,6 +19,7 @@ import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.status.CountersManager;
 
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -50,9 +53,11 @@ public final class EngineAgent implements Agent
     private final int shard;
     private volatile Agent[] applications = new Agent[0];
     private volatile Thread thread;
-    private long framesIgnored;
-    private long framesHandedOver;
-    private long handOverDrops;
+    private static final int FRAMES_IGNORED = 0;
+    private static final int FRAMES_HANDED_OVER = 1;
+    private static final int HAND_OVER_DROPS = 2;
+    private final CounterBlock counters = CounterBlock.standalone(CounterTypes.ENGINE_AGENT, "agent: ",
+        new String[]{ "frames not for rnic", "frames handed to another engine", "hand-over drops (inbox full)" });
 
     /**
      * @param cpu     the CPU to pin the engine thread to, or -1 to leave it to the scheduler.
@@ -128,22 +133,33 @@ public final class EngineAgent implements Agent
         return engine;
     }
 
+    /**
+     * Moves this engine thread's counters (its own, its port's and its neighbour resolution's) into the endpoint's
+     * counters manager, which then holds all of them. Before the engine thread starts.
+     */
+    public void moveCountersTo(final CountersManager manager)
+    {
+        counters.moveTo(manager, shard, "engine " + shard + " agent: ");
+        port.counters().moveTo(manager, shard, port.name());
+        neighbours.moveCountersTo(manager, shard);
+    }
+
     /** Frames that were neither RoCEv2 nor neighbour traffic (the kernel's TCP, multicast noise …). */
     public long framesIgnored()
     {
-        return framesIgnored;
+        return counters.get(FRAMES_IGNORED);
     }
 
     /** Frames received here for a QP of another shard, and handed over to it. */
     public long framesHandedOver()
     {
-        return framesHandedOver;
+        return counters.get(FRAMES_HANDED_OVER);
     }
 
     /** Frames for another shard dropped because its inbox was full. */
     public long handOverDrops()
     {
-        return handOverDrops;
+        return counters.get(HAND_OVER_DROPS);
     }
 
     /** Adds work run in every duty cycle on the engine thread (an application's poll loop). Any thread. */
@@ -257,7 +273,7 @@ public final class EngineAgent implements Agent
         }
         else
         {
-            framesIgnored++;
+            counters.increment(FRAMES_IGNORED);
         }
     }
 
@@ -273,11 +289,11 @@ public final class EngineAgent implements Agent
             {
                 if (router.handOver(owner, buffer, offset, length))
                 {
-                    framesHandedOver++;
+                    counters.increment(FRAMES_HANDED_OVER);
                 }
                 else
                 {
-                    handOverDrops++;
+                    counters.increment(HAND_OVER_DROPS);
                 }
                 return;
             }

@@ -2,6 +2,7 @@ package io.rnic.datapath.dpdk;
 
 import io.rnic.datapath.port.FrameHandler;
 import io.rnic.datapath.port.PacketPort;
+import io.rnic.datapath.port.PortCounters;
 import io.rnic.dpdkbindings.BurstFunctions;
 import io.rnic.dpdkbindings.DpdkBindings;
 import io.rnic.dpdkbindings.DpdkException;
@@ -53,12 +54,9 @@ public final class DpdkPort implements PacketPort
     private int txCount;
     private int stashCount;
     private long claimedMbuf;
-    private long framesReceived;
-    private long framesTransmitted;
+    private final PortCounters counters = new PortCounters();
     /** Bursts handed to the device: the moments queued frames may leave ({@link #pushes}). */
     private long pushes;
-    private long transmitDrops;
-    private long multiSegmentDrops;
     private boolean closed;
 
     private DpdkPort(final Device device, final int queue, final boolean fpOps)
@@ -124,7 +122,7 @@ public final class DpdkPort implements PacketPort
             final int length = UnsafeApi.getShort(mbuf + MBUF_DATA_LEN) & 0xFFFF;
             if (UnsafeApi.getShort(mbuf + MBUF_NB_SEGS) != 1)
             {
-                multiSegmentDrops++; // larger than the pool's data room: the engine needs a frame in one piece
+                counters.addReceiveDrops(1); // larger than the pool's data room: the engine needs a frame in one piece
                 continue;
             }
             final long data = UnsafeApi.getLong(mbuf + MBUF_BUF_ADDR) + (UnsafeApi.getShort(mbuf + MBUF_DATA_OFF) & 0xFFFF);
@@ -133,7 +131,7 @@ public final class DpdkPort implements PacketPort
         }
         if (received > 0)
         {
-            framesReceived += received;
+            counters.addFramesReceived(received);
             DpdkBindings.rte_pktmbuf_free_bulk(rxMbufs, received);
         }
         return received;
@@ -144,7 +142,7 @@ public final class DpdkPort implements PacketPort
     {
         if (length < 14 || length > frameCapacity)
         {
-            transmitDrops++;
+            counters.addTransmitDrops(1);
             return false;
         }
         final long mbuf = takeMbuf();
@@ -185,7 +183,7 @@ public final class DpdkPort implements PacketPort
         claimedMbuf = 0;
         if (length < 14 || length > frameCapacity)
         {
-            transmitDrops++;
+            counters.addTransmitDrops(1);
             free(mbuf);
             return;
         }
@@ -214,7 +212,10 @@ public final class DpdkPort implements PacketPort
             UnsafeApi.copyMemory(txMbufs + 8L * sent, txMbufs, 8L * (txCount - sent));
         }
         txCount -= sent;
-        framesTransmitted += sent;
+        if (sent > 0)
+        {
+            counters.addFramesTransmitted(sent);
+        }
         return sent;
     }
 
@@ -237,33 +238,24 @@ public final class DpdkPort implements PacketPort
     }
 
     @Override
-    public long framesReceived()
+    public PortCounters counters()
     {
-        return framesReceived;
+        return counters;
     }
 
-    @Override
-    public long framesTransmitted()
-    {
-        return framesTransmitted;
-    }
-
-    /** The device's missed and no-mbuf counts (all queues), and frames in more than one segment. */
+    /**
+     * The device's missed and no-mbuf counts (all queues), read from the device by the calling thread (DPDK lets a
+     * control thread read a device's statistics while its queues are polled), and frames in more than one segment.
+     */
     @Override
     public long receiveDrops()
     {
         if (closed)
         {
-            return multiSegmentDrops;
+            return counters.get(PortCounters.RECEIVE_DROPS);
         }
         final EthDevice.Stats stats = device.eth.stats();
-        return stats.rxMissed() + stats.rxNoMbuf() + multiSegmentDrops;
-    }
-
-    @Override
-    public long transmitDrops()
-    {
-        return transmitDrops;
+        return stats.rxMissed() + stats.rxNoMbuf() + counters.get(PortCounters.RECEIVE_DROPS);
     }
 
     /** The device's pool, for accounting ({@link PacketMempool#inUse}). */
@@ -342,7 +334,7 @@ public final class DpdkPort implements PacketPort
     {
         if (txCount > 0)
         {
-            transmitDrops += txCount;
+            counters.addTransmitDrops(txCount);
             DpdkBindings.rte_pktmbuf_free_bulk(txMbufs, txCount);
             txCount = 0;
         }
@@ -364,7 +356,7 @@ public final class DpdkPort implements PacketPort
         {
             if (DpdkBindings.rte_pktmbuf_alloc_bulk(device.pool.address(), stash, STASH) != 0)
             {
-                transmitDrops++; // the pool is empty: everything is in rings or backlogs
+                counters.addTransmitDrops(1); // the pool is empty: everything is in rings or backlogs
                 return 0;
             }
             stashCount = STASH;
@@ -388,7 +380,7 @@ public final class DpdkPort implements PacketPort
             flush();
             if (txCount == TX_BACKLOG)
             {
-                transmitDrops++; // the device has taken nothing for a whole backlog
+                counters.addTransmitDrops(1); // the device has taken nothing for a whole backlog
                 free(mbuf);
                 return false;
             }

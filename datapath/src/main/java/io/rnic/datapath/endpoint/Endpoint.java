@@ -8,6 +8,7 @@ import io.rnic.datapath.neighbour.NeighbourTable;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.pcap.PcapWriter;
 import io.rnic.sim.PacketPathWarmUp;
+import io.rnic.status.CounterTypes;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.RnicEngine;
 import io.rnic.transport.TransportCounter;
@@ -15,6 +16,8 @@ import io.rnic.device.RnicDevice;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.CountersReader;
 import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.IOException;
@@ -34,6 +37,10 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Endpoint implements AutoCloseable
 {
     public static final int ROCE_UDP_PORT = 4791;
+    /** Room for one engine thread's counters: transport, inbound verdicts, port, agent, neighbours. */
+    private static final int COUNTERS_PER_SHARD = 128;
+    /** Room for the counters of the device as a whole (its connection managers). */
+    private static final int COUNTERS_SHARED = 256;
 
     private final PacketPort[] ports;
     private final PacketPort port;
@@ -44,6 +51,8 @@ public final class Endpoint implements AutoCloseable
     private final AgentRunner[] runners;
     private final DatagramSocket rocePortGuard;
     private final PcapWriter[] captures;
+    /** Every counter of the endpoint: the engines', the ports', the engine threads', neighbour resolution's, CM's. */
+    private final CountersManager counters;
     private final AtomicLong engineErrors = new AtomicLong();
     private final String rocePortGuardStatus;
     private volatile Throwable lastEngineError;
@@ -57,8 +66,8 @@ public final class Endpoint implements AutoCloseable
         this.localPort = localPort;
         final SystemNanoClock clock = SystemNanoClock.INSTANCE;
         final int shards = ports.length;
-        this.device = shards == 1 ? new RnicDevice(localPort, (buffer, offset, length) -> { }, clock) :
-            new RnicDevice(localPort, clock, shards);
+        this.counters = CounterTypes.newManager(COUNTERS_PER_SHARD * shards + COUNTERS_SHARED);
+        this.device = new RnicDevice(localPort, clock, shards, counters);
         final ShardRouter router = shards == 1 ? null : new ShardRouter(shards, 1 << 22);
         this.captures = new PcapWriter[shards];
         this.agents = new EngineAgent[shards];
@@ -70,6 +79,7 @@ public final class Endpoint implements AutoCloseable
                 new NeighbourDiscovery(localPort, new NeighbourTable(256), options.answerNeighbours());
             agents[i] = new EngineAgent(engines[i], ports[i], neighbours, options.burst(),
                 options.cpu() < 0 ? -1 : options.cpu() + i, clock, captures[i], router);
+            agents[i].moveCountersTo(counters);
         }
         this.agent = agents[0];
         DatagramSocket guard = null;
@@ -297,17 +307,17 @@ public final class Endpoint implements AutoCloseable
         return lastEngineError;
     }
 
-    /** One transport counter summed over the engines, read on the engine thread while it runs. Control path. */
-    public long transportCounter(final TransportCounter counter)
+    /**
+     * The manager of every counter of the endpoint, for a reader of all of them (each with its kind as type id and
+     * its engine shard in its key: see {@link CounterTypes}).
+     */
+    public CountersReader counters()
     {
-        if (closed)
-        {
-            return sum(counter);
-        }
-        return engine().execute(() -> sum(counter));
+        return counters;
     }
 
-    private long sum(final TransportCounter counter)
+    /** One transport counter summed over the engines, read from the counters themselves: any thread. */
+    public long transportCounter(final TransportCounter counter)
     {
         long value = 0;
         for (final EngineAgent each : agents)
@@ -319,32 +329,18 @@ public final class Endpoint implements AutoCloseable
 
     /**
      * The endpoint's counters as {@code name value} lines: the transport's, the port's and neighbour resolution's.
-     * Read on the engine thread, so consistent while it runs.
+     * Read from the counters themselves, from any thread, without the engine threads' help; each value is exact, the
+     * set of them as of one moment only when the engines are idle.
      */
     public String countersReport()
-    {
-        // read on the first engine thread (exact for one engine; the other shards' counters may lag by a cycle)
-        if (closed)
-        {
-            return report();
-        }
-        return engine().execute(this::report);
-    }
-
-    private String report()
     {
         final StringBuilder text = new StringBuilder();
         for (int i = 0; i < TransportCounter.count(); i++)
         {
-            final TransportCounter counter = TransportCounter.get(i);
-            long value = 0;
-            for (final EngineAgent each : agents)
-            {
-                value += each.engine().counters().get(counter);
-            }
+            final long value = transportCounter(TransportCounter.get(i));
             if (value != 0)
             {
-                text.append(String.format("  %-36s %,d%n", counter.label(), value));
+                text.append(String.format("  %-36s %,d%n", TransportCounter.get(i).label(), value));
             }
         }
         long received = 0, transmitted = 0, receiveDrops = 0, transmitDrops = 0, ignored = 0, invalid = 0;

@@ -3,9 +3,12 @@ package io.rnic.datapath.neighbour;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.PacketSink;
 import io.rnic.wire.InternetChecksum;
+import io.rnic.status.CounterBlock;
+import io.rnic.status.CounterTypes;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersManager;
 
 import java.nio.ByteOrder;
 
@@ -35,10 +38,12 @@ public final class NeighbourDiscovery
     private final NeighbourTable table;
     private final boolean answerRequests;
     private final UnsafeBuffer frame = new UnsafeBuffer(BufferUtil.allocateDirectAligned(128, 64));
-    private long requestsSent;
-    private long repliesSent;
-    private long learned;
-    private long malformed;
+    private static final int REQUESTS_SENT = 0;
+    private static final int REPLIES_SENT = 1;
+    private static final int LEARNED = 2;
+    private static final int MALFORMED = 3;
+    private final CounterBlock counters = CounterBlock.standalone(CounterTypes.NEIGHBOUR, "neighbours: ",
+        new String[]{ "requests sent", "replies sent", "neighbours learned", "malformed frames" });
 
     public NeighbourDiscovery(final LocalPort port, final NeighbourTable table, final boolean answerRequests)
     {
@@ -59,7 +64,7 @@ public final class NeighbourDiscovery
             buffer.getShort(offset + ETH + 2, ByteOrder.BIG_ENDIAN) != 0x0800 ||
             buffer.getByte(offset + ETH + 4) != 6 || buffer.getByte(offset + ETH + 5) != 4)
         {
-            malformed++;
+            counters.increment(MALFORMED);
             return;
         }
         final int arp = offset + ETH;
@@ -70,13 +75,13 @@ public final class NeighbourDiscovery
         if (senderIp != 0 && senderMac != port.mac())
         {
             table.learn(0, IPV4_MAPPED | (senderIp & 0xFFFF_FFFFL), senderMac);
-            learned++;
+            counters.increment(LEARNED);
         }
         if (operation == ARP_REQUEST && answerRequests && port.ownsIpv4(targetIp))
         {
             final int n = buildArp(ARP_REPLY, senderMac, senderMac, senderIp, targetIp);
             sink.send(frame, 0, n);
-            repliesSent++;
+            counters.increment(REPLIES_SENT);
         }
     }
 
@@ -96,7 +101,7 @@ public final class NeighbourDiscovery
         }
         if ((buffer.getByte(ip + 7) & 0xFF) != 255)
         {
-            malformed++; // RFC 4861 7.1.1: a hop limit below 255 means it was forwarded — not from our link
+            counters.increment(MALFORMED); // RFC 4861 7.1.1: a hop limit below 255 means it was forwarded — not from our link
             return;
         }
         final long targetHigh = buffer.getLong(icmp + 8, ByteOrder.BIG_ENDIAN);
@@ -109,14 +114,14 @@ public final class NeighbourDiscovery
         {
             final long mac = optionMac != NeighbourTable.NO_MAC ? optionMac : readMac(buffer, offset + 6);
             table.learn(targetHigh, targetLow, mac);
-            learned++;
+            counters.increment(LEARNED);
             return;
         }
         final boolean unspecifiedSource = sourceHigh == 0 && sourceLow == 0; // duplicate address detection
         if (!unspecifiedSource && optionMac != NeighbourTable.NO_MAC)
         {
             table.learn(sourceHigh, sourceLow, optionMac);
-            learned++;
+            counters.increment(LEARNED);
         }
         if (answerRequests && !unspecifiedSource && port.ownsIpv6(targetHigh, targetLow))
         {
@@ -124,7 +129,7 @@ public final class NeighbourDiscovery
             final int n = buildNd(NEIGHBOR_ADVERTISEMENT, destinationMac, targetHigh, targetLow,
                 sourceHigh, sourceLow, targetHigh, targetLow);
             sink.send(frame, 0, n);
-            repliesSent++;
+            counters.increment(REPLIES_SENT);
         }
     }
 
@@ -147,27 +152,33 @@ public final class NeighbourDiscovery
                 groupHigh, groupLow, gidHigh, gidLow);
         }
         sink.send(frame, 0, n);
-        requestsSent++;
+        counters.increment(REQUESTS_SENT);
+    }
+
+    /** Into the endpoint's counters manager, as engine {@code shard}'s. Before the engine thread starts. */
+    public void moveCountersTo(final CountersManager manager, final int shard)
+    {
+        counters.moveTo(manager, shard, "engine " + shard + " neighbours: ");
     }
 
     public long requestsSent()
     {
-        return requestsSent;
+        return counters.get(REQUESTS_SENT);
     }
 
     public long repliesSent()
     {
-        return repliesSent;
+        return counters.get(REPLIES_SENT);
     }
 
     public long learned()
     {
-        return learned;
+        return counters.get(LEARNED);
     }
 
     public long malformed()
     {
-        return malformed;
+        return counters.get(MALFORMED);
     }
 
     private int buildArp(

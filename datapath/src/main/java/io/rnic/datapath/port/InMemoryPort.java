@@ -26,9 +26,7 @@ public final class InMemoryPort implements PacketPort
     private final OneToOneRingBuffer inbound;
     private final MessageHandler receiveAdapter = this::onMessage;
     private FrameHandler handler;
-    private long framesReceived;
-    private long framesTransmitted;
-    private long transmitDrops;
+    private final PortCounters counters = new PortCounters();
 
     private InMemoryPort(
         final String name, final long mac, final int mtu, final OneToOneRingBuffer outbound,
@@ -71,7 +69,10 @@ public final class InMemoryPort implements PacketPort
     {
         this.handler = handler;
         final int n = inbound.read(receiveAdapter, limit);
-        framesReceived += n;
+        if (n > 0)
+        {
+            counters.addFramesReceived(n);
+        }
         return n;
     }
 
@@ -85,10 +86,10 @@ public final class InMemoryPort implements PacketPort
     {
         if (length > mtu + 18 || length <= 0 || !outbound.write(MESSAGE_TYPE, buffer, offset, length))
         {
-            transmitDrops++;
+            counters.addTransmitDrops(1);
             return false;
         }
-        framesTransmitted++;
+        counters.addFramesTransmitted(1);
         return true;
     }
 
@@ -124,27 +125,9 @@ public final class InMemoryPort implements PacketPort
     }
 
     @Override
-    public long framesReceived()
+    public PortCounters counters()
     {
-        return framesReceived;
-    }
-
-    @Override
-    public long framesTransmitted()
-    {
-        return framesTransmitted;
-    }
-
-    @Override
-    public long receiveDrops()
-    {
-        return 0;
-    }
-
-    @Override
-    public long transmitDrops()
-    {
-        return transmitDrops;
+        return counters;
     }
 
     @Override

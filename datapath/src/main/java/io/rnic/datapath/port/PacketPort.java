@@ -94,17 +94,38 @@ public interface PacketPort extends AutoCloseable
     /** The largest Ethernet payload the port carries (the interface MTU; 1500 on a default veth). */
     int mtu();
 
+    /**
+     * The port's counters: written by the engine thread, read from any thread (an endpoint moves them into its own
+     * counters manager).
+     */
+    PortCounters counters();
+
     /** Frames received and handed to a handler since the port opened. */
-    long framesReceived();
+    default long framesReceived()
+    {
+        return counters().get(PortCounters.FRAMES_RECEIVED);
+    }
 
     /** Frames handed to the wire since the port opened. */
-    long framesTransmitted();
+    default long framesTransmitted()
+    {
+        return counters().get(PortCounters.FRAMES_TRANSMITTED);
+    }
 
-    /** Frames the port dropped on receive (ring overrun reported by the kernel or the device). */
-    long receiveDrops();
+    /**
+     * Frames the port dropped on receive (ring overrun reported by the kernel or the device, which a port samples on
+     * its engine thread).
+     */
+    default long receiveDrops()
+    {
+        return counters().get(PortCounters.RECEIVE_DROPS);
+    }
 
     /** Frames {@link #transmit} could not take. */
-    long transmitDrops();
+    default long transmitDrops()
+    {
+        return counters().get(PortCounters.TRANSMIT_DROPS);
+    }
 
     /** Releases the port's memory and descriptors; idempotent. */
     @Override

@@ -123,6 +123,29 @@ class AfPacketPortTest
         }
     }
 
+    /** The kernel's count is read on the polling thread, so that the port's counter holds it for any reader. */
+    @Test
+    void shouldCountFramesTheKernelDroppedOnAFullReceiveRing()
+    {
+        try (AfPacketPort a = AfPacketPort.open(new AfPacketConfig(veth.a, 16, 512, false, 0));
+            AfPacketPort b = AfPacketPort.open(AfPacketConfig.of(veth.b)))
+        {
+            final UnsafeBuffer frame = new UnsafeBuffer(new byte[1514]);
+            for (int i = 0; i < 64; i++)
+            {
+                fill(frame, a.macAddress(), b.macAddress(), 100, i);
+                assertTrue(b.transmit(frame, 0, 100));
+                b.flush();
+            }
+            final long deadline = System.nanoTime() + 5_000_000_000L;
+            while (a.receiveDrops() == 0 && System.nanoTime() < deadline)
+            {
+                a.receive((buffer, offset, length) -> { }, 64);
+            }
+            assertTrue(a.receiveDrops() > 0, "frames beyond the 16 ring slots dropped by the kernel");
+        }
+    }
+
     @Test
     void shouldNameTheMissingInterfaceAndListTheOthers()
     {

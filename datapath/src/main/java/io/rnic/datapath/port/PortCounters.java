@@ -1,0 +1,56 @@
+package io.rnic.datapath.port;
+
+import io.rnic.status.CounterBlock;
+import io.rnic.status.CounterTypes;
+import org.agrona.concurrent.status.CountersManager;
+
+/**
+ * What every port counts, written once for all of them: frames received and transmitted, and frames dropped either
+ * way. A {@link CounterBlock} of type {@link CounterTypes#PORT}: the port's engine thread writes, any thread reads.
+ * A port counts in a manager of its own from the moment it opens; an endpoint that takes it moves the counters into
+ * its own manager ({@link #moveTo}) before its engine thread starts.
+ */
+public final class PortCounters
+{
+    public static final int FRAMES_RECEIVED = 0;
+    public static final int FRAMES_TRANSMITTED = 1;
+    public static final int RECEIVE_DROPS = 2;
+    public static final int TRANSMIT_DROPS = 3;
+    private static final String[] LABELS =
+        { "frames received", "frames transmitted", "receive drops", "transmit drops" };
+
+    private final CounterBlock block = CounterBlock.standalone(CounterTypes.PORT, "port: ", LABELS);
+
+    /** Into the endpoint's manager, as port {@code name} of engine {@code shard}. */
+    public void moveTo(final CountersManager manager, final int shard, final String name)
+    {
+        block.moveTo(manager, shard, "port " + name + ": ");
+    }
+
+    public void addFramesReceived(final long delta)
+    {
+        block.add(FRAMES_RECEIVED, delta);
+    }
+
+    /** Negative to take back a frame counted as sent that could not go after all. */
+    public void addFramesTransmitted(final long delta)
+    {
+        block.add(FRAMES_TRANSMITTED, delta);
+    }
+
+    public void addReceiveDrops(final long delta)
+    {
+        block.add(RECEIVE_DROPS, delta);
+    }
+
+    public void addTransmitDrops(final long delta)
+    {
+        block.add(TRANSMIT_DROPS, delta);
+    }
+
+    /** One of the counters by index ({@link #FRAMES_RECEIVED} …): any thread. */
+    public long get(final int index)
+    {
+        return block.get(index);
+    }
+}
