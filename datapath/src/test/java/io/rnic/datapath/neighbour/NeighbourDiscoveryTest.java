@@ -63,10 +63,7 @@ class NeighbourDiscoveryTest
         assertEquals(1, sent.size());
         final UnsafeBuffer reply = sent.get(0);
         assertEquals(EthernetFlyweight.MIN_FRAME_LENGTH, reply.capacity());
-        ethernet.wrapAt(reply, 0);
-        assertEquals(PEER_MAC, ethernet.destinationMac());
-        assertEquals(OUR_MAC, ethernet.sourceMac());
-        assertEquals(EthernetFlyweight.ETHERTYPE_ARP, ethernet.etherType());
+        assertEthernet(reply, PEER_MAC, OUR_MAC, EthernetFlyweight.ETHERTYPE_ARP);
         assertEquals(NeighbourDiscovery.ARP_REPLY, u16(reply, ETH + 6));
         assertEquals(OUR_MAC, NeighbourDiscovery.readMac(reply, ETH + 8), "sender hardware address");
         assertEquals(OUR_IP, reply.getInt(ETH + 14, ByteOrder.BIG_ENDIAN), "sender protocol address");
@@ -199,10 +196,7 @@ class NeighbourDiscoveryTest
     @Test
     void shouldAnswerNeighbourSolicitationForOurIpv6()
     {
-        final UnsafeBuffer solicitation = neighbourMessage(NeighbourDiscovery.NEIGHBOR_SOLICITATION, OUR_MAC,
-            PEER_MAC, PEER_V6_LOW, V6_HIGH, OUR_V6_LOW, OUR_V6_LOW, PEER_MAC);
-
-        ours.onIcmpv6(solicitation, 0, solicitation.capacity(), sink);
+        receive(solicitation(PEER_MAC, PEER_MAC));
 
         assertAdvertisementToPeer();
         assertEquals(PEER_MAC, table.lookup(V6_HIGH, PEER_V6_LOW), "the source link-layer option is learned");
@@ -214,7 +208,7 @@ class NeighbourDiscoveryTest
         final UnsafeBuffer solicitation = neighbourMessage(NeighbourDiscovery.NEIGHBOR_SOLICITATION, OUR_GROUP_MAC,
             PEER_MAC, PEER_V6_LOW, GROUP_HIGH, OUR_GROUP_LOW, OUR_V6_LOW, PEER_MAC);
 
-        ours.onIcmpv6(solicitation, 0, solicitation.capacity(), sink);
+        receive(solicitation);
 
         assertAdvertisementToPeer();
     }
@@ -223,10 +217,7 @@ class NeighbourDiscoveryTest
     void shouldAnswerToTheSourceLinkLayerAddressOption()
     {
         // RFC 4861 7.2.4: the advertisement goes to the link-layer address the solicitation names
-        final UnsafeBuffer solicitation = neighbourMessage(NeighbourDiscovery.NEIGHBOR_SOLICITATION, OUR_MAC,
-            OTHER_MAC, PEER_V6_LOW, V6_HIGH, OUR_V6_LOW, OUR_V6_LOW, PEER_MAC);
-
-        ours.onIcmpv6(solicitation, 0, solicitation.capacity(), sink);
+        receive(solicitation(OTHER_MAC, PEER_MAC));
 
         assertEquals(1, sent.size());
         assertEquals(PEER_MAC, ethernet.wrapAt(sent.get(0), 0).destinationMac());
@@ -235,10 +226,10 @@ class NeighbourDiscoveryTest
     @Test
     void shouldNotAnswerNeighbourSolicitationForAnotherAddress()
     {
-        final UnsafeBuffer solicitation = neighbourMessage(NeighbourDiscovery.NEIGHBOR_SOLICITATION, BROADCAST_MAC,
-            PEER_MAC, PEER_V6_LOW, GROUP_HIGH, OUR_GROUP_LOW, OTHER_V6_LOW, PEER_MAC);
+        final UnsafeBuffer solicitation = neighbourMessage(NeighbourDiscovery.NEIGHBOR_SOLICITATION, 0x3333_FF9A_BCDEL,
+            PEER_MAC, PEER_V6_LOW, GROUP_HIGH, 0x0000_0001_FF9A_BCDEL, OTHER_V6_LOW, PEER_MAC);
 
-        ours.onIcmpv6(solicitation, 0, solicitation.capacity(), sink);
+        receive(solicitation);
 
         assertEquals(0, sent.size());
         assertEquals(0, ours.repliesSent());
@@ -248,12 +239,12 @@ class NeighbourDiscoveryTest
     @Test
     void shouldNotAnswerDuplicateAddressDetection()
     {
-        // RFC 4862 5.4: a node checking that an address is free asks from :: and must not be answered by unicast
+        // RFC 4862 5.4: a node checking that an address is free asks from ::, which names nobody to learn or answer
         final UnsafeBuffer probe = neighbourMessage(NeighbourDiscovery.NEIGHBOR_SOLICITATION, OUR_GROUP_MAC,
             PEER_MAC, 0, GROUP_HIGH, OUR_GROUP_LOW, OUR_V6_LOW, NeighbourTable.NO_MAC);
         ipv6.wrapAt(probe, ETH).source(0, 0);
 
-        ours.onIcmpv6(probe, 0, probe.capacity(), sink);
+        receive(probe);
 
         assertEquals(0, sent.size());
         assertEquals(0, table.size());
@@ -262,11 +253,10 @@ class NeighbourDiscoveryTest
     @Test
     void shouldDropAndCountForwardedNeighbourDiscovery()
     {
-        final UnsafeBuffer solicitation = neighbourMessage(NeighbourDiscovery.NEIGHBOR_SOLICITATION, OUR_MAC,
-            PEER_MAC, PEER_V6_LOW, V6_HIGH, OUR_V6_LOW, OUR_V6_LOW, PEER_MAC);
+        final UnsafeBuffer solicitation = solicitation(PEER_MAC, PEER_MAC);
         ipv6.wrapAt(solicitation, ETH).hopLimit(64); // RFC 4861 7.1.1: not from our link
 
-        ours.onIcmpv6(solicitation, 0, solicitation.capacity(), sink);
+        receive(solicitation);
 
         assertEquals(1, ours.malformed());
         assertEquals(0, sent.size());
@@ -276,10 +266,7 @@ class NeighbourDiscoveryTest
     @Test
     void shouldLearnFromNeighbourAdvertisement()
     {
-        final UnsafeBuffer advertisement = neighbourMessage(NeighbourDiscovery.NEIGHBOR_ADVERTISEMENT, OUR_MAC,
-            OTHER_MAC, PEER_V6_LOW, V6_HIGH, OUR_V6_LOW, PEER_V6_LOW, PEER_MAC);
-
-        ours.onIcmpv6(advertisement, 0, advertisement.capacity(), sink);
+        receive(advertisement(OTHER_MAC, PEER_MAC));
 
         assertEquals(PEER_MAC, table.lookup(V6_HIGH, PEER_V6_LOW), "the target link-layer option, not the sender");
         assertEquals(0, sent.size());
@@ -288,10 +275,7 @@ class NeighbourDiscoveryTest
     @Test
     void shouldLearnFromNeighbourAdvertisementWithoutOptionByEthernetSource()
     {
-        final UnsafeBuffer advertisement = neighbourMessage(NeighbourDiscovery.NEIGHBOR_ADVERTISEMENT, OUR_MAC,
-            PEER_MAC, PEER_V6_LOW, V6_HIGH, OUR_V6_LOW, PEER_V6_LOW, NeighbourTable.NO_MAC);
-
-        ours.onIcmpv6(advertisement, 0, advertisement.capacity(), sink);
+        receive(advertisement(PEER_MAC, NeighbourTable.NO_MAC));
 
         assertEquals(PEER_MAC, table.lookup(V6_HIGH, PEER_V6_LOW));
     }
@@ -299,8 +283,7 @@ class NeighbourDiscoveryTest
     @Test
     void shouldReadNoOptionPastTheFrameEnd()
     {
-        final UnsafeBuffer solicitation = neighbourMessage(NeighbourDiscovery.NEIGHBOR_SOLICITATION, OUR_MAC,
-            OTHER_MAC, PEER_V6_LOW, V6_HIGH, OUR_V6_LOW, OUR_V6_LOW, PEER_MAC);
+        final UnsafeBuffer solicitation = solicitation(OTHER_MAC, PEER_MAC);
 
         ours.onIcmpv6(solicitation, 0, ICMP + 24 + 7, sink); // the option's last byte cut off
 
@@ -313,8 +296,7 @@ class NeighbourDiscoveryTest
     @Test
     void shouldStopAtAZeroLengthOption()
     {
-        final UnsafeBuffer solicitation = neighbourMessage(NeighbourDiscovery.NEIGHBOR_SOLICITATION, OUR_MAC,
-            PEER_MAC, PEER_V6_LOW, V6_HIGH, OUR_V6_LOW, OUR_V6_LOW, PEER_MAC);
+        final UnsafeBuffer solicitation = solicitation(PEER_MAC, PEER_MAC);
         solicitation.putByte(ICMP + 25, (byte)0); // RFC 4861 4.6: length 0 is invalid, and would never advance
 
         assertTimeoutPreemptively(Duration.ofSeconds(10),
@@ -326,13 +308,12 @@ class NeighbourDiscoveryTest
     @Test
     void shouldIgnoreShortAndOtherIcmpv6()
     {
-        final UnsafeBuffer solicitation = neighbourMessage(NeighbourDiscovery.NEIGHBOR_SOLICITATION, OUR_MAC,
-            PEER_MAC, PEER_V6_LOW, V6_HIGH, OUR_V6_LOW, OUR_V6_LOW, PEER_MAC);
+        final UnsafeBuffer solicitation = solicitation(PEER_MAC, PEER_MAC);
         ours.onIcmpv6(solicitation, 0, ICMP + 23, sink); // the target address cut short
 
         final UnsafeBuffer echoRequest = copy(solicitation, 0, solicitation.capacity());
         echoRequest.putByte(ICMP, (byte)128);
-        ours.onIcmpv6(echoRequest, 0, echoRequest.capacity(), sink);
+        receive(echoRequest);
 
         assertEquals(0, sent.size());
         assertEquals(0, table.size());
@@ -349,10 +330,7 @@ class NeighbourDiscoveryTest
 
         assertEquals(1, ours.requestsSent());
         final UnsafeBuffer solicitation = sent.remove(0);
-        ethernet.wrapAt(solicitation, 0);
-        assertEquals(PEER_GROUP_MAC, ethernet.destinationMac());
-        assertEquals(OUR_MAC, ethernet.sourceMac());
-        assertEquals(EthernetFlyweight.ETHERTYPE_IPV6, ethernet.etherType());
+        assertEthernet(solicitation, PEER_GROUP_MAC, OUR_MAC, EthernetFlyweight.ETHERTYPE_IPV6);
         ipv6.wrapAt(solicitation, ETH);
         assertEquals(255, ipv6.hopLimit());
         assertEquals(V6_HIGH, ipv6.sourceHigh(), "from our GID at index 1");
@@ -369,10 +347,16 @@ class NeighbourDiscoveryTest
         peer.onIcmpv6(solicitation, 0, solicitation.capacity(), sink);
         assertEquals(1, sent.size(), "the peer answers");
         final UnsafeBuffer advertisement = sent.remove(0);
-        ours.onIcmpv6(advertisement, 0, advertisement.capacity(), sink);
+        receive(advertisement);
 
         assertEquals(PEER_MAC, table.lookup(V6_HIGH, PEER_V6_LOW));
         assertEquals(0, sent.size());
+    }
+
+    /** Hands a whole ICMPv6 frame to our discovery, as the engine agent does. */
+    private void receive(final UnsafeBuffer frame)
+    {
+        ours.onIcmpv6(frame, 0, frame.capacity(), sink);
     }
 
     private void assertAdvertisementToPeer()
@@ -381,10 +365,7 @@ class NeighbourDiscoveryTest
         assertEquals(1, ours.repliesSent());
         final UnsafeBuffer advertisement = sent.get(0);
         assertEquals(ICMP + ND_LENGTH, advertisement.capacity());
-        ethernet.wrapAt(advertisement, 0);
-        assertEquals(PEER_MAC, ethernet.destinationMac());
-        assertEquals(OUR_MAC, ethernet.sourceMac());
-        assertEquals(EthernetFlyweight.ETHERTYPE_IPV6, ethernet.etherType());
+        assertEthernet(advertisement, PEER_MAC, OUR_MAC, EthernetFlyweight.ETHERTYPE_IPV6);
         ipv6.wrapAt(advertisement, ETH);
         assertEquals(6, ipv6.version());
         assertEquals(ND_LENGTH, ipv6.payloadLength());
@@ -402,6 +383,15 @@ class NeighbourDiscoveryTest
         assertEquals(1, advertisement.getByte(ICMP + 25));
         assertEquals(OUR_MAC, NeighbourDiscovery.readMac(advertisement, ICMP + 26));
         assertChecksumValid(advertisement);
+    }
+
+    private void assertEthernet(
+        final DirectBuffer frame, final long destinationMac, final long sourceMac, final int etherType)
+    {
+        ethernet.wrapAt(frame, 0);
+        assertEquals(destinationMac, ethernet.destinationMac());
+        assertEquals(sourceMac, ethernet.sourceMac());
+        assertEquals(etherType, ethernet.etherType());
     }
 
     /** The ICMPv6 checksum over the pseudo-header and the message, the checksum field included, sums to zero. */
@@ -484,6 +474,20 @@ class NeighbourDiscoveryTest
         }
         frame.putShort(ICMP + 2, (short)InternetChecksum.finish(icmpv6Sum(frame, icmpLength)), ByteOrder.BIG_ENDIAN);
         return frame;
+    }
+
+    /** A solicitation for our unicast address from the peer's IPv6 address, sent from {@code ethernetSource}. */
+    private UnsafeBuffer solicitation(final long ethernetSource, final long optionMac)
+    {
+        return neighbourMessage(NeighbourDiscovery.NEIGHBOR_SOLICITATION, OUR_MAC, ethernetSource, PEER_V6_LOW,
+            V6_HIGH, OUR_V6_LOW, OUR_V6_LOW, optionMac);
+    }
+
+    /** The peer's advertisement of its own IPv6 address to ours, sent from {@code ethernetSource}. */
+    private UnsafeBuffer advertisement(final long ethernetSource, final long optionMac)
+    {
+        return neighbourMessage(NeighbourDiscovery.NEIGHBOR_ADVERTISEMENT, OUR_MAC, ethernetSource, PEER_V6_LOW,
+            V6_HIGH, OUR_V6_LOW, PEER_V6_LOW, optionMac);
     }
 
     private static void putMac(final UnsafeBuffer frame, final int offset, final long mac)
