@@ -27,8 +27,6 @@ import static io.rnic.datapath.afpacket.LinuxPacketSockets.*;
  */
 public final class AfPacketPort implements PacketPort
 {
-    /** Room before the frame in an RX slot: the header, the sockaddr_ll and the kernel's alignment. */
-    private static final int SLOT_HEADROOM = 128;
     /** Receive polls between two reads of the kernel's drop count: a system call every few milliseconds at most. */
     private static final int STATISTICS_POLLS = 4096;
 
@@ -43,8 +41,7 @@ public final class AfPacketPort implements PacketPort
     private final MemorySegment state;
     private final MemorySegment statistics;
     private final MemorySegment statisticsLength;
-    private final MemorySegment ring;
-    private final long ringBytes;
+    private final PacketRings rings;
     private final UnsafeBuffer rx;
     private final UnsafeBuffer tx;
     private final UnsafeBuffer frame = new UnsafeBuffer(0, 0);
@@ -77,7 +74,7 @@ public final class AfPacketPort implements PacketPort
         this.mac = mac;
         this.mtu = mtu;
         this.maxFrameLength = mtu + 14 + 4;
-        this.frameSize = Math.max(2048, Integer.highestOneBit(maxFrameLength + SLOT_HEADROOM - 1) << 1);
+        this.frameSize = PacketRings.frameSize(maxFrameLength);
         this.rxMask = config.rxFrames() - 1;
         this.txMask = config.txFrames() - 1;
         this.arena = Arena.ofShared();
@@ -86,91 +83,25 @@ public final class AfPacketPort implements PacketPort
         this.statisticsLength = arena.allocate(ValueLayout.JAVA_INT);
         this.single = new UnsafeBuffer(arena.allocate(maxFrameLength, 64).address(), maxFrameLength);
 
-        final int socketFd = socket(state, AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
-        if (socketFd < 0)
-        {
-            final int errno = errno(state);
-            arena.close();
-            if (errno == EPERM || errno == EACCES)
-            {
-                throw new PortException("cannot open an AF_PACKET socket on " + name + ": " + strerror(errno) +
-                    ". AF_PACKET needs root or the CAP_NET_RAW capability (run as root, or " +
-                    "'setcap cap_net_raw+ep' on the java binary)");
-            }
-            throw new PortException("cannot open an AF_PACKET socket on " + name + ": " + strerror(errno));
-        }
-        this.fd = socketFd;
-        MemorySegment mapped = null;
+        this.fd = openRingSocket();
+        PacketRings mapped = null;
         try
         {
-            setInt(PACKET_VERSION, TPACKET_V2, "PACKET_VERSION TPACKET_V2");
-            setIntIfSupported(PACKET_IGNORE_OUTGOING, 1);
-            setInt(PACKET_LOSS, 1, "PACKET_LOSS"); // a malformed TX frame is skipped, not a stuck ring
-            if (config.qdiscBypass())
-            {
-                setInt(PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS");
-            }
-            final int blockSize = Math.max(4096, frameSize);
-            setRing(PACKET_RX_RING, blockSize, config.rxFrames());
-            setRing(PACKET_TX_RING, blockSize, config.txFrames());
-            final long rxBytes = (long)frameSize * config.rxFrames();
-            final long txBytes = (long)frameSize * config.txFrames();
-            this.ringBytes = rxBytes + txBytes;
-            mapped = mmap(state, ringBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
-            if (mapped.address() == MAP_FAILED)
-            {
-                throw new PortException("cannot map the packet rings of " + name + " (" + ringBytes + " bytes): " +
-                    strerror(errno(state)));
-            }
-            this.ring = mapped;
-            this.rx = new UnsafeBuffer(mapped.address(), (int)rxBytes);
-            this.tx = new UnsafeBuffer(mapped.address() + rxBytes, (int)txBytes);
-
-            final MemorySegment address = arena.allocate(SOCKADDR_LL);
-            address.set(ValueLayout.JAVA_SHORT, 0, (short)AF_PACKET);
-            address.set(ValueLayout.JAVA_SHORT, 2, (short)htons(ETH_P_ALL));
-            address.set(ValueLayout.JAVA_INT, 4, ifindex);
-            if (bind(state, fd, address, (int)SOCKADDR_LL.byteSize()) != 0)
-            {
-                throw new PortException("cannot bind the AF_PACKET socket to " + name + ": " + strerror(errno(state)));
-            }
-            if (config.fanoutGroup() != 0)
-            {
-                setInt(PACKET_FANOUT, config.fanoutGroup() | (PACKET_FANOUT_HASH << 16),
-                    "PACKET_FANOUT group " + config.fanoutGroup());
-            }
-            // with a TX ring every sendto of the ring's socket walks the ring: lone frames need a socket of their
-            // own (protocol 0: it is handed no received frame)
-            final int direct = socket(state, AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-            if (direct < 0)
-            {
-                throw new PortException("cannot open the second AF_PACKET socket on " + name + ": " +
-                    strerror(errno(state)));
-            }
-            this.directFd = direct;
-            address.set(ValueLayout.JAVA_SHORT, 2, (short)0);
-            if (bind(state, directFd, address, (int)SOCKADDR_LL.byteSize()) != 0)
-            {
-                LinuxPacketSockets.close(directFd);
-                throw new PortException("cannot bind the second AF_PACKET socket to " + name + ": " +
-                    strerror(errno(state)));
-            }
-            if (config.qdiscBypass())
-            {
-                final MemorySegment one = arena.allocate(ValueLayout.JAVA_INT);
-                one.set(ValueLayout.JAVA_INT, 0, 1);
-                setsockopt(state, directFd, SOL_PACKET, PACKET_QDISC_BYPASS, one, 4);
-            }
-            // the JVM links a downcall on its first call: tens of ms under load, which in the first frame's duty
-            // cycle would count against the local ACK timer. Both sendto calls on fd -1: EBADF, nothing is sent.
-            send(state, -1, single.addressOffset(), 0, MSG_DONTWAIT);
-            kick(state, -1, MSG_DONTWAIT);
+            setSocketOptions();
+            mapped = PacketRings.map(arena, state, fd, name, frameSize, config.rxFrames(), config.txFrames());
+            this.rings = mapped;
+            this.rx = mapped.rx();
+            this.tx = mapped.tx();
+            bindToInterface(fd, htons(ETH_P_ALL), ifindex, "the AF_PACKET socket");
+            joinFanoutGroup();
+            this.directFd = openDirectSocket(ifindex);
+            linkSendCalls();
         }
         catch (final RuntimeException ex)
         {
-            if (mapped != null && mapped.address() != MAP_FAILED)
+            if (mapped != null)
             {
-                munmap(state, mapped, (long)frameSize * (config.rxFrames() + config.txFrames()));
+                mapped.unmap(state);
             }
             LinuxPacketSockets.close(fd);
             arena.close();
@@ -474,7 +405,7 @@ public final class AfPacketPort implements PacketPort
             return;
         }
         closed = true;
-        munmap(state, ring, ringBytes);
+        rings.unmap(state);
         LinuxPacketSockets.close(directFd);
         LinuxPacketSockets.close(fd);
         arena.close();
@@ -488,18 +419,97 @@ public final class AfPacketPort implements PacketPort
             (config.fanoutGroup() != 0 ? ", fanout " + config.fanoutGroup() : "") + '}';
     }
 
-    private void setRing(final int option, final int blockSize, final int frames)
+    /** The socket that owns the rings and receives every frame of the interface; the arena closed on failure. */
+    private int openRingSocket()
     {
-        final MemorySegment request = arena.allocate(TPACKET_REQ);
-        request.set(ValueLayout.JAVA_INT, 0, blockSize);
-        request.set(ValueLayout.JAVA_INT, 4, (int)((long)frameSize * frames / blockSize));
-        request.set(ValueLayout.JAVA_INT, 8, frameSize);
-        request.set(ValueLayout.JAVA_INT, 12, frames);
-        if (setsockopt(state, fd, SOL_PACKET, option, request, (int)TPACKET_REQ.byteSize()) != 0)
+        final int socketFd = socket(state, AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
+        if (socketFd < 0)
         {
-            throw new PortException("cannot set up the " + (option == PACKET_RX_RING ? "RX" : "TX") + " ring of " +
-                name + " (" + frames + " frames of " + frameSize + " bytes): " + strerror(errno(state)));
+            final int errno = errno(state);
+            arena.close();
+            if (errno == EPERM || errno == EACCES)
+            {
+                throw new PortException("cannot open an AF_PACKET socket on " + name + ": " + strerror(errno) +
+                    ". AF_PACKET needs root or the CAP_NET_RAW capability (run as root, or " +
+                    "'setcap cap_net_raw+ep' on the java binary)");
+            }
+            throw new PortException("cannot open an AF_PACKET socket on " + name + ": " + strerror(errno));
         }
+        return socketFd;
+    }
+
+    /** What the ring socket needs before its rings are set up: TPACKET_V2 can only be chosen before. */
+    private void setSocketOptions()
+    {
+        setInt(PACKET_VERSION, TPACKET_V2, "PACKET_VERSION TPACKET_V2");
+        setIntIfSupported(PACKET_IGNORE_OUTGOING, 1);
+        setInt(PACKET_LOSS, 1, "PACKET_LOSS"); // a malformed TX frame is skipped, not a stuck ring
+        if (config.qdiscBypass())
+        {
+            setInt(PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS");
+        }
+    }
+
+    private void bindToInterface(final int socketFd, final int protocol, final int ifindex, final String what)
+    {
+        final MemorySegment address = arena.allocate(SOCKADDR_LL);
+        address.set(ValueLayout.JAVA_SHORT, 0, (short)AF_PACKET);
+        address.set(ValueLayout.JAVA_SHORT, 2, (short)protocol);
+        address.set(ValueLayout.JAVA_INT, 4, ifindex);
+        if (bind(state, socketFd, address, (int)SOCKADDR_LL.byteSize()) != 0)
+        {
+            throw new PortException("cannot bind " + what + " to " + name + ": " + strerror(errno(state)));
+        }
+    }
+
+    /** Several engine threads on one interface: the kernel spreads the flows over their sockets by hash. */
+    private void joinFanoutGroup()
+    {
+        if (config.fanoutGroup() != 0)
+        {
+            setInt(PACKET_FANOUT, config.fanoutGroup() | (PACKET_FANOUT_HASH << 16),
+                "PACKET_FANOUT group " + config.fanoutGroup());
+        }
+    }
+
+    /**
+     * With a TX ring every sendto of the ring's socket walks the ring: lone frames need a socket of their own
+     * (protocol 0: it is handed no received frame).
+     */
+    private int openDirectSocket(final int ifindex)
+    {
+        final int direct = socket(state, AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (direct < 0)
+        {
+            throw new PortException("cannot open the second AF_PACKET socket on " + name + ": " +
+                strerror(errno(state)));
+        }
+        try
+        {
+            bindToInterface(direct, 0, ifindex, "the second AF_PACKET socket");
+        }
+        catch (final PortException ex)
+        {
+            LinuxPacketSockets.close(direct);
+            throw ex;
+        }
+        if (config.qdiscBypass())
+        {
+            final MemorySegment one = arena.allocate(ValueLayout.JAVA_INT);
+            one.set(ValueLayout.JAVA_INT, 0, 1);
+            setsockopt(state, direct, SOL_PACKET, PACKET_QDISC_BYPASS, one, 4);
+        }
+        return direct;
+    }
+
+    /**
+     * The JVM links a downcall on its first call: tens of ms under load, which in the first frame's duty cycle would
+     * count against the local ACK timer. Both sendto calls on fd -1: EBADF, nothing is sent.
+     */
+    private void linkSendCalls()
+    {
+        send(state, -1, single.addressOffset(), 0, MSG_DONTWAIT);
+        kick(state, -1, MSG_DONTWAIT);
     }
 
     private void setInt(final int option, final int value, final String what)

@@ -14,8 +14,6 @@ import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_BUF_ADDR;
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_DATA_LEN;
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_DATA_OFF;
@@ -38,9 +36,8 @@ public final class DpdkPort implements PacketPort
     private static final int RX_BURST_MAX = 256;
     private static final int TX_BACKLOG = 512;
     private static final int STASH = 64;
-    private static final long START_RETRY_NS = 15_000_000_000L;
 
-    private final Device device;
+    private final SharedEthDevice device;
     private final int queue;
     private final boolean fpOps;
     private BurstFunctions bursts;
@@ -59,21 +56,21 @@ public final class DpdkPort implements PacketPort
     private long pushes;
     private boolean closed;
 
-    private DpdkPort(final Device device, final int queue, final boolean fpOps)
+    private DpdkPort(final SharedEthDevice device, final int queue, final boolean fpOps)
     {
         this.device = device;
         this.queue = queue;
         this.fpOps = fpOps;
-        this.bursts = fpOps ? BurstFunctions.fpOps(device.eth, queue) : BurstFunctions.shim(device.eth, queue);
-        this.frameCapacity = device.pool.frameCapacity();
-        this.mtu = device.mtu;
+        this.bursts = fpOps ? BurstFunctions.fpOps(device.eth(), queue) : BurstFunctions.shim(device.eth(), queue);
+        this.frameCapacity = device.pool().frameCapacity();
+        this.mtu = device.mtu();
         // the mbuf pointer arrays live off-heap: DPDK writes and reads them
         final UnsafeBuffer arrays = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
             8 * (RX_BURST_MAX + TX_BACKLOG + STASH + 1), 64)); // + 1: free()'s scratch slot
         this.rxMbufs = arrays.addressOffset();
         this.txMbufs = rxMbufs + 8L * RX_BURST_MAX;
         this.stash = txMbufs + 8L * TX_BACKLOG;
-        device.arrays[queue] = arrays; // keeps the memory reachable as long as the device
+        device.holdArrays(queue, arrays);
     }
 
     /**
@@ -85,7 +82,7 @@ public final class DpdkPort implements PacketPort
     public static DpdkPort[] open(final DpdkConfig config)
     {
         Eal.init(config.ealArgs());
-        final Device device = new Device(config);
+        final SharedEthDevice device = new SharedEthDevice(config);
         final DpdkPort[] ports = new DpdkPort[config.queues()];
         for (int q = 0; q < ports.length; q++)
         {
@@ -222,13 +219,13 @@ public final class DpdkPort implements PacketPort
     @Override
     public String name()
     {
-        return device.eth.name() + (device.queues > 1 ? "/" + queue : "");
+        return device.eth().name() + (device.queues() > 1 ? "/" + queue : "");
     }
 
     @Override
     public long macAddress()
     {
-        return device.mac;
+        return device.mac();
     }
 
     @Override
@@ -254,14 +251,14 @@ public final class DpdkPort implements PacketPort
         {
             return counters.get(PortCounters.RECEIVE_DROPS);
         }
-        final EthDevice.Stats stats = device.eth.stats();
+        final EthDevice.Stats stats = device.eth().stats();
         return stats.rxMissed() + stats.rxNoMbuf() + counters.get(PortCounters.RECEIVE_DROPS);
     }
 
     /** The device's pool, for accounting ({@link PacketMempool#inUse}). */
     public PacketMempool pool()
     {
-        return device.pool;
+        return device.pool();
     }
 
     /**
@@ -270,7 +267,7 @@ public final class DpdkPort implements PacketPort
      */
     public int mbufsInUseAtClose()
     {
-        return device.inUseAtClose;
+        return device.inUseAtClose();
     }
 
     /**
@@ -283,7 +280,7 @@ public final class DpdkPort implements PacketPort
     {
         final long deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
         long restartNs = System.nanoTime() + restartDelayNs();
-        while (!device.eth.link().up())
+        while (!device.eth().link().up())
         {
             final long nowNs = System.nanoTime();
             if (nowNs > deadlineNs)
@@ -294,9 +291,8 @@ public final class DpdkPort implements PacketPort
             {
                 // a memif connection refused during the peer's own start-up is not retried by DPDK: restart to
                 // connect again (at a jittered pace, so two ends restarting do not keep meeting each other's restart)
-                device.eth.stop();
-                Device.startRetrying(device.eth);
-                bursts = fpOps ? BurstFunctions.fpOps(device.eth, queue) : BurstFunctions.shim(device.eth, queue);
+                device.restart();
+                bursts = fpOps ? BurstFunctions.fpOps(device.eth(), queue) : BurstFunctions.shim(device.eth(), queue);
                 restartNs = System.nanoTime() + restartDelayNs();
             }
             Thread.sleep(5);
@@ -311,7 +307,7 @@ public final class DpdkPort implements PacketPort
 
     public EthDevice device()
     {
-        return device.eth;
+        return device.eth();
     }
 
     /**
@@ -354,7 +350,7 @@ public final class DpdkPort implements PacketPort
     {
         if (stashCount == 0)
         {
-            if (DpdkBindings.rte_pktmbuf_alloc_bulk(device.pool.address(), stash, STASH) != 0)
+            if (DpdkBindings.rte_pktmbuf_alloc_bulk(device.pool().address(), stash, STASH) != 0)
             {
                 counters.addTransmitDrops(1); // the pool is empty: everything is in rings or backlogs
                 return 0;
@@ -395,136 +391,5 @@ public final class DpdkPort implements PacketPort
         final long slot = stash + 8L * stashCount;
         UnsafeApi.putLong(slot, mbuf);
         DpdkBindings.rte_pktmbuf_free_bulk(slot, 1);
-    }
-
-    /** The ethdev and its pool, shared by the ports of its queues. */
-    private static final class Device
-    {
-        final EthDevice eth;
-        final PacketMempool pool;
-        final int queues;
-        final int mtu;
-        final long mac;
-        final UnsafeBuffer[] arrays;
-        final AtomicInteger open;
-        volatile int inUseAtClose = -1;
-
-        Device(final DpdkConfig config)
-        {
-            eth = EthDevice.byName(config.device());
-            queues = config.queues();
-            final int mtuBytes = config.mtu() != 0 ? config.mtu() : Math.max(1500, eth.mtu());
-            // a whole frame in one mbuf: MTU + Ethernet header + VLAN tag, rounded up
-            final int frameBytes = (mtuBytes + 18 + 63) & ~63;
-            pool = PacketMempool.create("rnic_" + eth.portId() + "_" + System.nanoTime() % 1_000_000,
-                config.poolSize(), 256, Math.max(2048, frameBytes), eth.socketId());
-            try
-            {
-                eth.configure(queues, config.mtu());
-                for (int q = 0; q < queues; q++)
-                {
-                    eth.setupRxQueue(q, config.descriptors(), pool);
-                    eth.setupTxQueue(q, config.descriptors());
-                }
-                startRetrying(eth);
-                eth.promiscuous(); // peers reach us by the MAC we advertise; some vdevs have a random one
-            }
-            catch (final RuntimeException ex)
-            {
-                try
-                {
-                    eth.close();
-                }
-                catch (final DpdkException ignored)
-                {
-                    // the original failure is the one to report
-                }
-                pool.close();
-                throw ex;
-            }
-            mtu = mtuBytes;
-            mac = addressOf(eth);
-            arrays = new UnsafeBuffer[queues];
-            open = new AtomicInteger(queues);
-        }
-
-        /**
-         * Starts the device, retrying for a while: a device that connects to a peer when it starts (a memif client
-         * whose server is not listening yet) fails to start until the peer is there.
-         */
-        private static void startRetrying(final EthDevice eth)
-        {
-            final long deadlineNs = System.nanoTime() + START_RETRY_NS;
-            while (true)
-            {
-                try
-                {
-                    eth.start();
-                    return;
-                }
-                catch (final DpdkException ex)
-                {
-                    if (System.nanoTime() > deadlineNs)
-                    {
-                        throw new DpdkException(ex.getMessage() + " (retried for " + START_RETRY_NS / 1_000_000_000L +
-                            " s; a memif client needs its server listening)");
-                    }
-                    try
-                    {
-                        Thread.sleep(100);
-                    }
-                    catch (final InterruptedException interrupted)
-                    {
-                        Thread.currentThread().interrupt();
-                        throw ex;
-                    }
-                }
-            }
-        }
-
-        /**
-         * The device's MAC, or a locally administered one made from the port id and the process id when it has none
-         * (net_ring starts with 00:00:00:00:00:00, which no neighbour table can hold).
-         */
-        private static long addressOf(final EthDevice eth)
-        {
-            final long mac = eth.macAddress();
-            if (mac != 0)
-            {
-                return mac;
-            }
-            final long made = 0x02_52_00_00_00_00L | (ProcessHandle.current().pid() & 0xFF_FFFF) << 8 |
-                (eth.portId() & 0xFF);
-            try
-            {
-                eth.macAddress(made);
-            }
-            catch (final DpdkException unsupported)
-            {
-                // net_ring cannot set one: it filters nothing, and the port is promiscuous anyway
-            }
-            return made;
-        }
-
-        void release()
-        {
-            if (open.decrementAndGet() == 0)
-            {
-                eth.stop();
-                eth.close();
-                final int leaked = pool.inUse();
-                inUseAtClose = leaked;
-                if (leaked == 0)
-                {
-                    pool.close();
-                }
-                else
-                {
-                    // a pool with mbufs out must not be freed under them: report, keep it
-                    System.err.println("rnic: DPDK pool " + pool.name() + " still has " + leaked +
-                        " mbufs in use after closing " + eth.name() + "; not freed");
-                }
-            }
-        }
     }
 }
