@@ -87,7 +87,10 @@ class ArchitectureTest
             .check(classes);
     }
 
-    /** Classes loaded from a module's build output or jar ({@code rnic-engine/target/classes}, {@code rnic-engine-*.jar}). */
+    /**
+     * Classes loaded from a module's build output or jar ({@code rnic-engine/target/classes},
+     * {@code rnic-engine-*.jar}).
+     */
     private static DescribedPredicate<JavaClass> inModule(final String module)
     {
         return DescribedPredicate.describe("are in module " + module, javaClass -> javaClass.getSource()
