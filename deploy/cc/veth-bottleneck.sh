@@ -11,7 +11,8 @@
 # for longer than FRAMES frames: a phantom queue that marks before the real one fills (this kernel has no RED or
 # other marking qdisc). Defaults: 200 Mbit/s, 2 ms, 90 %, 16 frames; the test (VethCongestionTest) uses
 # --queue-ms 8 --mark-rate-pct 95 --mark-burst 64. RNIC_CC_DEBUG=1 adds interface/qdisc statistics and captures.
-# Always removes what it created.
+# The namespaces, the hop and its bottleneck are deploy/topology.sh's (up --hop bridge, congest). Always removes
+# what it created.
 set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
@@ -35,42 +36,25 @@ done
 ((EUID == 0)) || { echo "veth-bottleneck: needs root (namespaces, tc, iptables)" >&2; exit 1; }
 
 id=cc$$
-ns_a=${id}a ns_b=${id}b ns_h=${id}h if_a=${id}0 if_b=${id}1 hop_a=${id}x hop_b=${id}y
+topology=$root/deploy/topology.sh
 cleanup() {
-  for ns in "$ns_a" "$ns_b" "$ns_h"; do ip netns del "$ns" 2>/dev/null || true; done
+  "$topology" down --name "$id" >/dev/null
 }
 trap cleanup EXIT INT TERM
 
-ip netns add "$ns_a"; ip netns add "$ns_b"; ip netns add "$ns_h"
-ip link add "$if_a" type veth peer name "$hop_a"
-ip link add "$if_b" type veth peer name "$hop_b"
-ip link set "$hop_a" netns "$ns_h"; ip link set "$hop_b" netns "$ns_h"
-ip link set "$if_a" netns "$ns_a"; ip link set "$if_b" netns "$ns_b"
-ip -n "$ns_h" link set "$hop_a" up; ip -n "$ns_h" link set "$hop_b" up
-ip -n "$ns_a" addr add 10.77.0.1/24 dev "$if_a"; ip -n "$ns_a" link set "$if_a" up; ip -n "$ns_a" link set lo up
-ip -n "$ns_b" addr add 10.77.0.2/24 dev "$if_b"; ip -n "$ns_b" link set "$if_b" up; ip -n "$ns_b" link set lo up
+eval "$("$topology" up --name "$id" --v4 10.77.0 --hop bridge --env | tr '\n' ' ')"
+ns_a=$RNIC_NS_A ns_b=$RNIC_NS_B ns_h=$RNIC_NS_HOP if_a=$RNIC_IF_A if_b=$RNIC_IF_B hop_a=$RNIC_IF_HOP_A hop_b=$RNIC_IF_HOP_B
 
 if [[ -n ${RNIC_CC_SENDER_QDISC:-} ]]; then
   ip netns exec "$ns_b" tc qdisc replace dev "$if_b" root $RNIC_CC_SENDER_QDISC
   ip netns exec "$ns_a" tc qdisc replace dev "$if_a" root $RNIC_CC_SENDER_QDISC
 fi
 bytes_per_sec=$((rate * 1000000 / 8))
-mark_bytes_per_sec=$((bytes_per_sec * mark_pct / 100))
 queue_bytes=$((bytes_per_sec * queue_ms / 1000))
-for dev in "$hop_a" "$hop_b"; do
-  ip netns exec "$ns_h" tc qdisc replace dev "$dev" root tbf rate "${rate}mbit" burst 32kb limit "$queue_bytes"
-done
-# the hop is a bridge; br_netfilter hands its IPv4 frames to iptables, whose hashlimit is a real token bucket
-# (nftables' limit keeps a bucket of one second of the rate: it marks nothing before a whole second of excess)
-ip -n "$ns_h" link add br0 type bridge
-ip -n "$ns_h" link set "$hop_a" master br0; ip -n "$ns_h" link set "$hop_b" master br0; ip -n "$ns_h" link set br0 up
-modprobe br_netfilter 2>/dev/null || true # a module on stock kernels, not loaded by creating a bridge
-ip netns exec "$ns_h" sysctl -qw net.bridge.bridge-nf-call-iptables=1
 frame_bytes=$(( (size < 1024 ? size : 1024) + 14 + 20 + 8 + 12 + 4 ))
 mark_pps=$(( bytes_per_sec * mark_pct / 100 / frame_bytes ))
-ip netns exec "$ns_h" iptables -t mangle -A FORWARD -p udp --dport 4791 -m ecn --ecn-ip-ect 2 \
-  -m hashlimit --hashlimit-above "$mark_pps/sec" --hashlimit-burst "$mark_burst_pkts" --hashlimit-mode dstip \
-  --hashlimit-name rnic -j TOS --set-tos 0x03/0x03
+"$topology" congest --name "$id" --rate "$rate" --queue-bytes "$queue_bytes" --mark-pct "$mark_pct" \
+  --mark-burst "$mark_burst_pkts" --frame-bytes "$frame_bytes" >/dev/null
 
 echo "hop: tbf ${rate} Mbit/s, queue ${queue_bytes} B; CE above ${mark_pct}% of the rate ($mark_pps frames/s) beyond a phantom queue of ${mark_burst_pkts} frames"
 hop_stats() {

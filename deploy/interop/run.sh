@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # Interop with Linux Soft-RoCE: the unmodified rdma-core and perftest tools in a QEMU guest running rdma_rxe
 # (the shared harness ../shared/rxe-peer) against our bin/rnic tools on the host end of the guest's bridge
 # (veth rxhost0 in netns rx0), every tool in both roles. Prints a pass/fail table; every tool's own output is
@@ -8,10 +8,12 @@
 #
 # -f: only the tests whose name matches (e.g. 'pingpong|write'); --keep-up: leave the guest running;
 # --reuse: use a guest that is already up (and leave it up) instead of building and booting one.
-# Needs root (netns, QEMU). RX_MTU (default 1500: IB MTU 1024) is passed to the harness.
-set -uo pipefail
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
-RXE=$(cd "$REPO/../shared/rxe-peer" && pwd)
+# Needs root (netns, QEMU). RX_MTU (default 1500: IB MTU 1024) is passed to the harness. While the file
+# RNIC_BENCH_LOCK (default /tmp/rnic-bench.lock) exists, a latency benchmark runs: each test waits for it to go.
+set -euo pipefail
+REPO=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
+RXE=$(cd "$REPO/../shared/rxe-peer" && pwd) || { echo "interop: the harness $REPO/../shared/rxe-peer is missing" >&2; exit 1; }
+BENCH_LOCK=${RNIC_BENCH_LOCK:-/tmp/rnic-bench.lock}
 OUT=/tmp/rnic-interop/$(date +%Y%m%d-%H%M%S)
 ITERS=100
 FILTER=.
@@ -38,19 +40,22 @@ log() { printf '[interop %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 
 # The machine is shared with latency benchmarks: never start CPU-heavy work while one runs.
 wait_bench() {
-  while [[ -e /tmp/rnic-bench.lock ]]; do log "benchmark lock /tmp/rnic-bench.lock present: waiting"; sleep 30; done
+  while [[ -e $BENCH_LOCK ]]; do log "benchmark lock $BENCH_LOCK present: waiting"; sleep 30; done
 }
 
 cleanup() {
   local pid
-  for pid in $(jobs -p); do kill "$pid" 2>/dev/null; done
+  for pid in $(jobs -p); do kill "$pid" 2>/dev/null || true; done
   if ((KEEP_UP == 0)); then "$RXE/down.sh" >/dev/null 2>&1 || true; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 wait_bench
-export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+# shellcheck source=deploy/lib/find-jdk.sh
+. "$REPO/deploy/lib/find-jdk.sh"
+rnic_find_jdk || { rnic_jdk_missing; exit 2; }
+export JAVA_HOME=$RNIC_JAVA_HOME
 log "building rnic"
 (cd "$REPO" && mvn -B -o -q -DskipTests package) > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
 g() { "$RXE/guest.sh" "$@"; }
@@ -59,12 +64,13 @@ if ((REUSE)) && g -t 5 1 true >/dev/null 2>&1; then
 else
   log "building and booting the rxe guest"
   "$RXE/build.sh" > "$OUT/harness-build.log" 2>&1 || { tail -20 "$OUT/harness-build.log"; exit 1; }
-  ip netns list | grep -qw "$NS" && "$RXE/down.sh" >/dev/null 2>&1
+  if ip netns list | grep -qw "$NS"; then "$RXE/down.sh" >/dev/null 2>&1 || true; fi
   "$RXE/up.sh" 1 > "$OUT/harness-up.log" 2>&1 || { tail -20 "$OUT/harness-up.log"; exit 1; }
 fi
-g 1 'uname -r; dpkg-query -W -f="\${Package} \${Version}\n" perftest ibverbs-utils rdma-core 2>/dev/null; ibv_devinfo -d rxe0 | grep -E "active_mtu|state"' > "$OUT/guest-info.txt" 2>&1
+# shellcheck disable=SC2016 # expanded by the guest's shell
+g 1 'uname -r; dpkg-query -W -f="\${Package} \${Version}\n" perftest ibverbs-utils rdma-core 2>/dev/null; ibv_devinfo -d rxe0 | grep -E "active_mtu|state"' > "$OUT/guest-info.txt" 2>&1 || true
 COUNTERS='cd /sys/class/infiniband/rxe0/ports/1/hw_counters && grep -H . * | sed "s/:/ /"'
-g 1 "$COUNTERS" > "$OUT/hw_counters.before" 2>&1
+g 1 "$COUNTERS" > "$OUT/hw_counters.before" 2>&1 || true
 RNIC=("$REPO/bin/rnic")
 
 RESULTS=()
@@ -79,13 +85,13 @@ run_guest_server() {  # name guest-cmd rnic-tool rnic-args...
   local name=$1 gcmd=$2 tool=$3; shift 3
   local f="$OUT/$name.guest-server"
   wait_bench
-  g 1 "pkill -x -f '^(ib_|ibv_).*' 2>/dev/null; rm -f /tmp/s.log; (timeout $T_GUEST $gcmd; echo \"exit=\$?\") > /tmp/s.log 2>&1 &" >/dev/null
+  g 1 "pkill -x -f '^(ib_|ibv_).*' 2>/dev/null; rm -f /tmp/s.log; (timeout $T_GUEST $gcmd; echo \"exit=\$?\") > /tmp/s.log 2>&1 &" >/dev/null || true
   sleep 1
+  local rc=0
   timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" "$tool" -d "$IF" "$@" --timeout-ms "$T_RNIC_MS" "$GUEST" \
-    > "$f.rnic.txt" 2>&1
-  local rc=$?
+    > "$f.rnic.txt" 2>&1 || rc=$?
   g -t $((T_GUEST + 10)) 1 "for i in \$(seq $((T_GUEST * 5))); do grep -q '^exit=' /tmp/s.log && break; sleep 0.2; done; cat /tmp/s.log" \
-    > "$f.guest.txt" 2>&1
+    > "$f.guest.txt" 2>&1 || true
   local grc; grc=$(sed -n 's/^exit=//p' "$f.guest.txt" | tail -1)
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "guest server/rnic client" PASS ""
   else record "$name" "guest server/rnic client" FAIL "rnic exit $rc, guest exit ${grc:-none}"; fi
@@ -108,9 +114,9 @@ run_rnic_server() {  # name guest-cmd rnic-tool rnic-args...
       sleep 0.2
     done
   fi
-  g -t $((T_GUEST + 10)) 1 "timeout $T_GUEST $gcmd 10.77.0.1; echo exit=\$?" > "$f.guest.txt" 2>&1
+  g -t $((T_GUEST + 10)) 1 "timeout $T_GUEST $gcmd 10.77.0.1; echo exit=\$?" > "$f.guest.txt" 2>&1 || true
   local grc; grc=$(sed -n 's/^exit=//p' "$f.guest.txt" | tail -1)
-  wait "$pid"; local rc=$?
+  local rc=0; wait "$pid" || rc=$?
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "rnic server/guest client" PASS ""
   else record "$name" "rnic server/guest client" FAIL "rnic exit $rc, guest exit ${grc:-none}"; fi
 }
@@ -157,29 +163,31 @@ RPING_ARGS="-v -C $((ITERS < 20 ? ITERS : 20)) -S 64"
 rping_guest_server() {
   local name=rping f="$OUT/rping.guest-server"
   wait_bench
-  g 1 "pkill -x -f '^rping.*' 2>/dev/null; rm -f /tmp/s.log; (timeout $T_GUEST rping $RPING_ARGS -s -a $GUEST; echo \"exit=\$?\") > /tmp/s.log 2>&1 &" >/dev/null
+  g 1 "pkill -x -f '^rping.*' 2>/dev/null; rm -f /tmp/s.log; (timeout $T_GUEST rping $RPING_ARGS -s -a $GUEST; echo \"exit=\$?\") > /tmp/s.log 2>&1 &" >/dev/null || true
   sleep 1
+  local rc=0
+  # shellcheck disable=SC2086 # RPING_ARGS is a space-separated list of options
   timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping -d "$IF" $RPING_ARGS -V -c -a "$GUEST" \
-    --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1
-  local rc=$?
+    --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1 || rc=$?
   g -t $((T_GUEST + 10)) 1 "for i in \$(seq $((T_GUEST * 5))); do grep -q '^exit=' /tmp/s.log && break; sleep 0.2; done; cat /tmp/s.log" \
-    > "$f.guest.txt" 2>&1
+    > "$f.guest.txt" 2>&1 || true
   local grc; grc=$(sed -n 's/^exit=//p' "$f.guest.txt" | tail -1)
-  local pings; pings=$(grep -c '^server ping data: rdma-ping-' "$f.guest.txt")
+  local pings; pings=$(grep -c '^server ping data: rdma-ping-' "$f.guest.txt" || true)
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "guest server/rnic client" PASS "$pings pings"
   else record "$name" "guest server/rnic client" FAIL "rnic exit $rc, guest exit ${grc:-none}, $pings pings"; fi
 }
 rping_rnic_server() {
   local name=rping f="$OUT/rping.rnic-server"
   wait_bench
+  # shellcheck disable=SC2086 # RPING_ARGS is a space-separated list of options
   timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping -d "$IF" $RPING_ARGS -s -a 10.77.0.1 \
     --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1 &
   local pid=$!
   sleep 3 # no TCP port to wait for: the JVM starts and creates its GSI QP (a REQ before that is retried)
-  g -t $((T_GUEST + 10)) 1 "timeout $T_GUEST rping $RPING_ARGS -V -c -a 10.77.0.1; echo exit=\$?" > "$f.guest.txt" 2>&1
+  g -t $((T_GUEST + 10)) 1 "timeout $T_GUEST rping $RPING_ARGS -V -c -a 10.77.0.1; echo exit=\$?" > "$f.guest.txt" 2>&1 || true
   local grc; grc=$(sed -n 's/^exit=//p' "$f.guest.txt" | tail -1)
-  wait "$pid"; local rc=$?
-  local pings; pings=$(grep -c '^ping data: rdma-ping-' "$f.guest.txt")
+  local rc=0; wait "$pid" || rc=$?
+  local pings; pings=$(grep -c '^ping data: rdma-ping-' "$f.guest.txt" || true)
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "rnic server/guest client" PASS "$pings pings"
   else record "$name" "rnic server/guest client" FAIL "rnic exit $rc, guest exit ${grc:-none}, $pings pings"; fi
 }
@@ -188,7 +196,7 @@ if [[ rping =~ $FILTER ]]; then
   rping_rnic_server
 fi
 
-g 1 "$COUNTERS" > "$OUT/hw_counters.after" 2>&1
+g 1 "$COUNTERS" > "$OUT/hw_counters.after" 2>&1 || true
 {
   echo "rxe interop $(date -u '+%Y-%m-%d %H:%M UTC'), RX_MTU=$RX_MTU, -n $ITERS, guest: $(head -1 "$OUT/guest-info.txt"), rnic $(git -C "$REPO" rev-parse --short HEAD)"
   echo
@@ -197,8 +205,8 @@ g 1 "$COUNTERS" > "$OUT/hw_counters.after" 2>&1
   printf '%s\n' "${RESULTS[@]}"
   echo
   echo "guest rxe0 hw_counters that changed during the runs (before -> after):"
-  join <(sort "$OUT/hw_counters.before") <(sort "$OUT/hw_counters.after") | awk '$2 != $3 {printf "  %-28s %10s -> %s\n", $1, $2, $3}'
+  join <(sort "$OUT/hw_counters.before") <(sort "$OUT/hw_counters.after") | awk '$2 != $3 {printf "  %-28s %10s -> %s\n", $1, $2, $3}' || true
 } | tee "$OUT/results.md"
-pass=$(printf '%s\n' "${RESULTS[@]}" | grep -c '| PASS |')
+pass=$(printf '%s\n' "${RESULTS[@]}" | grep -c '| PASS |' || true)
 echo "$pass of ${#RESULTS[@]} passed; outputs in $OUT"
 [[ $pass == "${#RESULTS[@]}" ]]

@@ -32,7 +32,8 @@ final class DemoCommand
 
     static int run(final String[] args, final PrintStream out, final PrintStream err) throws IOException
     {
-        Path pcap = Path.of("rnic-demo.pcap");
+        // not the working directory: a demo run from a checkout would leave a capture in the repository
+        Path pcap = Path.of(System.getProperty("java.io.tmpdir"), "rnic-demo.pcap");
         for (int i = 0; i < args.length; i++)
         {
             if ("--out".equals(args[i]) && i + 1 < args.length)

@@ -64,7 +64,8 @@ public final class RnicCli
         COMMANDS.put("demo", new Entry(
             "demo [--out FILE.pcap]",
             "wire-format self-check: build every RoCEv2 opcode (IPv4/IPv6, with/without VLAN), write a pcap, read it " +
-            "back through validation, and check the shared test vectors",
+            "back through validation (to rnic-demo.pcap in the temporary directory unless --out), and check the shared " +
+            "test vectors",
             DemoCommand::run));
         for (final ToolKind kind : ToolKind.values())
         {

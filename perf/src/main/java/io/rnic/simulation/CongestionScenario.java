@@ -1,7 +1,6 @@
 package io.rnic.simulation;
 
 import io.rnic.cc.DcqcnParameters;
-import io.rnic.device.ConnectParameters;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicDevice;
 import io.rnic.transport.TransportCounter;
@@ -341,24 +340,11 @@ public final class CongestionScenario
         final SplittableRandom psns = new SplittableRandom(config.seed * 31 + index);
         final int senderPsn = psns.nextInt(1 << 24);
         final int receiverPsn = psns.nextInt(1 << 24);
-        bringUp(flow.requester, flow.responder.qpn(), DumbbellFabric.RECEIVER_IP, DumbbellFabric.RECEIVER_MAC,
-            senderPsn, receiverPsn, config.mtu);
-        bringUp(flow.responder, flow.requester.qpn(), DumbbellFabric.senderIp(index),
-            DumbbellFabric.senderMac(index), receiverPsn, senderPsn, config.mtu);
+        // ~4 ms ACK timeout (10): a sequence NAK, not the timer, recovers a drop here
+        SimulatedRcPath.bringUp(flow.requester, flow.responder.qpn(), DumbbellFabric.RECEIVER_IP,
+            DumbbellFabric.RECEIVER_MAC, senderPsn, receiverPsn, config.mtu, 10, 7, 7);
+        SimulatedRcPath.bringUp(flow.responder, flow.requester.qpn(), DumbbellFabric.senderIp(index),
+            DumbbellFabric.senderMac(index), receiverPsn, senderPsn, config.mtu, 10, 7, 7);
         return flow;
-    }
-
-    private static void bringUp(
-        final QueuePair qp, final int remoteQpn, final int remoteIp, final long remoteMac, final int sqPsn,
-        final int rqPsn, final PathMtu mtu)
-    {
-        final ConnectParameters parameters = new ConnectParameters()
-            .remote(remoteQpn, rqPsn)
-            .localPsn(sqPsn)
-            .pathMtu(mtu)
-            .timers(10, 7, 7, 1) // ~4 ms ACK timeout: a sequence NAK, not the timer, recovers a drop here
-            .readAtomic(16, 16);
-        parameters.addressVector.destinationIpv4(remoteIp).destinationMac(remoteMac).sourceGidIndex(0);
-        parameters.applyTo(qp);
     }
 }

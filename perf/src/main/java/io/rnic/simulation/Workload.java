@@ -1,6 +1,5 @@
 package io.rnic.simulation;
 
-import io.rnic.device.ConnectParameters;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
@@ -261,23 +260,11 @@ public final class Workload
         flow.received = new boolean[slots];
         final int psnA = (0xFF_FF00 + index * 0x1000) & 0xFF_FFFF; // close to the wrap, so it is crossed
         final int psnB = (0x7F_FF00 + index * 0x1000) & 0xFF_FFFF;
-        bringUp(flow.requester, flow.responder.qpn(), TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, psnA, psnB, config);
-        bringUp(flow.responder, flow.requester.qpn(), TwoNodeFabric.IP_A, TwoNodeFabric.MAC_A, psnB, psnA, config);
+        SimulatedRcPath.bringUp(flow.requester, flow.responder.qpn(), TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, psnA,
+            psnB, config.mtu, config.timeout, config.retryCount, config.rnrRetry);
+        SimulatedRcPath.bringUp(flow.responder, flow.requester.qpn(), TwoNodeFabric.IP_A, TwoNodeFabric.MAC_A, psnB,
+            psnA, config.mtu, config.timeout, config.retryCount, config.rnrRetry);
         return flow;
-    }
-
-    private static void bringUp(
-        final QueuePair qp, final int remoteQpn, final int remoteIp, final long remoteMac, final int sqPsn,
-        final int rqPsn, final Config config)
-    {
-        final ConnectParameters parameters = new ConnectParameters()
-            .remote(remoteQpn, rqPsn)
-            .localPsn(sqPsn)
-            .pathMtu(config.mtu)
-            .timers(config.timeout, config.retryCount, config.rnrRetry, 1)
-            .readAtomic(16, 16);
-        parameters.addressVector.destinationIpv4(remoteIp).destinationMac(remoteMac).sourceGidIndex(0);
-        parameters.applyTo(qp);
     }
 
     private static int shift(final long opId)

@@ -31,16 +31,22 @@ public final class ToolProcess
         {
             command.addAll(List.of("ip", "netns", "exec", namespace));
         }
-        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED",
-            "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector", "-XX:+UseParallelGC",
-            "-Xmx512m", "-cp", classPath(), "io.rnic.cli.RnicCli"));
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmFlags());
+        command.addAll(List.of("-Xmx512m", "-cp", classPath(), "io.rnic.cli.RnicCli"));
         command.addAll(arguments);
         final Path output = Files.createTempFile("rnic-" + arguments.get(0) + "-", ".out");
         final Process process = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(output.toFile()).start();
         return new ToolProcess(process, output, (namespace == null ? "" : namespace + ": ") + "rnic " +
             String.join(" ", arguments));
+    }
+
+    /** bin/rnic's JVM flags: perf/target/jvm.options, which the build filters from the parent pom's flags. */
+    private static List<String> jvmFlags() throws IOException
+    {
+        final String options = System.getProperty("rnic.jvm.options", "target/jvm.options");
+        return List.of(Files.readString(Path.of(options), StandardCharsets.UTF_8).trim().split("\\s+"));
     }
 
     /** Waits for the exit; returns status and output. Kills the process when it overstays. */
@@ -54,6 +60,32 @@ public final class ToolProcess
         final String text = Files.readString(output, StandardCharsets.UTF_8);
         Files.deleteIfExists(output);
         return new Result(exited ? process.exitValue() : -1, description + "\n" + text);
+    }
+
+    /**
+     * Waits until a socket holds the given UDP port in the tool's namespace (its endpoint binds 4791 once its port
+     * and engine run, and creates its connection manager next), or the tool has exited: a condition to start the
+     * peer on rather than a guessed sleep. Returns whether the port is held.
+     */
+    public boolean awaitUdpPortBound(final String namespace, final int udpPort, final long timeoutMs)
+        throws IOException, InterruptedException
+    {
+        final long deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (System.nanoTime() - deadlineNs < 0)
+        {
+            final Process ss = new ProcessBuilder("ip", "netns", "exec", namespace, "ss", "-Hlun",
+                "sport = :" + udpPort).redirectErrorStream(true).start();
+            final String sockets = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (ss.waitFor() == 0 && !sockets.isBlank())
+            {
+                return true;
+            }
+            if (process.waitFor(20, TimeUnit.MILLISECONDS)) // the pause between looks, ended early by an exit
+            {
+                return false;
+            }
+        }
+        return false;
     }
 
     void kill()

@@ -4,6 +4,7 @@ import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.port.InMemoryPort;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.tools.DropOnceTransmitPort;
+import io.rnic.tools.EngineStartSignalPort;
 import io.rnic.tools.Ports;
 import io.rnic.tools.SlowFirstRequestPort;
 import io.rnic.tools.ToolKind;
@@ -272,14 +273,19 @@ class ToolsInMemoryTest
         assertTrue(c.out.contains("verify: OK") && s.out.contains("verify: OK"), c.out + s.out);
     }
 
-    /** A client asking for a port nobody listens on gets the server CM's REJ as a clear error, not a hang. */
+    /**
+     * A client asking for a port nobody listens on gets the server CM's REJ as a clear error, not a hang. The client
+     * starts once the server's engine runs; the server outlives the client's REQ retransmission (4.3 s), so that a
+     * REQ that arrives before the server's CM exists is sent again and rejected then.
+     */
     @Test
     void shouldReportTheRejectOfAPortNobodyListensOn() throws Exception
     {
         final String name = "cm-reject-" + ThreadLocalRandom.current().nextInt(1 << 20);
         final InMemoryPort[] ports = memoryPorts();
-        register(name, ports[0], ports[1]);
-        final List<String> server = List.of("--port", "memory", "-R", "--idle", "yield", "--timeout-ms", "3000",
+        final EngineStartSignalPort serverPort = new EngineStartSignalPort(ports[0]);
+        register(name, serverPort, ports[1]);
+        final List<String> server = List.of("--port", "memory", "-R", "--idle", "yield", "--timeout-ms", "10000",
             "-p", "18600", "-d", name + "-s");
         final List<String> client = List.of("--port", "memory", "-R", "--idle", "yield", "--timeout-ms", "20000",
             "-p", "18601", "-d", name + "-c", "10.90.0.1");
@@ -287,13 +293,13 @@ class ToolsInMemoryTest
         try
         {
             final Future<Result> serverRun = threads.submit(() -> run(ToolKind.WRITE_BW, server));
-            Thread.sleep(500); // the server's CM is up
+            assertTrue(serverPort.awaitEngineStart(60_000), "the server never started its engine");
             final Result c = threads.submit(() -> run(ToolKind.WRITE_BW, client)).get(60, TimeUnit.SECONDS);
             final Result s = serverRun.get(60, TimeUnit.SECONDS);
             assertTrue(c.status != 0, c.out + c.err);
             assertTrue(c.err.contains("failed: REJECTED (reject reason 8: nobody listens there)"), c.err);
             assertTrue(s.status != 0 && s.err.contains("no rdma_cm connect request for the exchange's QP on port " +
-                "18600 within 3000 ms"), s.out + s.err);
+                "18600 within 10000 ms"), s.out + s.err);
         }
         finally
         {

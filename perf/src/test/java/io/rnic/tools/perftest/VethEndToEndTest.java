@@ -112,7 +112,8 @@ class VethEndToEndTest
         final List<String> client = new ArrayList<>(common);
         client.addAll(List.of("-c", "-d", topology.ifB));
         final ToolProcess serverProcess = ToolProcess.start(topology.nsA, server);
-        Thread.sleep(1500); // the server's GSI QP up before the REQ (otherwise the REQ is sent again after 4.3 s)
+        // the server's endpoint up before the REQ (a REQ before its CM is sent again after 4.3 s)
+        assertTrue(serverProcess.awaitUdpPortBound(topology.nsA, 4791, 60_000), "the rping server never came up");
         final ToolProcess clientProcess = ToolProcess.start(topology.nsB, client);
         final ToolProcess.Result c = clientProcess.await(120);
         final ToolProcess.Result s = serverProcess.await(30);

@@ -1,0 +1,101 @@
+package io.rnic;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The package rule (README, "Modules"): package dependencies read one way, from the tools down to the wire format.
+ * It lives in perf because perf is the module whose class path holds every other module's main classes. Tests and
+ * JMH's generated code are left out: they are not the product and may reach across layers.
+ */
+class ArchitectureTest
+{
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importMainClasses()
+    {
+        classes = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .withImportOption(location -> !location.contains("-tests.jar") && !location.contains("/jmh_generated/"))
+            .importPackages("io.rnic");
+        // the rules below would hold vacuously over an empty import
+        assertTrue(classes.contain("io.rnic.wire.BthFlyweight"), "rnic-engine's classes were not imported");
+        assertTrue(classes.contain("io.rnic.cli.RnicCli"), "perf's classes were not imported");
+        assertTrue(classes.stream().anyMatch(inModule("rnic-engine")), "no class was found to come from rnic-engine");
+    }
+
+    @Test
+    void shouldHaveNoCycleBetweenPackages()
+    {
+        slices().matching("io.rnic.(**)").should().beFreeOfCycles().check(classes);
+    }
+
+    @Test
+    void shouldKeepTheEngineFreeOfPortsAndTools()
+    {
+        noClasses().that(inModule("rnic-engine"))
+            .should().dependOnClassesThat().resideInAnyPackage(
+                "io.rnic.datapath..", "io.rnic.dpdkbindings..", "io.rnic.tools..", "io.rnic.cli..",
+                "io.rnic.simulation..", "io.rnic.bench..")
+            .because("the engine is the library the ports, the tools and the commands are built on")
+            .check(classes);
+    }
+
+    @Test
+    void shouldKeepTheWireFormatAtTheBottom()
+    {
+        noClasses().that().resideInAPackage("io.rnic.wire..")
+            .should().dependOnClassesThat(
+                resideInAPackage("io.rnic..").and(not(resideInAnyPackage("io.rnic.wire..", "io.rnic.icrc.."))))
+            .because("the wire format (flyweights, opcode table, validation) uses only the ICRC")
+            .check(classes);
+        noClasses().that().resideInAPackage("io.rnic.icrc..")
+            .should().dependOnClassesThat(resideInAPackage("io.rnic..").and(not(resideInAPackage("io.rnic.icrc.."))))
+            .because("the ICRC is a checksum over bytes")
+            .check(classes);
+    }
+
+    @Test
+    void shouldKeepVerbsFreeOfTheTransport()
+    {
+        noClasses().that().resideInAPackage("io.rnic.verbs..")
+            .should().dependOnClassesThat().resideInAnyPackage("io.rnic.transport..", "io.rnic.device..")
+            .because("verbs are the API's types; the device layer above joins them to the transport")
+            .check(classes);
+    }
+
+    @Test
+    void shouldKeepDpdkBindingsFreeOfRnic()
+    {
+        noClasses().that().resideInAPackage("io.rnic.dpdkbindings..")
+            .should().dependOnClassesThat(
+                resideInAPackage("io.rnic..").and(not(resideInAPackage("io.rnic.dpdkbindings.."))))
+            .because("the bindings are DPDK's API through FFM, nothing of rnic's")
+            .check(classes);
+    }
+
+    /**
+     * Classes loaded from a module's build output or jar ({@code rnic-engine/target/classes},
+     * {@code rnic-engine-*.jar}).
+     */
+    private static DescribedPredicate<JavaClass> inModule(final String module)
+    {
+        return DescribedPredicate.describe("are in module " + module, javaClass -> javaClass.getSource()
+            .map(source -> source.getUri().toString().contains("/" + module + "/") ||
+                source.getUri().toString().contains("/" + module + "-"))
+            .orElse(false));
+    }
+}
