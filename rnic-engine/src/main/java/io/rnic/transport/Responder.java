@@ -62,6 +62,12 @@ final class Responder
         return acknowledges.flushAll();
     }
 
+    /** Sends the ACK the QP owes now, rather than at the end of the receive burst (see {@link RnicEngine#modifyQp}). */
+    void flushAcknowledge(final QpContext qp)
+    {
+        acknowledges.flush(qp);
+    }
+
     /** See {@link ResponsePacer#endDutyCycle}. */
     void endDutyCycle()
     {

@@ -284,6 +284,12 @@ public final class RnicEngine
         return work;
     }
 
+    /** The clock's time at the start of the last duty cycle (engine thread). */
+    public long nowNs()
+    {
+        return nowNs;
+    }
+
     /**
      * Tells the engine, before {@link #doWork}, whether the driver's receive burst of this cycle emptied the port's
      * ring (returned fewer frames than it asked for). A driver that never calls it gets timers at the clock's time.
@@ -727,6 +733,10 @@ public final class RnicEngine
     /** The modification, then a visit if it left the QP work. Engine thread. */
     private String applyModify(final QpContext qp, final QpAttributes attributes, final int mask)
     {
+        // what the QP received and completed is acknowledged before the new state can silence it: the ACKs of a
+        // receive burst wait for the end of the duty cycle, and a move to ERR in between (a DREQ's, on seeing the
+        // last SEND) dropped the ACK of a message the application already had (the peer then retried to failure)
+        responder.flushAcknowledge(qp);
         final String error = modifier.modify(qp, attributes, mask, nowNs);
         if (error == null)
         {

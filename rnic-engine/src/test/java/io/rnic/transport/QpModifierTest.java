@@ -8,8 +8,11 @@ import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.VerbsException;
 import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WrOpcode;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -44,6 +47,31 @@ class QpModifierTest extends ArenaScopedTest
         assertEquals(accessFlags, qp.accessFlags);
         assertEquals(minRnrTimer, qp.minRnrTimer);
         assertEquals(sendPsn, qp.reqPsn);
+    }
+
+    @Test
+    void shouldAcknowledgeWhatWasReceivedBeforeEnteringErr()
+    {
+        final Connection[] pair = Connection.rcPair(fabric, arena, 8192, PathMtu.MTU_1024);
+        final Connection requester = pair[0];
+        final Connection responder = pair[1];
+        final RecvWorkRequest recv = new RecvWorkRequest();
+        recv.sgl.add(responder.mr.address(), 64, responder.mr.lKey());
+        assertEquals(QueuePair.POST_OK, responder.qp.postRecv(recv));
+        final SendWorkRequest send = requester.signalledWriteTo(responder, 64);
+        send.opcode = WrOpcode.SEND;
+        assertEquals(QueuePair.POST_OK, requester.qp.postSend(send));
+
+        // the SEND has landed, its ACK waits for the end of the responder's receive burst: then the application,
+        // having its message, moves the QP to ERR (as a DREQ does)
+        assertTrue(fabric.runUntil(() -> responder.recvCq.poll(responder.completions, 1) == 1, SECOND_NS));
+        final QpAttributes attr = new QpAttributes();
+        attr.state = QpState.ERR;
+        responder.qp.modify(attr, QpAttrMask.STATE);
+
+        assertTrue(fabric.runUntil(() -> requester.sendCq.poll(requester.completions, 1) == 1, SECOND_NS));
+        assertEquals(WcStatus.SUCCESS, requester.completions[0].status(), "the delivered SEND was never acknowledged");
+        assertEquals(0, requester.device.engine().counters().get(TransportCounter.RETRANSMITTED_PACKETS));
     }
 
     @Test

@@ -56,8 +56,17 @@ public final class EngineAgent implements Agent
     private static final int FRAMES_IGNORED = 0;
     private static final int FRAMES_HANDED_OVER = 1;
     private static final int HAND_OVER_DROPS = 2;
+    private static final int STALLS = 3;
     private final CounterBlock counters = CounterBlock.standalone(CounterTypes.ENGINE_AGENT, "agent: ",
-        new String[]{ "frames not for rnic", "frames handed to another engine", "hand-over drops (inbox full)" });
+        new String[]{ "frames not for rnic", "frames handed to another engine", "hand-over drops (inbox full)",
+            "engine stalls over 10 ms" });
+    /**
+     * Duty cycles further apart than this count as a stall: the thread was descheduled (a core shared with other
+     * work), or stopped by the JVM (a GC pause). Far above a cycle's own work (microseconds) and the longest park of
+     * the backoff idle strategy; a user's {@code sleep:MICROS} that long counts too.
+     */
+    public static final long STALL_NS = 10_000_000;
+    private long lastCycleNs;
 
     /**
      * @param cpu     the CPU to pin the engine thread to, or -1 to leave it to the scheduler.
@@ -99,6 +108,7 @@ public final class EngineAgent implements Agent
         this.burst = burst;
         this.cpu = cpu;
         this.clock = clock;
+        this.lastCycleNs = clock.nanoTime();
         this.capture = capture;
         this.router = router != null && router.shards() > 1 ? router : null;
         this.shard = engine.shard();
@@ -162,6 +172,16 @@ public final class EngineAgent implements Agent
         return counters.get(HAND_OVER_DROPS);
     }
 
+    /**
+     * Duty cycles that began more than {@link #STALL_NS} after the one before. A software RNIC's answers wait while
+     * its thread does not run: a peer's retransmission, a latency outlier or a DCQCN rate cut on a clean link is
+     * explained when this moved.
+     */
+    public long stalls()
+    {
+        return counters.get(STALLS);
+    }
+
     /** Adds work run in every duty cycle on the engine thread (an application's poll loop). Any thread. */
     public void addApplication(final Agent application)
     {
@@ -195,6 +215,7 @@ public final class EngineAgent implements Agent
         port.onEngineThreadStart();
         thread = Thread.currentThread();
         engine.engineThread(thread);
+        lastCycleNs = clock.nanoTime();
     }
 
     /** The engine thread, once started (null before). */
@@ -223,6 +244,12 @@ public final class EngineAgent implements Agent
             work += application.doWork();
         }
         work += engine.doWork();
+        final long cycleNs = engine.nowNs();
+        if (cycleNs - lastCycleNs > STALL_NS)
+        {
+            counters.increment(STALLS);
+        }
+        lastCycleNs = cycleNs;
         port.flush();
         // the ACKs last, in a kick of their own when there are any: the data of this cycle is already on its way
         final int acknowledges = engine.flushAcknowledges();

@@ -344,7 +344,7 @@ public final class Endpoint implements AutoCloseable
             }
         }
         long received = 0, transmitted = 0, receiveDrops = 0, transmitDrops = 0, ignored = 0, invalid = 0;
-        long requests = 0, replies = 0, handedOver = 0, handOverDrops = 0;
+        long requests = 0, replies = 0, handedOver = 0, handOverDrops = 0, stalls = 0;
         for (final EngineAgent each : agents)
         {
             received += each.port().framesReceived();
@@ -357,6 +357,7 @@ public final class Endpoint implements AutoCloseable
             replies += each.neighbours().repliesSent();
             handedOver += each.framesHandedOver();
             handOverDrops += each.handOverDrops();
+            stalls += each.stalls();
         }
         line(text, "port frames received", received);
         line(text, "port frames transmitted", transmitted);
@@ -370,6 +371,10 @@ public final class Endpoint implements AutoCloseable
         {
             line(text, "frames handed to another engine", handedOver);
             line(text, "hand-over drops (inbox full)", handOverDrops);
+        }
+        if (stalls > 0) // only when it happened: it explains what the counters above may show on a clean link
+        {
+            line(text, "engine stalls over 10 ms", stalls);
         }
         text.append(String.format("  %-36s %s%n", "kernel UDP 4791", rocePortGuardStatus));
         return text.toString();

@@ -72,6 +72,7 @@ class ReceiveBacklogTimerTest
         clock.advanceNs(ACK_TIMEOUT_NS * 3); // A's engine thread was descheduled through both timers' deadlines
         runUntilIdle(a.agent);
 
+        assertEquals(1, a.agent.stalls(), "the stall is counted");
         assertEquals(0, a.counter(TransportCounter.RETRANSMITTED_PACKETS), "answered WRITEs resent");
         assertEquals(0, a.counter(TransportCounter.LOCAL_ACK_TIMEOUT));
         assertEquals(WcStatus.SUCCESS, a.poll().status());
@@ -120,6 +121,19 @@ class ReceiveBacklogTimerTest
         }
         assertEquals(1, a.counter(TransportCounter.LOCAL_ACK_TIMEOUT), "the timer never fired under a backlog");
         assertTrue(heldNs >= RnicEngine.TIMER_HOLD_MAX_NS, "held only " + heldNs + " ns");
+    }
+
+    @Test
+    void shouldCountDutyCyclesFurtherApartThanTheStallThreshold() throws Exception
+    {
+        a.agent.doWork();
+        clock.advanceNs(EngineAgent.STALL_NS);
+        a.agent.doWork();
+        assertEquals(0, a.agent.stalls(), "a gap of the threshold itself is no stall");
+        clock.advanceNs(EngineAgent.STALL_NS + 1);
+        a.agent.doWork();
+        assertEquals(1, a.agent.stalls());
+        assertEquals(0, b.agent.stalls(), "the other engine ran no cycle at all: nothing to compare");
     }
 
     private static void runUntilIdle(final EngineAgent agent) throws Exception

@@ -103,7 +103,10 @@ public final class EndpointPairScenario
         final String report = a.countersReport();
         assertTrue(report.contains("port frames transmitted"), report);
         assertEquals(0, a.engineErrors() + b.engineErrors());
-        assertEquals(0, a.engine().counters().get(TransportCounter.RETRANSMITTED_PACKETS));
+        if (a.agent().stalls() + b.agent().stalls() == 0) // a descheduled engine thread is answered late, and resent to
+        {
+            assertEquals(0, a.engine().counters().get(TransportCounter.RETRANSMITTED_PACKETS));
+        }
     }
 
     private static void connect(final Side local, final Side remote, final InetAddress peer, final int sgidIndex)

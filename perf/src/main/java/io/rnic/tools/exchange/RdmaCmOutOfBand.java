@@ -136,7 +136,13 @@ public final class RdmaCmOutOfBand implements OutOfBand
         {
             postReceive(slot);
         }
-        endpoint.addApplication(cm);
+        if (server)
+        {
+            // as rdma_listen before anything can arrive: listening from the engine thread, once the agent runs, left
+            // a window in which a quick client's REQ met QP1 without a listener and was rejected
+            manager.listen(port);
+        }
+        endpoint.addApplication(cm); // from here on the manager is the engine thread's
     }
 
     /**
@@ -151,10 +157,6 @@ public final class RdmaCmOutOfBand implements OutOfBand
         final RdmaCmOutOfBand oob = new RdmaCmOutOfBand(kind, endpoint, gidIndex, serverGid, port, timeoutMs);
         try
         {
-            if (oob.server)
-            {
-                oob.cm.listen(port);
-            }
             oob.comm = oob.connect(oob.commQp, "the exchange's QP", 0);
             oob.prologue(mtu);
         }

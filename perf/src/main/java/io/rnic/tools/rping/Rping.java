@@ -188,7 +188,13 @@ public final class Rping
                 System.nanoTime());
             cm = new CmAgent(manager, SystemNanoClock.INSTANCE,
                 (high, low) -> started.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, resolveTimeout));
-            started.addApplication(cm);
+            if (server)
+            {
+                // as rdma_listen before anything can arrive: listening from the engine thread, once the agent runs,
+                // left a window in which a quick client's REQ met QP1 without a listener and was rejected (reason 8)
+                manager.listen(port);
+            }
+            started.addApplication(cm); // from here on the manager is the engine thread's
             try
             {
                 setUp(arena);
@@ -232,7 +238,6 @@ public final class Rping
 
     private String runServer()
     {
-        cm.listen(port);
         final CmConnection request = cm.awaitConnectRequest(leftNs());
         if (request == null)
         {

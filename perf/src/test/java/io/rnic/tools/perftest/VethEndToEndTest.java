@@ -219,7 +219,9 @@ class VethEndToEndTest
         assertEquals(0, s.status(), "server failed:\n" + s.output() + "\n--- client:\n" + c.output());
         assertTrue(c.output().contains("verify: OK"), c.output());
         assertTrue(s.output().contains("verify: OK"), s.output());
-        if (cleanLink)
+        // an engine thread descheduled for longer than the peer's ACK timeout (67 ms) is answered late, and is
+        // retransmitted to, whatever the link: a stall the endpoints counted explains the counters below
+        if (cleanLink && !c.output().contains("engine stalls over") && !s.output().contains("engine stalls over"))
         {
             // users read these counters to diagnose their fabric: on a clean link they must show nothing (a first
             // WRITE sent again 23 ms after the original was seen in most write-lat runs)

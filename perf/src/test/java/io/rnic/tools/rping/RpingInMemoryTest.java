@@ -129,10 +129,10 @@ class RpingInMemoryTest
         final Result[] results = runPair(new Registered(name, server), common);
         final Result c = results[0];
         final Result s = results[1];
-        // No assertion that the port dropped the ACK: the client's responder defers it to the end of the engine's
-        // duty cycle, and a client that sees the SEND's completion at once puts its QP in the error state (its
-        // disconnect) before that, in the same cycle's commands; then the ACK is never sent. Either way the server
-        // has no ACK of its last SEND when the DREQ arrives, which is what this test is about.
+        // the client's move to ERR on disconnecting sends the ACK it owes first (it used to vanish when the move came
+        // in the duty cycle that received the SEND): the port drops it, and the server sees the DREQ before any ACK
+        assertTrue(lossyClient.dropped(), "the ACK of the last SEND (MSN 20) was never sent\nclient:\n" + c.out + c.err +
+            "\nserver:\n" + s.out + s.err);
         assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
         assertEquals(0, s.status, "server:\n" + s.out + s.err);
         assertTrue(s.out.contains("server DISCONNECT EVENT..."), s.out);
