@@ -1,8 +1,8 @@
 package io.rnic.cm;
 
+import io.rnic.device.QueuePair;
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.PathMtu;
-import io.rnic.device.QueuePair;
 
 /**
  * One RC connection as the connection manager sees it: the communication IDs, the peer's address, QPN and PSN,

@@ -1,12 +1,12 @@
 package io.rnic.cm;
 
+import io.rnic.device.QueuePair;
+import io.rnic.device.RnicDevice;
 import io.rnic.status.CounterBlock;
 import io.rnic.status.CounterTypes;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.PathMtu;
-import io.rnic.device.QueuePair;
-import io.rnic.device.RnicDevice;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayDeque;

@@ -1,17 +1,17 @@
 package io.rnic.sim;
 
+import io.rnic.device.ConnectParameters;
+import io.rnic.device.QueuePair;
+import io.rnic.device.RnicDevice;
 import io.rnic.transport.TransportCounter;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
-import io.rnic.device.ConnectParameters;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
-import io.rnic.device.QueuePair;
 import io.rnic.verbs.RecvWorkRequest;
-import io.rnic.device.RnicDevice;
 import io.rnic.verbs.SendFlags;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;

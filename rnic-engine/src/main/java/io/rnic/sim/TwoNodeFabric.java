@@ -1,7 +1,7 @@
 package io.rnic.sim;
 
-import io.rnic.transport.LocalPort;
 import io.rnic.device.RnicDevice;
+import io.rnic.transport.LocalPort;
 
 import java.util.function.BooleanSupplier;
 

@@ -1,5 +1,7 @@
 package io.rnic.cm;
 
+import io.rnic.device.QueuePair;
+import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.transport.LocalPort;
@@ -9,9 +11,7 @@ import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
-import io.rnic.device.QueuePair;
 import io.rnic.verbs.RecvWorkRequest;
-import io.rnic.device.RnicDevice;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;

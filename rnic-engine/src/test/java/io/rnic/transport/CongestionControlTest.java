@@ -1,12 +1,12 @@
 package io.rnic.transport;
 
 import io.rnic.cc.DcqcnParameters;
+import io.rnic.device.QueuePair;
 import io.rnic.sim.EcnMarking;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpType;
-import io.rnic.device.QueuePair;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WrOpcode;
 import io.rnic.wire.BthFlyweight;

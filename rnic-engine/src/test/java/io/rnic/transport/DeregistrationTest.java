@@ -1,11 +1,11 @@
 package io.rnic.transport;
 
+import io.rnic.device.RnicDevice;
 import io.rnic.sim.VirtualClock;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
-import io.rnic.device.RnicDevice;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WrOpcode;
 import org.junit.jupiter.api.Test;

@@ -1,12 +1,12 @@
 package io.rnic.transport;
 
+import io.rnic.device.QueuePair;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
-import io.rnic.device.QueuePair;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;

@@ -1,5 +1,7 @@
 package io.rnic.transport;
 
+import io.rnic.device.QueuePair;
+import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
@@ -9,8 +11,6 @@ import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpState;
-import io.rnic.device.QueuePair;
-import io.rnic.device.RnicDevice;
 import io.rnic.verbs.VerbsException;
 import org.junit.jupiter.api.Test;
 

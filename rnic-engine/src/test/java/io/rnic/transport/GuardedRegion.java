@@ -1,8 +1,8 @@
 package io.rnic.transport;
 
+import io.rnic.device.RnicDevice;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
-import io.rnic.device.RnicDevice;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

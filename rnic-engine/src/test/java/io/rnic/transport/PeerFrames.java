@@ -1,8 +1,8 @@
 package io.rnic.transport;
 
+import io.rnic.device.RnicDevice;
 import io.rnic.sim.SimulatedLink;
 import io.rnic.sim.TwoNodeFabric;
-import io.rnic.device.RnicDevice;
 import io.rnic.wire.DropReason;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.InboundValidator;

@@ -1,16 +1,16 @@
 package io.rnic.transport;
 
+import io.rnic.device.ConnectParameters;
+import io.rnic.device.QueuePair;
+import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
-import io.rnic.device.ConnectParameters;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
-import io.rnic.device.QueuePair;
-import io.rnic.device.RnicDevice;
 import io.rnic.verbs.ScatterGatherList;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WrOpcode;

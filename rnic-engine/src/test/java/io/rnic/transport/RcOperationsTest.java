@@ -1,10 +1,10 @@
 package io.rnic.transport;
 
+import io.rnic.device.QueuePair;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpState;
-import io.rnic.device.QueuePair;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendFlags;
 import io.rnic.verbs.SendWorkRequest;

@@ -1,9 +1,9 @@
 package io.rnic.transport;
 
+import io.rnic.device.QueuePair;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.PathMtu;
-import io.rnic.device.QueuePair;
 import io.rnic.verbs.SendFlags;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;

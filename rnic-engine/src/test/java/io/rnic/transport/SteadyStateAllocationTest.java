@@ -3,10 +3,10 @@ package io.rnic.transport;
 import io.rnic.testing.SteadyStateAllocation;
 
 import io.rnic.cc.DcqcnParameters;
+import io.rnic.device.QueuePair;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.PathMtu;
-import io.rnic.device.QueuePair;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;

@@ -1,8 +1,8 @@
 package io.rnic.wire;
 
 import io.rnic.testing.Json;
-import io.rnic.testing.TestVectors;
 import io.rnic.testing.TestVectors.Vector;
+import io.rnic.testing.TestVectors;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;

@@ -1,10 +1,10 @@
 package io.rnic.datapath.neighbour;
 
+import io.rnic.status.CounterBlock;
+import io.rnic.status.CounterTypes;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.PacketSink;
 import io.rnic.wire.InternetChecksum;
-import io.rnic.status.CounterBlock;
-import io.rnic.status.CounterTypes;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -1,14 +1,14 @@
 package io.rnic.datapath.endpoint;
 
+import io.rnic.device.ConnectParameters;
+import io.rnic.device.QueuePair;
 import io.rnic.transport.TransportCounter;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
-import io.rnic.device.ConnectParameters;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
-import io.rnic.device.QueuePair;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcOpcode;
