@@ -59,8 +59,13 @@ class ArchitectureTest
     {
         noClasses().that().resideInAPackage("io.rnic.wire..")
             .should().dependOnClassesThat(
-                resideInAPackage("io.rnic..").and(not(resideInAnyPackage("io.rnic.wire..", "io.rnic.icrc.."))))
-            .because("the wire format (flyweights, opcode table, validation) uses only the ICRC")
+                resideInAPackage("io.rnic..").and(not(resideInAnyPackage("io.rnic.wire..", "io.rnic.icrc..",
+                    "io.rnic.status.."))))
+            .because("the wire format (flyweights, opcode table, validation) uses only the ICRC and the counters")
+            .check(classes);
+        noClasses().that().resideInAPackage("io.rnic.status..")
+            .should().dependOnClassesThat(resideInAPackage("io.rnic..").and(not(resideInAPackage("io.rnic.status.."))))
+            .because("the counters are Agrona's buffers and labels, which a separate reader maps without rnic")
             .check(classes);
         noClasses().that().resideInAPackage("io.rnic.icrc..")
             .should().dependOnClassesThat(resideInAPackage("io.rnic..").and(not(resideInAPackage("io.rnic.icrc.."))))
