@@ -58,14 +58,8 @@ class ReceiveBacklogTimerTest
     @Test
     void shouldReadTheAnswersWaitingInTheRingBeforeFiringTimersAfterAStall() throws Exception
     {
-        final QueuePair[] qpsA = { a.qp(), a.qp() };
-        final QueuePair[] qpsB = { b.qp(), b.qp() };
-        for (int i = 0; i < 2; i++)
-        {
-            connect(qpsA[i], qpsB[i].qpn(), IP_B, MAC_B);
-            connect(qpsB[i], qpsA[i].qpn(), IP_A, MAC_A);
-            a.write(qpsA[i], b.region);
-        }
+        a.write(connectedQp(), b.region);
+        a.write(connectedQp(), b.region);
         a.agent.doWork(); // both WRITEs leave
         runUntilIdle(b.agent); // both ACKs now wait in A's ring: two frames, a burst takes one
 
@@ -82,11 +76,7 @@ class ReceiveBacklogTimerTest
     @Test
     void shouldFireTheTimerOfAnUnansweredRequestAfterAStall() throws Exception
     {
-        final QueuePair qpA = a.qp();
-        final QueuePair qpB = b.qp();
-        connect(qpA, qpB.qpn(), IP_B, MAC_B);
-        connect(qpB, qpA.qpn(), IP_A, MAC_A);
-        a.write(qpA, b.region);
+        a.write(connectedQp(), b.region);
         a.agent.doWork(); // B never runs: no answer comes
 
         clock.advanceNs(ACK_TIMEOUT_NS * 3);
@@ -100,11 +90,7 @@ class ReceiveBacklogTimerTest
     @Test
     void shouldFireTimersHeldByAReceiveRingThatNeverEmpties() throws Exception
     {
-        final QueuePair qpA = a.qp();
-        final QueuePair qpB = b.qp();
-        connect(qpA, qpB.qpn(), IP_B, MAC_B);
-        connect(qpB, qpA.qpn(), IP_A, MAC_A);
-        a.write(qpA, b.region);
+        a.write(connectedQp(), b.region);
         a.agent.doWork();
         clock.advanceNs(ACK_TIMEOUT_NS * 3);
 
@@ -146,6 +132,16 @@ class ReceiveBacklogTimerTest
             }
         }
         throw new AssertionError("still busy after 1000 duty cycles");
+    }
+
+    /** An RC QP of A's, connected to one of B's (and B's to it). */
+    private QueuePair connectedQp()
+    {
+        final QueuePair qpA = a.qp();
+        final QueuePair qpB = b.qp();
+        connect(qpA, qpB.qpn(), IP_B, MAC_B);
+        connect(qpB, qpA.qpn(), IP_A, MAC_A);
+        return qpA;
     }
 
     private static void connect(final QueuePair qp, final int remoteQpn, final int remoteIp, final long mac)

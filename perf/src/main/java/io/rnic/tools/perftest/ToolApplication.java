@@ -89,6 +89,15 @@ public abstract class ToolApplication implements Agent
         return n;
     }
 
+    /**
+     * A ping-pong's duty cycle starts here: the send completions since the last cycle, checked, or -1 when the run
+     * has ended or failed (the cycle then does nothing more).
+     */
+    protected int sendCompletions(final CompletionQueue sendCq)
+    {
+        return running() ? drain(sendCq) : -1;
+    }
+
     @Override
     public String roleName()
     {

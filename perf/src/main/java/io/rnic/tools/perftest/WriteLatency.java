@@ -50,11 +50,7 @@ public final class WriteLatency extends ToolApplication
     @Override
     public int doWork()
     {
-        if (!running())
-        {
-            return 0;
-        }
-        final int completed = drain(q.sendCq);
+        final int completed = sendCompletions(q.sendCq);
         if (completed < 0)
         {
             return 0;

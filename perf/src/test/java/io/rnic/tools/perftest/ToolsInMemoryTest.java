@@ -3,6 +3,7 @@ package io.rnic.tools.perftest;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.port.InMemoryPort;
 import io.rnic.datapath.port.PacketPort;
+import io.rnic.tools.CapturedRun;
 import io.rnic.tools.DropOnceTransmitPort;
 import io.rnic.tools.EngineStartSignalPort;
 import io.rnic.tools.Ports;
@@ -15,9 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,25 +63,25 @@ class ToolsInMemoryTest
         {
             common.add("--imm");
         }
-        final Result[] results = runPair(kind, name, common);
-        final Result c = results[0];
-        final Result s = results[1];
+        final CapturedRun[] results = runPair(kind, name, common);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
         if (System.getenv("RNIC_TEST_PRINT") != null)
         {
-            System.out.println("=== " + kind + " client:\n" + c.out + c.err + "=== server:\n" + s.out + s.err);
+            System.out.println("=== " + kind + " client:\n" + c.out() + c.err() + "=== server:\n" + s.out() + s.err());
         }
-        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
-        assertEquals(0, s.status, "server:\n" + s.out + s.err);
-        assertTrue(c.out.contains("verify: OK") && s.out.contains("verify: OK"), c.out + s.out);
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
+        assertTrue(c.out().contains("verify: OK") && s.out().contains("verify: OK"), c.out() + s.out());
         if (kind.isLatency())
         {
-            assertTrue(c.out.contains(kind.isPingpong() ? "usec/iter" : "t_p99.9[usec]"), c.out);
+            assertTrue(c.out().contains(kind.isPingpong() ? "usec/iter" : "t_p99.9[usec]"), c.out());
         }
         else
         {
-            assertTrue(c.out.contains("MsgRate[Mpps]"), c.out);
+            assertTrue(c.out().contains("MsgRate[Mpps]"), c.out());
         }
-        assertTrue(c.out.contains("port frames transmitted"), c.out);
+        assertTrue(c.out().contains("port frames transmitted"), c.out());
     }
 
     /**
@@ -101,15 +99,15 @@ class ToolsInMemoryTest
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
             "--idle", "yield", "--timeout-ms", "30000", "-s", "65536", "-n", "1000", "--warmup", "50", "-q", "2",
             "--cc", "dcqcn", "--cc-param", "lineRateBitsPerSec=500_000_000"));
-        final Result[] results = runPair(kind, name, common);
-        final Result c = results[0];
-        final Result s = results[1];
-        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
-        assertEquals(0, s.status, "server:\n" + s.out + s.err);
-        assertTrue(c.out.contains("congestion control: DCQCN") && c.out.contains("CNPs sent: 0"), c.out);
-        assertTrue(c.out.contains("final rate: 0.500 Gb/s"), c.out);
-        final Matcher bw = Pattern.compile("(?m)^ 65536\\s+\\d+\\s+\\S+\\s+\\S+\\s+(\\S+)$").matcher(c.out);
-        assertTrue(bw.find(), c.out);
+        final CapturedRun[] results = runPair(kind, name, common);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
+        assertTrue(c.out().contains("congestion control: DCQCN") && c.out().contains("CNPs sent: 0"), c.out());
+        assertTrue(c.out().contains("final rate: 0.500 Gb/s"), c.out());
+        final Matcher bw = Pattern.compile("(?m)^ 65536\\s+\\d+\\s+\\S+\\s+\\S+\\s+(\\S+)$").matcher(c.out());
+        assertTrue(bw.find(), c.out());
         final double gbps = Double.parseDouble(bw.group(1));
         // payload under 2 x 0.5 Gb/s of frames (1 KB MTU here: headers and ICRC are 7 % of a frame). How far
         // under depends on the machine: the bucket holds 8 KB (131 us at 0.5 Gb/s), and an engine thread that
@@ -151,20 +149,20 @@ class ToolsInMemoryTest
         {
             common.addAll(List.of("--warmup", "0"));
         }
-        final Result[] results = runPair(kind, name, common);
-        final Result c = results[0];
-        final Result s = results[1];
-        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
-        assertEquals(0, s.status, "server:\n" + s.out + s.err);
+        final CapturedRun[] results = runPair(kind, name, common);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
         assertTrue(server.stalled() != client.stalled(), "one side's first request was stalled");
-        for (final Result side : results)
+        for (final CapturedRun side : results)
         {
             for (final String counter : List.of("retransmitted_pkts", "local_ack_timeout_err", "duplicate_request"))
             {
-                assertFalse(side.out.matches("(?s).*\\n\\s*" + counter + "\\s+[1-9].*"),
-                    counter + " on a clean link:\nclient:\n" + c.out + "\nserver:\n" + s.out);
+                assertFalse(side.out().matches("(?s).*\\n\\s*" + counter + "\\s+[1-9].*"),
+                    counter + " on a clean link:\nclient:\n" + c.out() + "\nserver:\n" + s.out());
             }
-            assertTrue(side.out.contains("rcvd_pkts"), side.out);
+            assertTrue(side.out().contains("rcvd_pkts"), side.out());
         }
     }
 
@@ -187,13 +185,13 @@ class ToolsInMemoryTest
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
             "--verify", "--idle", "yield", "--timeout-ms", "30000", "-s", "3000", "-n", String.valueOf(iterations),
             "--warmup", "0"));
-        final Result[] results = runPair(kind, name, common);
-        final Result c = results[0];
-        final Result s = results[1];
+        final CapturedRun[] results = runPair(kind, name, common);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
         assertTrue(lossyServer.dropped(), "the ACK of the last write (MSN " + iterations + ") was never sent");
-        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
-        assertEquals(0, s.status, "server:\n" + s.out + s.err);
-        assertTrue(c.out.matches("(?s).*retransmitted_pkts\\s+[1-9].*"), "the client retransmitted:\n" + c.out);
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
+        assertTrue(c.out().matches("(?s).*retransmitted_pkts\\s+[1-9].*"), "the client retransmitted:\n" + c.out());
     }
 
     /**
@@ -213,13 +211,13 @@ class ToolsInMemoryTest
         final int tcpPort = tcpPort();
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
             "--verify", "--idle", "yield", "--timeout-ms", "30000", "-s", "3000", "-n", String.valueOf(iterations)));
-        final Result[] results = runPair(kind, name, common);
-        final Result c = results[0];
-        final Result s = results[1];
+        final CapturedRun[] results = runPair(kind, name, common);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
         assertTrue(lossyClient.dropped(), "the ACK of the last message (MSN " + iterations + ") was never sent");
-        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
-        assertEquals(0, s.status, "server:\n" + s.out + s.err + "\nclient:\n" + c.out + c.err);
-        assertTrue(s.out.matches("(?s).*retransmitted_pkts\\s+[1-9].*"), "the server retransmitted:\n" + s.out);
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err() + "\nclient:\n" + c.out() + c.err());
+        assertTrue(s.out().matches("(?s).*retransmitted_pkts\\s+[1-9].*"), "the server retransmitted:\n" + s.out());
     }
 
     /**
@@ -230,7 +228,7 @@ class ToolsInMemoryTest
     void shouldRunWriteBandwidthOverTheRdmaCm() throws Exception
     {
         final Path capture = Files.createTempFile("rnic-write-bw-R", ".pcap");
-        final Result[] results;
+        final CapturedRun[] results;
         try
         {
             results = runRdmaCm(ToolKind.WRITE_BW, List.of("-s", "5000", "-n", "2000", "--warmup", "100"),
@@ -243,19 +241,19 @@ class ToolsInMemoryTest
         {
             Files.deleteIfExists(capture);
         }
-        final Result c = results[0];
-        final Result s = results[1];
-        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
-        assertEquals(0, s.status, "server:\n" + s.out + s.err);
-        assertTrue(c.out.contains("verify: OK") && s.out.contains("verify: OK"), c.out + s.out);
-        assertTrue(c.out.contains("Data ex. method : rdma_cm") && s.out.contains("Data ex. method : rdma_cm"), c.out);
-        assertTrue(c.out.contains("MsgRate[Mpps]"), c.out);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
+        assertTrue(c.out().contains("verify: OK") && s.out().contains("verify: OK"), c.out() + s.out());
+        assertTrue(c.out().contains("Data ex. method : rdma_cm") && s.out().contains("Data ex. method : rdma_cm"), c.out());
+        assertTrue(c.out().contains("MsgRate[Mpps]"), c.out());
         // the server prints the client's result (bw_report_data over the comm QP): 2000 iterations of 5000 bytes
-        assertTrue(s.out.matches("(?s).*\\n 5000\\s+2000\\s.*"), s.out);
+        assertTrue(s.out().matches("(?s).*\\n 5000\\s+2000\\s.*"), s.out());
         // the QPN each side prints as the peer's is the one the CM connected
-        final Matcher local = Pattern.compile("local address: LID 0000 QPN (0x[0-9a-f]+)").matcher(c.out);
-        assertTrue(local.find(), c.out);
-        assertTrue(s.out.contains("remote address: LID 0000 QPN " + local.group(1)), s.out);
+        final Matcher local = Pattern.compile("local address: LID 0000 QPN (0x[0-9a-f]+)").matcher(c.out());
+        assertTrue(local.find(), c.out());
+        assertTrue(s.out().contains("remote address: LID 0000 QPN " + local.group(1)), s.out());
     }
 
     @ParameterizedTest
@@ -265,12 +263,12 @@ class ToolsInMemoryTest
     {
         final List<String> size = kind.operation() == ToolKind.Operation.ATOMIC ? List.of("-n", "300") :
             List.of("-s", "3000", "-n", "300", "--warmup", "20");
-        final Result[] results = runRdmaCm(kind, size, List.of());
-        final Result c = results[0];
-        final Result s = results[1];
-        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
-        assertEquals(0, s.status, "server:\n" + s.out + s.err);
-        assertTrue(c.out.contains("verify: OK") && s.out.contains("verify: OK"), c.out + s.out);
+        final CapturedRun[] results = runRdmaCm(kind, size, List.of());
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
+        assertTrue(c.out().contains("verify: OK") && s.out().contains("verify: OK"), c.out() + s.out());
     }
 
     /**
@@ -292,14 +290,14 @@ class ToolsInMemoryTest
         final ExecutorService threads = Executors.newFixedThreadPool(2);
         try
         {
-            final Future<Result> serverRun = threads.submit(() -> run(ToolKind.WRITE_BW, server));
+            final Future<CapturedRun> serverRun = threads.submit(() -> run(ToolKind.WRITE_BW, server));
             assertTrue(serverPort.awaitEngineStart(60_000), "the server never started its engine");
-            final Result c = threads.submit(() -> run(ToolKind.WRITE_BW, client)).get(60, TimeUnit.SECONDS);
-            final Result s = serverRun.get(60, TimeUnit.SECONDS);
-            assertTrue(c.status != 0, c.out + c.err);
-            assertTrue(c.err.contains("failed: REJECTED (reject reason 8: nobody listens there)"), c.err);
-            assertTrue(s.status != 0 && s.err.contains("no rdma_cm connect request for the exchange's QP on port " +
-                "18600 within 10000 ms"), s.out + s.err);
+            final CapturedRun c = threads.submit(() -> run(ToolKind.WRITE_BW, client)).get(60, TimeUnit.SECONDS);
+            final CapturedRun s = serverRun.get(60, TimeUnit.SECONDS);
+            assertTrue(c.status() != 0, c.out() + c.err());
+            assertTrue(c.err().contains("failed: REJECTED (reject reason 8: nobody listens there)"), c.err());
+            assertTrue(s.status() != 0 && s.err().contains("no rdma_cm connect request for the exchange's QP on port " +
+                "18600 within 10000 ms"), s.out() + s.err());
         }
         finally
         {
@@ -307,7 +305,7 @@ class ToolsInMemoryTest
         }
     }
 
-    private static Result[] runRdmaCm(final ToolKind kind, final List<String> args, final List<String> clientArgs)
+    private static CapturedRun[] runRdmaCm(final ToolKind kind, final List<String> args, final List<String> clientArgs)
         throws Exception
     {
         final String name = "cm-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
@@ -316,11 +314,11 @@ class ToolsInMemoryTest
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-R", "--verify", "--idle", "yield",
             "--timeout-ms", "30000"));
         common.addAll(args);
-        final Result[] results = runPair(kind, name, common, clientArgs, "10.90.0.1");
+        final CapturedRun[] results = runPair(kind, name, common, clientArgs, "10.90.0.1");
         if (System.getenv("RNIC_TEST_PRINT") != null)
         {
-            System.out.println("=== " + kind + " -R client:\n" + results[0].out + results[0].err + "=== server:\n" +
-                results[1].out + results[1].err);
+            System.out.println("=== " + kind + " -R client:\n" + results[0].out() + results[0].err() + "=== server:\n" +
+                results[1].out() + results[1].err());
         }
         return results;
     }
@@ -334,14 +332,14 @@ class ToolsInMemoryTest
     }
 
     /** Server and client of one tool run side by side on two threads; returns {client, server}. */
-    private static Result[] runPair(final ToolKind kind, final String name, final List<String> common)
+    private static CapturedRun[] runPair(final ToolKind kind, final String name, final List<String> common)
         throws Exception
     {
         return runPair(kind, name, common, List.of(), "127.0.0.1");
     }
 
     /** As above, with options for the client only and the server's address (over RDMA CM: its port's IPv4). */
-    private static Result[] runPair(final ToolKind kind, final String name, final List<String> common,
+    private static CapturedRun[] runPair(final ToolKind kind, final String name, final List<String> common,
         final List<String> clientArgs, final String serverAddress) throws Exception
     {
         final List<String> server = new ArrayList<>(common);
@@ -352,9 +350,9 @@ class ToolsInMemoryTest
         final ExecutorService threads = Executors.newFixedThreadPool(2);
         try
         {
-            final Future<Result> serverRun = threads.submit(() -> run(kind, server));
-            final Future<Result> clientRun = threads.submit(() -> run(kind, client));
-            return new Result[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
+            final Future<CapturedRun> serverRun = threads.submit(() -> run(kind, server));
+            final Future<CapturedRun> clientRun = threads.submit(() -> run(kind, client));
+            return new CapturedRun[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
         }
         finally
         {
@@ -383,33 +381,9 @@ class ToolsInMemoryTest
         return 20_000 + ThreadLocalRandom.current().nextInt(20_000);
     }
 
-    private record Result(int status, String out, String err)
-    {
-    }
 
-    private static Result run(final ToolKind kind, final List<String> args) throws Exception
+    private static CapturedRun run(final ToolKind kind, final List<String> args)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status;
-        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-            PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8))
-        {
-            try
-            {
-                status = PerftestTool.run(kind, args.toArray(String[]::new), o, e);
-            }
-            catch (final java.io.IOException ex)
-            {
-                e.println(ex.getMessage()); // as RnicCli reports it (exit status 2)
-                status = 2;
-            }
-            catch (final RuntimeException ex)
-            {
-                ex.printStackTrace(e);
-                status = 99;
-            }
-        }
-        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        return CapturedRun.of((arguments, out, err) -> PerftestTool.run(kind, arguments, out, err), args);
     }
 }

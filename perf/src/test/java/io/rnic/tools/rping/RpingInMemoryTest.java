@@ -2,15 +2,13 @@ package io.rnic.tools.rping;
 
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.port.InMemoryPort;
+import io.rnic.tools.CapturedRun;
 import io.rnic.tools.DropOnceTransmitPort;
 import io.rnic.tools.EngineStartSignalPort;
 import io.rnic.tools.Ports;
 import io.rnic.transport.LocalPort;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -37,11 +35,11 @@ class RpingInMemoryTest
         final Registered ports = register();
         final List<String> common = List.of("--port", "memory", "--idle", "yield", "--timeout-ms", "30000",
             "-C", "5", "-S", "64", "-v", "-V", "-a", "10.91.0.1");
-        final Result[] results = runPair(ports, common);
-        final Result c = results[0];
-        final Result s = results[1];
-        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
-        assertEquals(0, s.status, "server:\n" + s.out + s.err);
+        final CapturedRun[] results = runPair(ports, common);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
         // what rping -v -C 5 -S 64 printed between two rxe guests (rxe-peer/pcaps/rping.txt)
         final String[] expected = {
             "rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqr",
@@ -57,10 +55,10 @@ class RpingInMemoryTest
             clientPings.append("ping data: ").append(line).append('\n');
             serverPings.append("server ping data: ").append(line).append('\n');
         }
-        assertTrue(c.out.startsWith(clientPings.toString()), c.out);
-        assertTrue(s.out.startsWith(serverPings.toString()), s.out);
-        assertTrue(c.out.contains("client DISCONNECT EVENT..."), c.out);
-        assertTrue(s.out.contains("server DISCONNECT EVENT..."), s.out);
+        assertTrue(c.out().startsWith(clientPings.toString()), c.out());
+        assertTrue(s.out().startsWith(serverPings.toString()), s.out());
+        assertTrue(c.out().contains("client DISCONNECT EVENT..."), c.out());
+        assertTrue(s.out().contains("server DISCONNECT EVENT..."), s.out());
     }
 
     @Test
@@ -69,13 +67,13 @@ class RpingInMemoryTest
         final Registered ports = register();
         final List<String> common = List.of("--port", "memory", "--idle", "yield", "--timeout-ms", "30000",
             "-C", "60", "-S", "40", "-v", "-V", "-a", "10.91.0.1");
-        final Result[] results = runPair(ports, common);
-        assertEquals(0, results[0].status, results[0].out + results[0].err + results[1].out + results[1].err);
-        assertEquals(0, results[1].status, results[1].out + results[1].err);
+        final CapturedRun[] results = runPair(ports, common);
+        assertEquals(0, results[0].status(), results[0].out() + results[0].err() + results[1].out() + results[1].err());
+        assertEquals(0, results[1].status(), results[1].out() + results[1].err());
         // ping 58 starts at 'A' + 58 = 'z' + 1 - 0 ... the 58th letter after 'A' is past 'z': wraps to 'A'
-        assertTrue(results[0].out.contains("ping data: rdma-ping-57: zABCDEFGHIJKLMNOPQRSTUVWX\n"), results[0].out);
-        assertTrue(results[0].out.contains("ping data: rdma-ping-58: ABCDEFGHIJKLMNOPQRSTUVWXY\n"), results[0].out);
-        assertEquals(60, results[0].out.lines().filter(l -> l.startsWith("ping data: ")).count());
+        assertTrue(results[0].out().contains("ping data: rdma-ping-57: zABCDEFGHIJKLMNOPQRSTUVWX\n"), results[0].out());
+        assertTrue(results[0].out().contains("ping data: rdma-ping-58: ABCDEFGHIJKLMNOPQRSTUVWXY\n"), results[0].out());
+        assertEquals(60, results[0].out().lines().filter(l -> l.startsWith("ping data: ")).count());
     }
 
     /**
@@ -93,13 +91,13 @@ class RpingInMemoryTest
         final ExecutorService threads = Executors.newFixedThreadPool(2);
         try
         {
-            final Future<Result> serverRun = threads.submit(() -> run(server));
+            final Future<CapturedRun> serverRun = threads.submit(() -> run(server));
             assertTrue(ports.server.awaitEngineStart(60_000), "the server never started its engine");
-            final Result c = run(client);
-            assertEquals(1, c.status, c.out + c.err);
-            assertTrue(c.err.contains("connect error: REJECTED (reject reason 8)"), c.err);
-            final Result s = serverRun.get(60, TimeUnit.SECONDS);
-            assertEquals(1, s.status, "the server saw no request on its port:\n" + s.out + s.err);
+            final CapturedRun c = run(client);
+            assertEquals(1, c.status(), c.out() + c.err());
+            assertTrue(c.err().contains("connect error: REJECTED (reject reason 8)"), c.err());
+            final CapturedRun s = serverRun.get(60, TimeUnit.SECONDS);
+            assertEquals(1, s.status(), "the server saw no request on its port:\n" + s.out() + s.err());
         }
         finally
         {
@@ -126,24 +124,24 @@ class RpingInMemoryTest
         Ports.registerInMemory(name + "-c", lossyClient, addressing(MAC_CLIENT, 2));
         final List<String> common = List.of("--port", "memory", "--idle", "yield", "--timeout-ms", "20000",
             "-C", "5", "-S", "64", "-V", "-a", "10.91.0.1");
-        final Result[] results = runPair(new Registered(name, server), common);
-        final Result c = results[0];
-        final Result s = results[1];
+        final CapturedRun[] results = runPair(new Registered(name, server), common);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
         // the client's move to ERR on disconnecting sends the ACK it owes first (it used to vanish when the move came
         // in the duty cycle that received the SEND): the port drops it, and the server sees the DREQ before any ACK
-        assertTrue(lossyClient.dropped(), "the ACK of the last SEND (MSN 20) was never sent\nclient:\n" + c.out + c.err +
-            "\nserver:\n" + s.out + s.err);
-        assertEquals(0, c.status, "client:\n" + c.out + c.err + "\nserver:\n" + s.out + s.err);
-        assertEquals(0, s.status, "server:\n" + s.out + s.err);
-        assertTrue(s.out.contains("server DISCONNECT EVENT..."), s.out);
+        assertTrue(lossyClient.dropped(), "the ACK of the last SEND (MSN 20) was never sent\nclient:\n" + c.out() + c.err() +
+            "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
+        assertTrue(s.out().contains("server DISCONNECT EVENT..."), s.out());
     }
 
     @Test
     void shouldRejectBadUsage() throws Exception
     {
-        final Result none = run(List.of("-a", "10.91.0.1"));
-        assertEquals(99, none.status);
-        assertTrue(none.err.contains("give one of -s"), none.err);
+        final CapturedRun none = run(List.of("-a", "10.91.0.1"));
+        assertEquals(99, none.status());
+        assertTrue(none.err().contains("give one of -s"), none.err());
     }
 
     /** Two in-memory ports known to the tools as NAME-s and NAME-c; the server's signals its engine's start. */
@@ -173,7 +171,7 @@ class RpingInMemoryTest
      * Server first: the client starts once the server's engine runs (its CM comes next; a REQ before it is sent
      * again after 4.3 s, within the tests' timeouts); {client, server}.
      */
-    private static Result[] runPair(final Registered ports, final List<String> common) throws Exception
+    private static CapturedRun[] runPair(final Registered ports, final List<String> common) throws Exception
     {
         final List<String> server = new ArrayList<>(common);
         server.addAll(List.of("-d", ports.name + "-s", "-s"));
@@ -182,10 +180,10 @@ class RpingInMemoryTest
         final ExecutorService threads = Executors.newFixedThreadPool(2);
         try
         {
-            final Future<Result> serverRun = threads.submit(() -> run(server));
+            final Future<CapturedRun> serverRun = threads.submit(() -> run(server));
             assertTrue(ports.server.awaitEngineStart(60_000), "the server never started its engine");
-            final Future<Result> clientRun = threads.submit(() -> run(client));
-            return new Result[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
+            final Future<CapturedRun> clientRun = threads.submit(() -> run(client));
+            return new CapturedRun[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
         }
         finally
         {
@@ -193,28 +191,9 @@ class RpingInMemoryTest
         }
     }
 
-    private record Result(int status, String out, String err)
-    {
-    }
 
-    private static Result run(final List<String> args)
+    private static CapturedRun run(final List<String> args)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status;
-        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-            PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8))
-        {
-            try
-            {
-                status = Rping.run(args.toArray(String[]::new), o, e);
-            }
-            catch (final Exception ex)
-            {
-                ex.printStackTrace(e);
-                status = 99;
-            }
-        }
-        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        return CapturedRun.of(Rping::run, args);
     }
 }

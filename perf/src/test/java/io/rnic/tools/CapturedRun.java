@@ -1,0 +1,48 @@
+package io.rnic.tools;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * A tool run in the test's JVM through its entry point, with what it printed: the in-memory tests read a tool's
+ * output as its user would, and an exception that escaped shows in {@code err} (status 99) instead of ending the test
+ * with a stack trace of the wrong thread.
+ */
+public record CapturedRun(int status, String out, String err)
+{
+    /** A tool's entry point: {@code PerftestTool.run} for a kind, {@code Rping::run}. */
+    public interface Tool
+    {
+        int run(String[] args, PrintStream out, PrintStream err) throws IOException;
+    }
+
+    /** Runs the tool; an IOException is reported as RnicCli reports it (its message, status 2). */
+    public static CapturedRun of(final Tool tool, final List<String> args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+            PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8))
+        {
+            try
+            {
+                status = tool.run(args.toArray(String[]::new), o, e);
+            }
+            catch (final IOException ex)
+            {
+                e.println(ex.getMessage());
+                status = 2;
+            }
+            catch (final RuntimeException ex)
+            {
+                ex.printStackTrace(e);
+                status = 99;
+            }
+        }
+        return new CapturedRun(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+}
