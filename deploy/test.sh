@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: set-up (packages, JDK 25 check), then `mvn -B verify` with the tshark- and DPDK-based tests required.
-# Extra arguments go to Maven (e.g. deploy/test.sh -o -pl rnic-engine). Exits with Maven's status.
+# Runs every test: set-up (packages, JDK 25 check), then `mvn -B install` with the tshark- and DPDK-based tests
+# required (install: the tests first, then the jars, sources and Javadoc into ~/.m2, in the same run), then the
+# embedding example built against those installed artifacts (deploy/example/run.sh).
+# Extra arguments go to Maven (e.g. deploy/test.sh -o -pl rnic-engine); -o/--offline goes to the example's too.
+# Exits with the first failure's status.
 set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -10,4 +13,10 @@ rnic_find_jdk || { rnic_jdk_missing; exit 2; }
 
 export JAVA_HOME=$RNIC_JAVA_HOME
 cd "$root"
-exec mvn -B verify -Drnic.require.tshark=true -Drnic.require.dpdk=true "$@"
+mvn -B install -Drnic.require.tshark=true -Drnic.require.dpdk=true "$@"
+
+offline=()
+for arg in "$@"; do
+  case $arg in -o|--offline) offline=(-o) ;; esac
+done
+bash "$root/deploy/example/run.sh" "${offline[@]}"
