@@ -2,7 +2,7 @@ package io.rnic.cm;
 
 /**
  * ConnectRequest (REQ, IBTA 12.6.5): the active side's QP, PSN, path and timers; its private data starts with
- * the RDMA CM's IP header ({@link CmaHeader}) for the RDMA_PS_TCP port space. Offsets from the MAD's start:
+ * the RDMA CM's IP header ({@code cma_hdr}) for the RDMA_PS_TCP port space. Offsets from the MAD's start:
  * <pre>
  *   24 Local Comm ID        32 Service ID (8)        40 Local CA GUID (8)      52 Local Q_Key
  *   56 Local QPN (24) | Responder Resources (8)      60 Local EECN (24) | Initiator Depth (8)

@@ -117,7 +117,7 @@ public final class QueuePair
         return POST_OK;
     }
 
-    /** ibverbs {@code modify_qp}; throws {@link VerbsException} naming what is wrong. */
+    /** ibverbs {@code modify_qp}; throws {@link io.rnic.verbs.VerbsException} naming what is wrong. */
     public void modify(final QpAttributes attributes, final int mask)
     {
         engine.modifyQp(context, attributes, mask);

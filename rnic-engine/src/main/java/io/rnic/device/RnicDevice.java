@@ -103,7 +103,7 @@ public final class RnicDevice
         return new ProtectionDomain(nextHandle.getAndIncrement());
     }
 
-    /** Registers off-heap memory with the given {@link AccessFlags}. */
+    /** Registers off-heap memory with the given {@link io.rnic.verbs.AccessFlags}. */
     public MemoryRegion registerMemoryRegion(final ProtectionDomain pd, final MemorySegment segment, final int access)
     {
         if (pd == null)

@@ -171,7 +171,7 @@ public final class Ipv4Flyweight extends HeaderFlyweight
         return this;
     }
 
-    /** Source address as a big-endian 32-bit value (a.b.c.d = a << 24 | ...). */
+    /** Source address as a big-endian 32-bit value ({@code a.b.c.d = a << 24 | ...}). */
     public int source()
     {
         return getInt(SOURCE_OFFSET, NETWORK);
