@@ -5,11 +5,11 @@ import io.rnic.icrc.Icrc;
 import java.util.StringJoiner;
 
 /**
- * The JVM flags rnic needs, checked where an embedder first reaches the engine ({@link RnicDevice}, the datapath's
- * {@code Endpoint.start}) before anything touches Agrona or FFM. Without them the failure comes from deep inside a
- * library: an {@link IllegalAccessError} from Agrona's first buffer, a warning per restricted FFM call. Here it is
- * one line that names the missing flags, all of them at once. The parent pom's {@code rnic.jvm.flags} property is
- * the list every launcher and test takes.
+ * The JVM flags rnic needs, checked where an embedder first reaches rnic (the datapath's port factories and
+ * {@code Endpoint.start}, {@link RnicDevice}) before anything touches Agrona or FFM. Without them the failure comes
+ * from deep inside a library: an {@link IllegalAccessError} from Agrona's first buffer, a warning per restricted FFM
+ * call. Here it is one line that names the missing flags, all of them at once. The parent pom's
+ * {@code rnic.jvm.flags} property is the list every launcher and test takes.
  * <p>
  * The Vector API is optional: without {@code --add-modules jdk.incubator.vector} the ICRC runs without it (exact,
  * a few nanoseconds slower per small packet on AVX-512), and a one-line note says so once per JVM.
