@@ -77,13 +77,15 @@ public final class QueuePair
      *
      * @return {@link #POST_OK}, {@link #POST_QUEUE_FULL} or {@link #POST_INVALID} (a QP in RESET, INIT or RTR
      * cannot send; an opcode the transport does not have; more scatter/gather entries than the QP's
-     * {@code maxSendSge}).
+     * {@code maxSendSge}; on a UD QP, an address with destination MAC 0, i.e. not resolved, which only a link that
+     * ignores the destination, such as a veth, would deliver).
      */
     public int postSend(final SendWorkRequest wr)
     {
         final QpState state = context.state();
         if (state == QpState.RESET || state == QpState.INIT || state == QpState.RTR ||
-            !WrOpcode.isKnown(wr.opcode) || wr.sgl.count() > maxSendSge)
+            !WrOpcode.isKnown(wr.opcode) || wr.sgl.count() > maxSendSge ||
+            (context.type() == QpType.UD && wr.udAddress.destinationMac() == 0))
         {
             return POST_INVALID;
         }

@@ -37,6 +37,7 @@ public final class RnicDevice
 
     public RnicDevice(final LocalPort port, final PacketSink sink, final NanoClock clock)
     {
+        JvmFlags.check();
         this.engines = new RnicEngine[]{ new RnicEngine(port, regions, sink, clock) };
     }
 
@@ -56,6 +57,7 @@ public final class RnicDevice
      */
     public RnicDevice(final LocalPort port, final NanoClock clock, final int shards, final CountersManager counters)
     {
+        JvmFlags.check(); // before the engines' first Agrona buffer, which fails without the flags
         if (shards < 1 || shards > 64)
         {
             throw new VerbsException("engine shards " + shards + " out of range 1..64");

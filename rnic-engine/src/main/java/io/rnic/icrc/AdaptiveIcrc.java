@@ -15,6 +15,9 @@ import org.agrona.DirectBuffer;
  * </ul>
  * For bursts, {@link #computeBurst} uses {@link IcrcBurst}, which moves the seeding off the critical path.
  * <p>
+ * In a JVM started without {@code --add-modules jdk.incubator.vector} the vector class is never loaded (it could not
+ * be) and the selection is the one for a CPU without 64-byte vectors.
+ * <p>
  * Allocates nothing per packet. Single-threaded.
  */
 public final class AdaptiveIcrc implements IcrcCalculator
@@ -24,9 +27,9 @@ public final class AdaptiveIcrc implements IcrcCalculator
      * from the 2026-11-22 runs in BENCHMARKS.md: at 56 region bytes the copy is ~5 ns faster than the seeded
      * pass (16.9 vs 21.9 ns), at 88 and 120 they are level within noise (23.7 vs 24.0, 27.2 vs 29.8 ns); beyond 120
      * a whole copy needs a third vector and a longer copy for the CRC to read back, so the seeded pass takes over
-     * (it is 29 ns at 152). 0 when the CPU has no native 64-byte vectors.
+     * (it is 29 ns at 152). 0 when the CPU has no native 64-byte vectors or the JVM no Vector API.
      */
-    public static final int SMALL_LIMIT = VectorIcrc.isAccelerated() ? 120 : 0;
+    public static final int SMALL_LIMIT = VectorApi.ACCELERATED ? 120 : 0;
 
     /**
      * Without 64-byte vectors (AMD Zen 2, measured 2026-11-22 in BENCHMARKS.md) the intrinsic pass has a fixed cost
@@ -34,11 +37,13 @@ public final class AdaptiveIcrc implements IcrcCalculator
      * 120 region bytes (scalar vs seeded: 37 vs 64 ns at 64 input bytes, 52 vs 68 at 96, 67 vs 72 at 128, 96 vs 75
      * at 192).
      */
-    public static final int SCALAR_LIMIT = VectorIcrc.isAccelerated() ? 0 : 120;
+    public static final int SCALAR_LIMIT = VectorApi.ACCELERATED ? 0 : 120;
 
     private final ScalarIcrc scalar = new ScalarIcrc();
 
-    private final VectorIcrc small = new VectorIcrc(VectorIcrc.Strategy.MASKED_COPY, SMALL_LIMIT);
+    /** Null when {@link #SMALL_LIMIT} is 0: {@link VectorIcrc} is then never loaded. */
+    private final VectorIcrc small =
+        SMALL_LIMIT > 0 ? new VectorIcrc(VectorIcrc.Strategy.MASKED_COPY, SMALL_LIMIT) : null;
     private final SeededIcrc large = new SeededIcrc();
     private final IcrcBurst burst = new IcrcBurst();
 
@@ -46,7 +51,7 @@ public final class AdaptiveIcrc implements IcrcCalculator
     public int compute(final DirectBuffer buffer, final int ipOffset, final boolean ipv6, final int icrcOffset)
     {
         final int region = icrcOffset - ipOffset;
-        if (region <= SMALL_LIMIT)
+        if (SMALL_LIMIT > 0 && region <= SMALL_LIMIT)
         {
             return small.compute(buffer, ipOffset, ipv6, icrcOffset);
         }

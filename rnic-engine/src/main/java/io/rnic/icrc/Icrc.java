@@ -113,6 +113,15 @@ public final class Icrc
     }
 
     /**
+     * Whether this JVM has the Vector API ({@code --add-modules jdk.incubator.vector}); without it the default
+     * calculator computes the same ICRC without vectors, a few nanoseconds slower per small packet on AVX-512.
+     */
+    public static boolean isVectorApiPresent()
+    {
+        return VectorApi.PRESENT;
+    }
+
+    /**
      * A new instance of the engine's default calculator, {@link AdaptiveIcrc}. Calculators are single-threaded,
      * so each engine thread (each validator, each builder) takes its own.
      */

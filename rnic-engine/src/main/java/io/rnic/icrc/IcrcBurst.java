@@ -22,8 +22,11 @@ public final class IcrcBurst
 {
     /** Packets copied per phase; bursts of any size are processed this many at a time. */
     public static final int CHUNK = 32;
-    /** Largest region (IP header to ICRC) that is copied rather than seeded: two 64-byte vectors. */
-    public static final int COPY_LIMIT = VectorIcrc.isAccelerated() ? 120 : 0;
+    /**
+     * Largest region (IP header to ICRC) that is copied rather than seeded: two 64-byte vectors; 0 (nothing copied,
+     * {@link VectorIcrc} never loaded) without AVX-512 or without the Vector API module.
+     */
+    public static final int COPY_LIMIT = VectorApi.ACCELERATED ? 120 : 0;
     private static final int SLOT = 128;
 
     private final CRC32 crc = new CRC32();

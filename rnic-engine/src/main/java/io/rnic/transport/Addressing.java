@@ -8,6 +8,10 @@ import io.rnic.wire.FrameSpec;
 /** Fills the addressing part of a {@link FrameSpec} from an address vector and the local port (RoCEv2 rules). */
 final class Addressing
 {
+    /** Why an RC/UC QP's address vector with destination MAC 0 is refused. */
+    static final String UNRESOLVED_MAC = "address vector: destination MAC is 0 (not resolved): resolve the " +
+        "destination GID's MAC first (Endpoint.resolveMac) and set it with AddressVector.destinationMac";
+
     private Addressing()
     {
     }

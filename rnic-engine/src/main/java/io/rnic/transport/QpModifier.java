@@ -59,6 +59,13 @@ final class QpModifier
         {
             problem = Addressing.check(attr.addressVector, port);
         }
+        if (problem == null && (mask & QpAttrMask.AV) != 0 && qp.type != QpType.UD &&
+            attr.addressVector.destinationMac() == 0)
+        {
+            // Frames to 00:00:00:00:00:00 reach the peer only on a link that ignores the destination (a veth): on a
+            // real NIC they are dropped, and the QP fails with RETRY_EXC_ERR long after this mistake.
+            problem = Addressing.UNRESOLVED_MAC;
+        }
         return problem;
     }
 

@@ -163,6 +163,10 @@ public final class CompletionQueue
 
     /**
      * Polls up to {@code max} completions into {@code completions}, oldest first. Any thread.
+     * <p>
+     * A null entry is filled with a new {@link WorkCompletion} before a completion is claimed for it, so an array
+     * made with {@code new WorkCompletion[n]} loses nothing; it allocates only on the first polls into that array,
+     * and polling into it again allocates nothing.
      *
      * @return the number of completions written (0 when the queue is empty).
      */
@@ -183,11 +187,17 @@ public final class CompletionQueue
                 }
                 continue; // another consumer took it: reread the head
             }
+            WorkCompletion wc = completions[count];
+            if (null == wc)
+            {
+                wc = new WorkCompletion(); // before the claim: nothing can fail once the slot is ours
+                completions[count] = wc;
+            }
             if (!HEAD.compareAndSet(this, position, position + 1))
             {
                 continue;
             }
-            final WorkCompletion wc = completions[count++];
+            count++;
             wc.wrId = wrIds[index];
             wc.status = statuses[index];
             wc.opcode = opcodes[index];

@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,6 +59,27 @@ class CompletionQueueTest
         assertEquals(1, cq.poll(wcs, 1));
         assertEquals(0, wcs[0].wrId());
         assertTrue(cq.offer(4, WcStatus.SUCCESS, WcOpcode.SEND, 0, 0, 1, 0, 0, 0));
+    }
+
+    @Test
+    void shouldFillNullEntriesRatherThanLoseTheCompletion()
+    {
+        final CompletionQueue cq = new CompletionQueue(1, 4);
+        assertTrue(cq.offer(11, WcStatus.SUCCESS, WcOpcode.SEND, 0, 0, 1, 0, 0, 0));
+        assertTrue(cq.offer(12, WcStatus.SUCCESS, WcOpcode.RDMA_READ, 64, 0, 1, 0, 0, 0));
+        final WorkCompletion[] wcs = new WorkCompletion[4];
+        assertEquals(2, cq.poll(wcs, 4));
+        assertEquals(11, wcs[0].wrId());
+        assertEquals(12, wcs[1].wrId());
+        assertEquals(64, wcs[1].byteLength());
+        assertNull(wcs[2], "no entry is filled beyond the completions polled");
+
+        final WorkCompletion first = wcs[0];
+        assertTrue(cq.offer(13, WcStatus.SUCCESS, WcOpcode.SEND, 0, 0, 1, 0, 0, 0));
+        assertEquals(1, cq.poll(wcs, 4));
+        assertSame(first, wcs[0], "a filled entry is reused");
+        assertEquals(13, wcs[0].wrId());
+        assertEquals(0, cq.poll(wcs, 4));
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.rnic.datapath.port.FrameHandler;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.datapath.port.PortCounters;
 import io.rnic.datapath.port.PortException;
+import io.rnic.device.JvmFlags;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -117,6 +118,7 @@ public final class AfPacketPort implements PacketPort
      */
     public static AfPacketPort open(final AfPacketConfig config)
     {
+        JvmFlags.check(); // an embedder's first call: before the rings' Agrona buffers
         final String iface = config.iface();
         final int ifindex = ifNameToIndex(iface);
         if (ifindex == 0)

@@ -3,6 +3,7 @@ package io.rnic.datapath.dpdk;
 import io.rnic.datapath.port.FrameHandler;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.datapath.port.PortCounters;
+import io.rnic.device.JvmFlags;
 import io.rnic.dpdkbindings.BurstFunctions;
 import io.rnic.dpdkbindings.DpdkBindings;
 import io.rnic.dpdkbindings.DpdkException;
@@ -81,6 +82,7 @@ public final class DpdkPort implements PacketPort
      */
     public static DpdkPort[] open(final DpdkConfig config)
     {
+        JvmFlags.check(); // an embedder's first call: before the rings' Agrona buffers
         Eal.init(config.ealArgs());
         final SharedEthDevice device = new SharedEthDevice(config);
         final DpdkPort[] ports = new DpdkPort[config.queues()];

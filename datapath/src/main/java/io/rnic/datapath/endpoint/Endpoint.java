@@ -6,6 +6,7 @@ import io.rnic.datapath.agent.ShardRouter;
 import io.rnic.datapath.neighbour.NeighbourDiscovery;
 import io.rnic.datapath.neighbour.NeighbourTable;
 import io.rnic.datapath.port.PacketPort;
+import io.rnic.device.JvmFlags;
 import io.rnic.device.RnicDevice;
 import io.rnic.pcap.PcapWriter;
 import io.rnic.sim.PacketPathWarmUp;
@@ -143,6 +144,7 @@ public final class Endpoint implements AutoCloseable
      */
     public static Endpoint start(final PacketPort[] ports, final LocalPort localPort, final EndpointOptions options)
     {
+        JvmFlags.check(); // one line naming a missing flag, not the IllegalAccessError of a library
         IdleStrategies.parse(options.idleStrategy()); // a bad name fails before anything opens
         if (ports.length < 1 || ports.length > 64)
         {

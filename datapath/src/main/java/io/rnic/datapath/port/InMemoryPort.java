@@ -1,5 +1,6 @@
 package io.rnic.datapath.port;
 
+import io.rnic.device.JvmFlags;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -47,6 +48,7 @@ public final class InMemoryPort implements PacketPort
      */
     public static InMemoryPort[] pair(final long macA, final long macB, final int mtu, final int ringBytes)
     {
+        JvmFlags.check(); // an embedder's first call: before the rings' Agrona buffers
         if (Integer.bitCount(ringBytes) != 1 || ringBytes < 4096)
         {
             throw new IllegalArgumentException("ring size " + ringBytes + " must be a power of two ≥ 4096");

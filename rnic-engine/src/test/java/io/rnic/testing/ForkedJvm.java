@@ -1,0 +1,79 @@
+package io.rnic.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Runs a main class of the test class path in a JVM of its own, with this JVM's flags (surefire's argLine) except
+ * the ones named: what an embedder who forgot a flag starts.
+ */
+public final class ForkedJvm
+{
+    /** What the forked JVM printed, and how it ended. */
+    public record Result(int exit, String stdout, String stderr)
+    {
+        public String toString()
+        {
+            return "exit " + exit + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr;
+        }
+    }
+
+    private ForkedJvm()
+    {
+    }
+
+    /**
+     * @param without flags to leave out, each as written on a command line ({@code "--add-opens X"},
+     *                {@code "--enable-native-access=ALL-UNNAMED"}), in either of the forms the JVM reports them.
+     */
+    public static Result run(final Class<?> main, final Set<String> without, final String... args)
+        throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        final List<String> inherited = ManagementFactory.getRuntimeMXBean().getInputArguments();
+        for (int i = 0; i < inherited.size(); i++)
+        {
+            final String argument = inherited.get(i);
+            final boolean pair = i + 1 < inherited.size() && without.contains(argument + " " + inherited.get(i + 1));
+            if (pair)
+            {
+                i++;
+            }
+            else if (!without.contains(argument) && !without.contains(argument.replaceFirst("=", " ")) &&
+                !argument.startsWith("-agentlib:jdwp"))
+            {
+                command.add(argument);
+            }
+        }
+        command.add("-D" + SharedFiles.SHARED_DIR_PROP_NAME + "=" + SharedFiles.sharedDir());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(main.getName());
+        command.addAll(List.of(args));
+        final Process process = new ProcessBuilder(command).start();
+        final CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> read(process, true));
+        final String stdout = read(process, false);
+        return new Result(process.waitFor(), stdout, stderr.join());
+    }
+
+    private static String read(final Process process, final boolean error)
+    {
+        try
+        {
+            return new String((error ? process.getErrorStream() : process.getInputStream()).readAllBytes(),
+                StandardCharsets.UTF_8);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}
