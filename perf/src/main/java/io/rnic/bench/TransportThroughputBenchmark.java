@@ -69,6 +69,8 @@ public class TransportThroughputBenchmark
     {
         arena = Arena.ofShared();
         fabric = new TwoNodeFabric(new LinkConditions().delayNs(0), 1);
+        fabric.a().engine().port().ethernetMtu(9000); // jumbo frames: the simulated link carries IB MTU 4096
+        fabric.b().engine().port().ethernetMtu(9000);
         final RnicDevice a = fabric.a();
         final RnicDevice b = fabric.b();
         final ProtectionDomain pdA = a.allocPd();

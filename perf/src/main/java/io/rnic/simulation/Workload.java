@@ -105,6 +105,8 @@ public final class Workload
         final MemorySegment patternSegment = MemorySegment.ofArray(pattern);
         final SplittableRandom random = new SplittableRandom(config.seed);
         final TwoNodeFabric fabric = new TwoNodeFabric(config.conditions, config.seed);
+        fabric.a().engine().port().ethernetMtu(9000); // jumbo frames: the simulated link carries IB MTU 4096
+        fabric.b().engine().port().ethernetMtu(9000);
         final long wallStart = System.nanoTime();
         final long simulatedStart = fabric.clock().nanoTime();
 

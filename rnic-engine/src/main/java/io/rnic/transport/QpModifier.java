@@ -1,5 +1,6 @@
 package io.rnic.transport;
 
+import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
@@ -66,7 +67,26 @@ final class QpModifier
             // real NIC they are dropped, and the QP fails with RETRY_EXC_ERR long after this mistake.
             problem = Addressing.UNRESOLVED_MAC;
         }
+        if (problem == null && (mask & QpAttrMask.PATH_MTU) != 0 && qp.type != QpType.UD)
+        {
+            // Packets of a path MTU the port cannot carry leave as frames larger than the link's MTU, which the
+            // kernel or the switch drops: the QP fails with RETRY_EXC_ERR long after this mistake.
+            problem = checkPathMtu(attr.pathMtu);
+        }
         return problem;
+    }
+
+    /** Whether the port's Ethernet MTU carries packets of {@code pathMtu}; what is wrong otherwise. */
+    private String checkPathMtu(final PathMtu pathMtu)
+    {
+        final PathMtu largest = PathMtu.forEthernetMtu(port.ethernetMtu());
+        if (pathMtu.bytes() <= largest.bytes())
+        {
+            return null;
+        }
+        return "path MTU " + pathMtu.bytes() + " is larger than the port's (Ethernet MTU " + port.ethernetMtu() +
+            " carries IB MTU " + largest.bytes() + " at most): connect with min(the port's, the peer's), or raise " +
+            "the interface's MTU";
     }
 
     /** rxe's {@code rxe_qp_from_attr}: copies the attributes into the QP, and the addressing into its frame. */

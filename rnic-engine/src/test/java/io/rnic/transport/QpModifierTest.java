@@ -1,5 +1,6 @@
 package io.rnic.transport;
 
+import io.rnic.device.ConnectParameters;
 import io.rnic.device.QueuePair;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
@@ -8,6 +9,7 @@ import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.VerbsException;
@@ -100,5 +102,37 @@ class QpModifierTest extends ArenaScopedTest
         assertEquals(1, engine.activeQpCount(), "back in RTS with a WRITE waiting: no post is needed to visit it");
         assertTrue(fabric.runUntil(() -> requester.sendCq.poll(requester.completions, 1) == 1, SECOND_NS));
         assertEquals(WcStatus.SUCCESS, requester.completions[0].status());
+    }
+
+    @Test
+    void shouldRefuseAPathMtuLargerThanThePortCarries()
+    {
+        final Connection a = new Connection(fabric.a(), arena, QpType.RC, 8192, AccessFlags.ALL);
+        final ConnectParameters parameters = new ConnectParameters().remote(2, 0).pathMtu(PathMtu.MTU_2048);
+        parameters.addressVector.destinationIpv4(TwoNodeFabric.IP_B).destinationMac(TwoNodeFabric.MAC_B);
+
+        // the fabric's ports have an Ethernet MTU of 1500: IB MTU 1024 at most
+        final VerbsException refused = assertThrows(VerbsException.class, () -> parameters.applyTo(a.qp));
+
+        final String message = refused.getMessage();
+        assertTrue(message.contains("path MTU 2048") && message.contains("Ethernet MTU 1500") &&
+            message.contains("IB MTU 1024") && message.contains("raise the interface's MTU"), message);
+        assertEquals(QpState.INIT, a.qp.state());
+        assertEquals(1024, a.qp.context().mtuBytes, "nothing of the refused attributes was copied");
+    }
+
+    @Test
+    void shouldRefuseAUcPathMtuLargerThanThePortCarriesAndAcceptTheLargestItDoes()
+    {
+        final Connection a = new Connection(fabric.a(), arena, QpType.UC, 8192, AccessFlags.ALL);
+        final ConnectParameters parameters = new ConnectParameters().remote(2, 0).pathMtu(PathMtu.MTU_4096);
+        parameters.addressVector.destinationIpv4(TwoNodeFabric.IP_B).destinationMac(TwoNodeFabric.MAC_B);
+        assertThrows(VerbsException.class, () -> parameters.applyTo(a.qp));
+
+        parameters.pathMtu(PathMtu.forEthernetMtu(fabric.a().engine().port().ethernetMtu()));
+        parameters.applyTo(a.qp);
+
+        assertEquals(QpState.RTS, a.qp.state());
+        assertEquals(1024, a.qp.context().mtuBytes);
     }
 }
