@@ -1,5 +1,6 @@
 package io.rnic.datapath.endpoint;
 
+import io.rnic.datapath.afpacket.AfPacketPort;
 import io.rnic.datapath.agent.EngineAgent;
 import io.rnic.datapath.agent.IdleStrategies;
 import io.rnic.datapath.agent.ShardRouter;
@@ -56,12 +57,17 @@ public final class Endpoint implements AutoCloseable
     private final CountersManager counters;
     private final AtomicLong engineErrors = new AtomicLong();
     private final String rocePortGuardStatus;
+    /** The AF_PACKET interface's lock ({@link InterfaceLock}), or null for in-memory and DPDK ports. */
+    private final InterfaceLock interfaceLock;
     private volatile Throwable lastEngineError;
     private boolean closed;
 
-    private Endpoint(final PacketPort[] ports, final LocalPort localPort, final EndpointOptions options)
+    private Endpoint(
+        final PacketPort[] ports, final LocalPort localPort, final EndpointOptions options,
+        final InterfaceLock interfaceLock)
         throws IOException
     {
+        this.interfaceLock = interfaceLock;
         this.ports = ports;
         this.port = ports[0];
         this.localPort = localPort;
@@ -151,21 +157,24 @@ public final class Endpoint implements AutoCloseable
             throw new IllegalArgumentException("an endpoint needs 1..64 ports (engine threads), not " + ports.length);
         }
         final Endpoint endpoint;
+        InterfaceLock interfaceLock = null;
         try
         {
+            // two endpoints on one interface would both answer every frame: the second one is refused
+            interfaceLock = ports[0] instanceof AfPacketPort ? InterfaceLock.acquire(ports[0].name()) : null;
             // the first packets must not run in code the JVM has never run (tens of ms each side: the peer's
             // local ACK timer expires on a clean link); once per JVM, before the engine threads start
             PacketPathWarmUp.ensure();
-            endpoint = new Endpoint(ports, localPort, options);
+            endpoint = new Endpoint(ports, localPort, options, interfaceLock);
         }
         catch (final IOException ex)
         {
-            closeAll(ports);
+            closeAll(ports, interfaceLock);
             throw new UncheckedIOException("cannot start endpoint on " + ports[0].name() + ": " + ex.getMessage(), ex);
         }
         catch (final RuntimeException ex)
         {
-            closeAll(ports);
+            closeAll(ports, interfaceLock);
             throw ex;
         }
         for (final AgentRunner runner : endpoint.runners)
@@ -175,11 +184,15 @@ public final class Endpoint implements AutoCloseable
         return endpoint;
     }
 
-    private static void closeAll(final PacketPort[] ports)
+    private static void closeAll(final PacketPort[] ports, final InterfaceLock interfaceLock)
     {
         for (final PacketPort each : ports)
         {
             each.close();
+        }
+        if (interfaceLock != null)
+        {
+            interfaceLock.close();
         }
     }
 
@@ -407,7 +420,7 @@ public final class Endpoint implements AutoCloseable
         }
     }
 
-    /** Stops the engine thread, then closes the port, the capture and the UDP guard. */
+    /** Stops the engine thread, then closes the port, the capture, the UDP guard and the interface's lock. */
     @Override
     public void close()
     {
@@ -431,6 +444,10 @@ public final class Endpoint implements AutoCloseable
         if (rocePortGuard != null)
         {
             rocePortGuard.close();
+        }
+        if (interfaceLock != null)
+        {
+            interfaceLock.close(); // last: the interface is free once nothing of this endpoint uses it
         }
     }
 
