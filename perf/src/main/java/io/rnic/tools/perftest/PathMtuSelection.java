@@ -3,6 +3,7 @@ package io.rnic.tools.perftest;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
 import io.rnic.transport.LocalPort;
+import io.rnic.verbs.PathMtu;
 
 /**
  * The IB path MTU a perftest tool connects with: {@code -m}, checked against the interface, or the largest one a
@@ -20,10 +21,12 @@ final class PathMtuSelection
     {
         final int ipHeader = port.isIpv4Gid(gidIndex) ? 20 : 40;
         final int room = port.ethernetMtu() - ipHeader - 8 - 12 - 28 - 4;
+        // never above what modify_qp accepts on this port (it reckons with IPv6's header): IPv4 leaves 20 bytes more
+        final int accepted = PathMtu.forEthernetMtu(port.ethernetMtu()).bytes();
         int largest = 0;
         for (int mtu = 256; mtu <= 4096; mtu <<= 1)
         {
-            if (mtu <= room)
+            if (mtu <= room && mtu <= accepted)
             {
                 largest = mtu;
             }
