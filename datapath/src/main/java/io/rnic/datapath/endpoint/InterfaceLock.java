@@ -16,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One AF_PACKET endpoint per interface: two would both number QPs from 2 and both answer every frame. An exclusive
- * lock on {@code <directory>/afpacket-<ifname>.lock}, with the holder's pid written in the file for the message of
+ * lock on {@code <directory>/afpacket-<netns>-<ifname>.lock} (the network namespace's inode number: containers and
+ * test namespaces reuse interface names such as eth0, and theirs are other interfaces), with the holder's pid written in the file for the message of
  * the one refused. The OS releases the lock when the process dies, so no stale lock survives a crash.
  * <p>
  * The lock is a POSIX record lock, which is per process and released when the process closes <em>any</em>
@@ -58,7 +59,7 @@ final class InterfaceLock implements AutoCloseable
      */
     static InterfaceLock acquire(final Path directory, final String iface)
     {
-        final Path path = directory.resolve("afpacket-" + iface + ".lock");
+        final Path path = directory.resolve(fileName(iface));
         if (!HELD.add(path))
         {
             throw refused(iface, path, ProcessHandle.current().pid());
@@ -123,6 +124,22 @@ final class InterfaceLock implements AutoCloseable
         }
         closeQuietly(channel);
         HELD.remove(path);
+    }
+
+    /** The lock file's name for an interface of this process's network namespace. */
+    static String fileName(final String iface)
+    {
+        String namespace;
+        try
+        {
+            // "net:[4026531840]": the namespace's inode number identifies it for as long as it exists
+            namespace = Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString().replaceAll("[^0-9]", "");
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            namespace = "unknown"; // no /proc: one namespace as far as we can tell
+        }
+        return "afpacket-" + namespace + "-" + iface + ".lock";
     }
 
     private static PortException refused(final String iface, final Path path, final long pid)

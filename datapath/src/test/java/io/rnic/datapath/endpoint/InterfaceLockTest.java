@@ -34,7 +34,7 @@ class InterfaceLockTest
         try (VethPairAccess veth = VethPairAccess.create(1500))
         {
             final String iface = veth.a();
-            final Path lockFile = LOCK_DIRECTORY.resolve("afpacket-" + iface + ".lock");
+            final Path lockFile = LOCK_DIRECTORY.resolve(InterfaceLock.fileName(iface));
             try
             {
                 try (Endpoint first = start(iface))
@@ -61,7 +61,7 @@ class InterfaceLockTest
     void shouldNotBeBlockedByTheLockOfAKilledProcess() throws Exception
     {
         final String iface = "rnlk" + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36 * 36), 36);
-        final Path lockFile = LOCK_DIRECTORY.resolve("afpacket-" + iface + ".lock");
+        final Path lockFile = LOCK_DIRECTORY.resolve(InterfaceLock.fileName(iface));
         final Process holder = new ProcessBuilder(List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
             System.getProperty("java.class.path"), InterfaceLockHolderMain.class.getName(), iface))
