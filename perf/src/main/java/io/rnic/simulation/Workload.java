@@ -137,8 +137,8 @@ public final class Workload
                     {
                         if (flow.completed < flow.posted)
                         {
-                            report.fail("stuck: " + flow.requester.context().describe() + " / responder " +
-                                flow.responder.context().describe());
+                            report.fail("stuck: " + flow.requester.describe() + " / responder " +
+                                flow.responder.describe());
                         }
                     }
                     break;
@@ -439,8 +439,8 @@ public final class Workload
             return what + ": the responder had no receive posted " + (config.rnrRetry + 1) + " times in a row; raise " +
                 "--rnr-retry (now " + config.rnrRetry + ", 7 = infinite)";
         }
-        return what + "; " + flow.requester.context().describe() + " / responder " +
-            flow.responder.context().describe();
+        return what + "; " + flow.requester.describe() + " / responder " +
+            flow.responder.describe();
     }
 
     private static int slotOf(final Flow flow, final long opId, final int slots)

@@ -130,13 +130,13 @@ public final class RnicDevice
         return new CompletionQueue(nextHandle.getAndIncrement(), entries);
     }
 
-    public QueuePair createQp(final QpInitAttributes init)
+    public EngineQueuePair createQp(final QpInitAttributes init)
     {
         return createQp(init, engines[Math.floorMod(nextShard.getAndIncrement(), engines.length)], 0);
     }
 
     /** Creates a QP on an engine: numbered {@code qpn}, or the engine's next free QPN when 0. */
-    private QueuePair createQp(final QpInitAttributes init, final RnicEngine engine, final int fixedQpn)
+    private EngineQueuePair createQp(final QpInitAttributes init, final RnicEngine engine, final int fixedQpn)
     {
         if (init.pd == null || init.sendCq == null || init.recvCq == null)
         {
@@ -169,7 +169,7 @@ public final class RnicDevice
             final QpContext context = new QpContext(qpn, init.type, init.pd, init.sendCq, init.recvCq, sq, rq,
                 init.signalAll);
             engine.addQp(context);
-            return new QueuePair(engine, context, sq, rq, maxSendSge, maxRecvSge);
+            return new EngineQueuePair(engine, context, sq, rq, maxSendSge, maxRecvSge);
         });
     }
 
@@ -177,7 +177,7 @@ public final class RnicDevice
      * Creates the GSI QP: a UD QP numbered 1, owned by the engine that owns QPN 1, where MADs to QP1 (the
      * connection manager's, Q_Key {@code 0x80010000}) arrive. One per device; bring it to RTS with that Q_Key.
      */
-    public QueuePair createGsiQp(final QpInitAttributes init)
+    public EngineQueuePair createGsiQp(final QpInitAttributes init)
     {
         if (init.type != QpType.UD)
         {
@@ -188,6 +188,10 @@ public final class RnicDevice
 
     public void destroyQp(final QueuePair qp)
     {
-        engineFor(qp.qpn()).removeQp(qp.context());
+        if (!(qp instanceof EngineQueuePair engineQp))
+        {
+            throw new VerbsException("QP " + qp + " is not one of this device's");
+        }
+        engineFor(qp.qpn()).removeQp(engineQp.context());
     }
 }

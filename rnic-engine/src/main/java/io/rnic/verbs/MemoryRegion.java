@@ -7,7 +7,9 @@ import java.lang.foreign.MemorySegment;
 /**
  * A registered memory region: an off-heap {@link MemorySegment} that the RNIC may read and write on behalf of local
  * work requests (checked against the L_Key) and remote peers (checked against the R_Key), within its bounds and
- * its access rights only. The virtual address that peers use is the segment's native address, as with ibverbs.
+ * its access rights only. The virtual address that peers use is the segment's native address, as with ibverbs, or the
+ * I/O virtual address it was registered with ({@code ibv_reg_mr_iova}): a driver maps a client's memory at an address
+ * of its own, while the client and its peers name it by the client's address.
  * Immutable once registered; the key check is the one place that guards memory from the wire.
  */
 public final class MemoryRegion
@@ -21,20 +23,32 @@ public final class MemoryRegion
     private final int rKey;
     private final UnsafeBuffer buffer;
 
-    MemoryRegion(final ProtectionDomain pd, final MemorySegment segment, final int access, final int lKey, final int rKey)
+    MemoryRegion(
+        final ProtectionDomain pd, final MemorySegment segment, final long iova, final int access, final int lKey,
+        final int rKey)
     {
         this.pd = pd;
         this.segment = segment;
-        this.address = segment.address();
+        this.address = iova;
         this.length = segment.byteSize();
         this.access = access;
         this.lKey = lKey;
         this.rKey = rKey;
-        this.buffer = new UnsafeBuffer(address, (int)Math.min(Integer.MAX_VALUE, length));
+        this.buffer = new UnsafeBuffer(segment.address(), (int)Math.min(Integer.MAX_VALUE, length));
     }
 
     /**
-     * The region as an Agrona buffer (index 0 = {@link #address()}): how the engine copies payloads in and out and
+     * A region registered by another party, as its owner sees it: a driver's client holds its memory and the keys the
+     * driver gave it. Its {@link #buffer()} is the owner's memory; only the driver's copy is ever used by an engine.
+     */
+    public static MemoryRegion registeredElsewhere(
+        final ProtectionDomain pd, final MemorySegment segment, final int access, final int lKey, final int rKey)
+    {
+        return new MemoryRegion(pd, segment, segment.address(), access, lKey, rKey);
+    }
+
+    /**
+     * The region as an Agrona buffer (index 0 = the byte peers name {@link #address()}): how the engine copies payloads in and out and
      * runs atomics, without allocating. Only valid while the segment's arena is open: deregister first.
      */
     public UnsafeBuffer buffer()

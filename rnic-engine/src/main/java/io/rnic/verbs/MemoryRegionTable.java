@@ -52,8 +52,19 @@ public final class MemoryRegionTable
         readers = next;
     }
 
-    /** Registers a region over {@code segment}. Control path. */
+    /** Registers a region over {@code segment}, named by its own address. Control path. */
     public MemoryRegion register(final ProtectionDomain pd, final MemorySegment segment, final int access)
+    {
+        return register(pd, segment, segment.address(), access);
+    }
+
+    /**
+     * Registers a region over {@code segment} that work requests and peers name from {@code iova} on
+     * ({@code ibv_reg_mr_iova}): a driver registering memory it mapped from a client, at the client's address.
+     * Control path.
+     */
+    public MemoryRegion register(
+        final ProtectionDomain pd, final MemorySegment segment, final long iova, final int access)
     {
         if (!AccessFlags.isValidForMemoryRegion(access))
         {
@@ -88,7 +99,7 @@ public final class MemoryRegionTable
             lastKeyBytes[index] = (short)keyByte;
             nextIndex = index + 1;
             final int key = (index << INDEX_SHIFT) | keyByte;
-            final MemoryRegion region = new MemoryRegion(pd, segment, access, key, key);
+            final MemoryRegion region = new MemoryRegion(pd, segment, iova, access, key, key);
             next[index] = region;
             regions = next;
             return region;

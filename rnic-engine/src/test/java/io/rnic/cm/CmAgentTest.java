@@ -1,5 +1,6 @@
 package io.rnic.cm;
 
+import io.rnic.device.EngineQueuePair;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
@@ -50,8 +51,8 @@ class CmAgentTest
     });
     private final CmAgent agentB = new CmAgent(cmB, fabric.clock(), null);
     private final CompletionQueue cqB = fabric.b().createCq(16);
-    private final QueuePair qpA = rcQp(fabric.a(), fabric.a().createCq(16));
-    private final QueuePair qpB = rcQp(fabric.b(), cqB);
+    private final EngineQueuePair qpA = rcQp(fabric.a(), fabric.a().createCq(16));
+    private final EngineQueuePair qpB = rcQp(fabric.b(), cqB);
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running = true;
     private volatile boolean enginesRunning = true;
@@ -65,7 +66,7 @@ class CmAgentTest
             (high, low) -> low == IP_A_GID ? TwoNodeFabric.MAC_A : TwoNodeFabric.MAC_B, seed);
     }
 
-    private static QueuePair rcQp(final RnicDevice device, final CompletionQueue cq)
+    private static EngineQueuePair rcQp(final RnicDevice device, final CompletionQueue cq)
     {
         return device.createQp(new QpInitAttributes().type(QpType.RC).pd(device.allocPd()).cqs(cq, cq)
             .capacity(4, 4));

@@ -1,5 +1,6 @@
 package io.rnic.cm;
 
+import io.rnic.device.EngineQueuePair;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
@@ -82,7 +83,7 @@ class ConnectionManagerSoakTest
             mr = device.registerMemoryRegion(pd, memory, AccessFlags.LOCAL_WRITE);
         }
 
-        QueuePair newQp()
+        EngineQueuePair newQp()
         {
             return device.createQp(new QpInitAttributes().type(QpType.RC).pd(pd).cqs(cq, cq).capacity(4, 4));
         }
@@ -118,8 +119,8 @@ class ConnectionManagerSoakTest
             long startNs = System.nanoTime();
             for (int cycle = 1; cycle <= cycles; cycle++)
             {
-                final QueuePair qpA = a.newQp();
-                final QueuePair qpB = b.newQp();
+                final EngineQueuePair qpA = a.newQp();
+                final EngineQueuePair qpB = b.newQp();
                 final CmConnection active = cmA.connect(qpA, 0, IP_B_GID, PORT, 1, 1, fabric.clock().nanoTime());
                 passive[0] = null;
                 until[0] = () -> (passive[0] = cmB.pollConnectRequest()) != null;

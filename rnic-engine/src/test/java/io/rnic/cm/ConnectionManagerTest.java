@@ -1,6 +1,7 @@
 package io.rnic.cm;
 
 import io.rnic.device.ConnectParameters;
+import io.rnic.device.EngineQueuePair;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
@@ -111,7 +112,7 @@ class ConnectionManagerTest
     {
         final CompletionQueue sendCq;
         final CompletionQueue recvCq;
-        final QueuePair qp;
+        final EngineQueuePair qp;
         final MemorySegment memory = arena.allocate(8192, 4096);
         final MemoryRegion mr;
         final WorkCompletion[] wcs = { new WorkCompletion() };
@@ -446,7 +447,7 @@ class ConnectionManagerTest
         // a raw GSI QP on A sends whatever we build
         final ProtectionDomain pd = fabric.a().allocPd();
         final CompletionQueue cq = fabric.a().createCq(64);
-        final QueuePair gsi = fabric.a().createGsiQp(new QpInitAttributes().type(QpType.UD).pd(pd).cqs(cq, cq)
+        final EngineQueuePair gsi = fabric.a().createGsiQp(new QpInitAttributes().type(QpType.UD).pd(pd).cqs(cq, cq)
             .capacity(16, 16));
         final ConnectParameters parameters = new ConnectParameters();
         parameters.qkey = ConnectionManager.GSI_QKEY;

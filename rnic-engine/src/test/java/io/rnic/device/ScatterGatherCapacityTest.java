@@ -25,7 +25,7 @@ class ScatterGatherCapacityTest
     @Test
     void shouldRefusePostsWithMoreEntriesThanTheQpHolds()
     {
-        final QueuePair qp = device.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(4, 4).maxSge(2, 1));
+        final EngineQueuePair qp = device.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(4, 4).maxSge(2, 1));
         final ConnectParameters parameters = new ConnectParameters().remote(0x100, 0);
         parameters.addressVector.destinationIpv4(TwoNodeFabric.IP_B).destinationMac(TwoNodeFabric.MAC_B);
         parameters.applyTo(qp);

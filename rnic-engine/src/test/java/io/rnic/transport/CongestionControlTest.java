@@ -1,6 +1,7 @@
 package io.rnic.transport;
 
 import io.rnic.cc.DcqcnParameters;
+import io.rnic.device.EngineQueuePair;
 import io.rnic.device.QueuePair;
 import io.rnic.sim.EcnMarking;
 import io.rnic.sim.LinkConditions;
@@ -262,7 +263,7 @@ class CongestionControlTest
         final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 11);
         fabric.a().congestionControl(noRecovery);
         final Connection[] pair = Connection.rcPair(fabric, arena, 1 << 22, PathMtu.MTU_4096);
-        final QueuePair sender = pair[0].qp;
+        final EngineQueuePair sender = pair[0].qp;
 
         final double lineRate = measureSendRate(fabric, pair, 1_000_000);
         assertEquals(LINE_RATE_BITS_PER_SEC, lineRate, LINE_RATE_BITS_PER_SEC * 0.02,
@@ -299,7 +300,7 @@ class CongestionControlTest
         final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 17);
         fabric.b().congestionControl(noRecovery);
         final Connection[] pair = Connection.rcPair(fabric, arena, 1 << 22, PathMtu.MTU_4096);
-        final QueuePair responder = pair[1].qp;
+        final EngineQueuePair responder = pair[1].qp;
 
         final double lineRate = measureReadResponseRate(fabric, pair, 1_000_000);
         assertEquals(LINE_RATE_BITS_PER_SEC, lineRate, LINE_RATE_BITS_PER_SEC * 0.02, "line rate before any CNP");

@@ -1,7 +1,7 @@
 package io.rnic.transport;
 
 import io.rnic.device.ConnectParameters;
-import io.rnic.device.QueuePair;
+import io.rnic.device.EngineQueuePair;
 import io.rnic.device.RnicDevice;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
@@ -29,7 +29,7 @@ final class Connection
     final ProtectionDomain pd;
     final CompletionQueue sendCq;
     final CompletionQueue recvCq;
-    final QueuePair qp;
+    final EngineQueuePair qp;
     final MemorySegment memory;
     final MemoryRegion mr;
     final WorkCompletion[] completions = new WorkCompletion[64];

@@ -1,5 +1,6 @@
 package io.rnic.transport;
 
+import io.rnic.device.EngineQueuePair;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
@@ -74,7 +75,7 @@ class EngineThreadingTest
             final CompletionQueue cq = device.createCq(16);
             for (int round = 0; round < 200; round++)
             {
-                final QueuePair qp = device.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(4, 4));
+                final EngineQueuePair qp = device.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(4, 4));
                 assertTrue(qp.qpn() >= QpTable.FIRST_QPN);
                 lastQpn.set(qp.qpn());
                 final QpAttributes attr = new QpAttributes();
@@ -103,13 +104,13 @@ class EngineThreadingTest
         final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
         final ProtectionDomain pd = fabric.a().allocPd();
         final CompletionQueue cq = fabric.a().createCq(4);
-        final QueuePair first = fabric.a().createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(1, 1));
-        final QueuePair second = fabric.a().createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(1, 1));
+        final EngineQueuePair first = fabric.a().createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(1, 1));
+        final EngineQueuePair second = fabric.a().createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(1, 1));
         assertEquals(next(first.qpn()), second.qpn());
         fabric.a().destroyQp(first);
-        final QueuePair third = fabric.a().createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(1, 1));
+        final EngineQueuePair third = fabric.a().createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(1, 1));
         assertEquals(next(second.qpn()), third.qpn(), "the destroyed QP's number is not given again at once");
-        for (final QueuePair qp : new QueuePair[]{ first, second, third })
+        for (final QueuePair qp : new EngineQueuePair[]{ first, second, third })
         {
             assertTrue(qp.qpn() >= QpTable.FIRST_QPN && qp.qpn() <= QpTable.MAX_QPN, "QPN " + qp.qpn());
         }

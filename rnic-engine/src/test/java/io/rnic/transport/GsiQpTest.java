@@ -1,6 +1,7 @@
 package io.rnic.transport;
 
 import io.rnic.device.ConnectParameters;
+import io.rnic.device.EngineQueuePair;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
@@ -74,7 +75,7 @@ class GsiQpTest extends ArenaScopedTest
     {
         final CompletionQueue sendCq;
         final CompletionQueue recvCq;
-        final QueuePair qp;
+        final EngineQueuePair qp;
         final MemorySegment memory = arena.allocate(4096, 4096);
         final MemoryRegion mr;
         int qkey = GSI_QKEY;

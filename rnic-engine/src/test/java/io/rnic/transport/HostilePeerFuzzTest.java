@@ -1,6 +1,7 @@
 package io.rnic.transport;
 
 import io.rnic.device.ConnectParameters;
+import io.rnic.device.EngineQueuePair;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
@@ -270,7 +271,7 @@ class HostilePeerFuzzTest
         final String name, final QpType type, final ProtectionDomain pd, final int access, final PathMtu mtu)
     {
         final CompletionQueue cq = device.createCq(4096);
-        final QueuePair qp = device.createQp(new QpInitAttributes().type(type).pd(pd).cqs(cq, cq).capacity(64, 64));
+        final EngineQueuePair qp = device.createQp(new QpInitAttributes().type(type).pd(pd).cqs(cq, cq).capacity(64, 64));
         final GuardedRegion recvArea = region(name + " receive buffers", pd, RECV_AREA_BYTES, AccessFlags.LOCAL_WRITE);
         final ConnectParameters parameters = new ConnectParameters()
             .pathMtu(mtu)
@@ -838,7 +839,7 @@ class HostilePeerFuzzTest
         static final int WRITES = 4;
 
         final String name;
-        final QueuePair qp;
+        final EngineQueuePair qp;
         final QpContext context;
         final QpType type;
         final ProtectionDomain pd;
@@ -865,7 +866,7 @@ class HostilePeerFuzzTest
 
         Target(
             final String name,
-            final QueuePair qp,
+            final EngineQueuePair qp,
             final ProtectionDomain pd,
             final CompletionQueue cq,
             final int peerIp,

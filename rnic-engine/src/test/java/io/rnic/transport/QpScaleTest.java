@@ -1,6 +1,7 @@
 package io.rnic.transport;
 
 import io.rnic.device.ConnectParameters;
+import io.rnic.device.EngineQueuePair;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
@@ -38,7 +39,7 @@ class QpScaleTest
     @Test
     void shouldCreateAndDestroy100000RcQps()
     {
-        final QueuePair[] qps = new QueuePair[MANY_QPS];
+        final EngineQueuePair[] qps = new EngineQueuePair[MANY_QPS];
         final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         final long startCpuNs = threads.getCurrentThreadCpuTime();
         final long startNs = System.nanoTime();
@@ -66,7 +67,7 @@ class QpScaleTest
     @Test
     void shouldVisitNoIdleQpAndSendAPostOnOneOfThemInTheNextCycle()
     {
-        final QueuePair[] qps = new QueuePair[MANY_QPS];
+        final EngineQueuePair[] qps = new EngineQueuePair[MANY_QPS];
         final ConnectParameters parameters = new ConnectParameters().pathMtu(PathMtu.MTU_1024);
         parameters.addressVector.destinationIpv4(TwoNodeFabric.IP_B).destinationMac(TwoNodeFabric.MAC_B);
         for (int i = 0; i < MANY_QPS; i++)
@@ -107,7 +108,7 @@ class QpScaleTest
     @Test
     void shouldKeepAQpWithMoreThanItsBudgetActiveUntilItHasSentEverything()
     {
-        final QueuePair qp = device.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(256, 4));
+        final EngineQueuePair qp = device.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(256, 4));
         final ConnectParameters parameters = new ConnectParameters().pathMtu(PathMtu.MTU_1024).remote(0x100, 0);
         parameters.addressVector.destinationIpv4(TwoNodeFabric.IP_B).destinationMac(TwoNodeFabric.MAC_B);
         parameters.applyTo(qp);
@@ -158,7 +159,7 @@ class QpScaleTest
     /** Heap in use after a GC with {@code count} QPs of this depth, less before, per QP. */
     private long retainedBytesPerQp(final int depth, final int maxSge, final int count)
     {
-        final QueuePair[] qps = new QueuePair[count];
+        final EngineQueuePair[] qps = new EngineQueuePair[count];
         final long before = usedHeapAfterGc();
         for (int i = 0; i < count; i++)
         {

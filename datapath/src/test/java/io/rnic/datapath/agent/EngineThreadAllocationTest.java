@@ -7,7 +7,7 @@ import io.rnic.datapath.endpoint.EndpointOptions;
 import io.rnic.datapath.port.InMemoryPort;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.device.ConnectParameters;
-import io.rnic.device.QueuePair;
+import io.rnic.device.EngineQueuePair;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
@@ -94,8 +94,8 @@ class EngineThreadAllocationTest
             final ProtectionDomain pdB = b.device().allocPd();
             final CompletionQueue cqA = a.device().createCq(1024);
             final CompletionQueue cqB = b.device().createCq(1024);
-            final QueuePair qpA = a.device().createQp(new QpInitAttributes().pd(pdA).cqs(cqA, cqA).capacity(256, 16));
-            final QueuePair qpB = b.device().createQp(new QpInitAttributes().pd(pdB).cqs(cqB, cqB).capacity(16, 16));
+            final EngineQueuePair qpA = a.device().createQp(new QpInitAttributes().pd(pdA).cqs(cqA, cqA).capacity(256, 16));
+            final EngineQueuePair qpB = b.device().createQp(new QpInitAttributes().pd(pdB).cqs(cqB, cqB).capacity(16, 16));
             final MemoryRegion source = a.device().registerMemoryRegion(pdA, arena.allocate(4096, 4096),
                 AccessFlags.LOCAL_WRITE);
             final MemoryRegion target = b.device().registerMemoryRegion(pdB, arena.allocate(4096, 4096),
@@ -131,7 +131,7 @@ class EngineThreadAllocationTest
     }
 
     /** Posts writes in batches of 32 (the last signaled) and waits for each batch's completion. */
-    private static void run(final QueuePair qp, final CompletionQueue cq, final SendWorkRequest wr,
+    private static void run(final EngineQueuePair qp, final CompletionQueue cq, final SendWorkRequest wr,
         final WorkCompletion[] wc, final int writes)
     {
         final long deadline = System.nanoTime() + 120_000_000_000L;
@@ -166,7 +166,7 @@ class EngineThreadAllocationTest
         return total;
     }
 
-    private static void connect(final QueuePair qp, final int remoteQpn, final int remoteIp, final long mac)
+    private static void connect(final EngineQueuePair qp, final int remoteQpn, final int remoteIp, final long mac)
     {
         final ConnectParameters parameters = new ConnectParameters().remote(remoteQpn, 0).localPsn(0);
         parameters.addressVector.destinationIpv4(remoteIp).destinationMac(mac);

@@ -4,6 +4,7 @@ import io.rnic.datapath.neighbour.NeighbourDiscovery;
 import io.rnic.datapath.neighbour.NeighbourTable;
 import io.rnic.datapath.port.InMemoryPort;
 import io.rnic.device.ConnectParameters;
+import io.rnic.device.EngineQueuePair;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicDevice;
 import io.rnic.sim.VirtualClock;
@@ -135,16 +136,16 @@ class ReceiveBacklogTimerTest
     }
 
     /** An RC QP of A's, connected to one of B's (and B's to it). */
-    private QueuePair connectedQp()
+    private EngineQueuePair connectedQp()
     {
-        final QueuePair qpA = a.qp();
-        final QueuePair qpB = b.qp();
+        final EngineQueuePair qpA = a.qp();
+        final EngineQueuePair qpB = b.qp();
         connect(qpA, qpB.qpn(), IP_B, MAC_B);
         connect(qpB, qpA.qpn(), IP_A, MAC_A);
         return qpA;
     }
 
-    private static void connect(final QueuePair qp, final int remoteQpn, final int remoteIp, final long mac)
+    private static void connect(final EngineQueuePair qp, final int remoteQpn, final int remoteIp, final long mac)
     {
         final ConnectParameters parameters = new ConnectParameters().remote(remoteQpn, 0).localPsn(0);
         parameters.addressVector.destinationIpv4(remoteIp).destinationMac(mac);
@@ -173,12 +174,12 @@ class ReceiveBacklogTimerTest
             region = device.registerMemoryRegion(pd, arena.allocate(4096, 4096), AccessFlags.ALL);
         }
 
-        QueuePair qp()
+        EngineQueuePair qp()
         {
             return device.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(4, 4));
         }
 
-        void write(final QueuePair qp, final MemoryRegion target)
+        void write(final EngineQueuePair qp, final MemoryRegion target)
         {
             final SendWorkRequest wr = new SendWorkRequest();
             wr.opcode = WrOpcode.RDMA_WRITE;

@@ -1,7 +1,7 @@
 package io.rnic.datapath.endpoint;
 
 import io.rnic.device.ConnectParameters;
-import io.rnic.device.QueuePair;
+import io.rnic.device.EngineQueuePair;
 import io.rnic.transport.TransportCounter;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
@@ -127,7 +127,7 @@ public final class EndpointPairScenario
         final ProtectionDomain pd;
         final CompletionQueue sendCq;
         final CompletionQueue recvCq;
-        final QueuePair qp;
+        final EngineQueuePair qp;
         final MemorySegment memory;
         final MemoryRegion mr;
         final WorkCompletion[] completion = { new WorkCompletion() };

@@ -4,7 +4,7 @@ import io.rnic.datapath.agent.EngineAgent;
 import io.rnic.datapath.port.InMemoryPort;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.device.ConnectParameters;
-import io.rnic.device.QueuePair;
+import io.rnic.device.EngineQueuePair;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
@@ -59,8 +59,8 @@ class ShardedEndpointTest
             final CompletionQueue cqB = b.device().createCq(256);
             // B gets one QP more first, so that A's QP n (shard n % 2) talks to B's QP n + 1 (the other shard)
             b.device().createQp(new QpInitAttributes().pd(pdB).cqs(cqB, cqB));
-            final QueuePair[] qpsA = new QueuePair[QPS];
-            final QueuePair[] qpsB = new QueuePair[QPS];
+            final EngineQueuePair[] qpsA = new EngineQueuePair[QPS];
+            final EngineQueuePair[] qpsB = new EngineQueuePair[QPS];
             final Set<Integer> shards = new HashSet<>();
             for (int i = 0; i < QPS; i++)
             {
@@ -118,7 +118,7 @@ class ShardedEndpointTest
         return port;
     }
 
-    private static void connect(final QueuePair local, final QueuePair remote, final int remoteIp, final long mac)
+    private static void connect(final EngineQueuePair local, final EngineQueuePair remote, final int remoteIp, final long mac)
     {
         final ConnectParameters parameters = new ConnectParameters().remote(remote.qpn(), 7).localPsn(7);
         parameters.addressVector.destinationIpv4(remoteIp).destinationMac(mac);

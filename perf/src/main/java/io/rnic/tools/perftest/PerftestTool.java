@@ -210,7 +210,7 @@ public final class PerftestTool
         err.println(" engine clock now=" + System.nanoTime() + " ns");
         for (final LocalQp q : activeQps)
         {
-            err.println(" " + q.qp.context().describe());
+            err.println(" " + q.qp.describe());
         }
     }
     /** Waits for the application, logging histogram intervals each second; false after a failure or timeout. */
