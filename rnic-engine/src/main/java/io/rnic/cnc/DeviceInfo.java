@@ -14,6 +14,13 @@ import java.util.Map;
  */
 public final class DeviceInfo
 {
+    /** The port's MAC, 12 hex digits: what clients put in address vectors' source and ARP sees. */
+    public static final String PORT_MAC = "port_mac";
+    /** The port's Ethernet MTU in bytes (the largest path MTU a QP may use follows from it). */
+    public static final String PORT_ETHERNET_MTU = "port_ethernet_mtu";
+    /** {@code port_gid_<index>}: a GID of the table, as 32 hex digits; a client's source GID indexes name these. */
+    public static final String PORT_GID_PREFIX = "port_gid_";
+
     private static final int LENGTH_OFFSET = 0;
     private static final int TEXT_OFFSET = 4;
 

@@ -55,6 +55,12 @@ public final class EngineQueuePair implements QueuePair
         return context.state();
     }
 
+    /** The engine that owns this QP (its shard). */
+    public RnicEngine engine()
+    {
+        return engine;
+    }
+
     public QpContext context()
     {
         return context;

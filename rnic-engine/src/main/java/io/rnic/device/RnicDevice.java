@@ -116,6 +116,20 @@ public final class RnicDevice
     }
 
     /**
+     * Registers off-heap memory that work requests and peers name from {@code iova} on ({@code ibv_reg_mr_iova}): a
+     * driver registering its mapping of a client's memory at the client's address.
+     */
+    public MemoryRegion registerMemoryRegion(
+        final ProtectionDomain pd, final MemorySegment segment, final long iova, final int access)
+    {
+        if (pd == null)
+        {
+            throw new VerbsException("no protection domain given");
+        }
+        return regions.register(pd, segment, iova, access);
+    }
+
+    /**
      * ibverbs {@code dereg_mr}: returns once every engine of the device has applied it (see
      * {@link MemoryRegionTable#deregister}); from then on no packet reads or writes the region's memory, and the
      * application may free it. Waits for the engine threads: not from inside one's duty cycle on a sharded device.

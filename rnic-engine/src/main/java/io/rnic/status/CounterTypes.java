@@ -28,6 +28,8 @@ public final class CounterTypes
     public static final int ENGINE_AGENT = 1005;
     /** ARP and neighbour discovery. */
     public static final int NEIGHBOUR = 1006;
+    /** The driver's own: commands from clients, clients attached and timed out, resources held for them. */
+    public static final int DRIVER = 1008;
 
     /** Offset in a record's key of the counter's index within its kind. */
     public static final int KEY_INDEX_OFFSET = 0;

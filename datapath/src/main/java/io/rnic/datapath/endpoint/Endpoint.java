@@ -64,7 +64,7 @@ public final class Endpoint implements AutoCloseable
 
     private Endpoint(
         final PacketPort[] ports, final LocalPort localPort, final EndpointOptions options,
-        final InterfaceLock interfaceLock)
+        final InterfaceLock interfaceLock, final CountersManager counters)
         throws IOException
     {
         this.interfaceLock = interfaceLock;
@@ -73,7 +73,8 @@ public final class Endpoint implements AutoCloseable
         this.localPort = localPort;
         final SystemNanoClock clock = SystemNanoClock.INSTANCE;
         final int shards = ports.length;
-        this.counters = CounterTypes.newManager(COUNTERS_PER_SHARD * shards + COUNTERS_SHARED);
+        this.counters = counters != null ? counters :
+            CounterTypes.newManager(COUNTERS_PER_SHARD * shards + COUNTERS_SHARED);
         this.device = new RnicDevice(localPort, clock, shards, counters);
         final ShardRouter router = shards == 1 ? null : new ShardRouter(shards, 1 << 22);
         this.captures = new PcapWriter[shards];
@@ -150,6 +151,18 @@ public final class Endpoint implements AutoCloseable
      */
     public static Endpoint start(final PacketPort[] ports, final LocalPort localPort, final EndpointOptions options)
     {
+        return start(ports, localPort, options, null);
+    }
+
+    /**
+     * As {@link #start(PacketPort[], LocalPort, EndpointOptions)}, every counter of the endpoint allocated in
+     * {@code counters} (a driver's, over its CnC file, so that other processes read them), or in a manager of the
+     * endpoint's own when null.
+     */
+    public static Endpoint start(
+        final PacketPort[] ports, final LocalPort localPort, final EndpointOptions options,
+        final CountersManager counters)
+    {
         JvmFlags.check(); // one line naming a missing flag, not the IllegalAccessError of a library
         IdleStrategies.parse(options.idleStrategy()); // a bad name fails before anything opens
         if (ports.length < 1 || ports.length > 64)
@@ -165,7 +178,7 @@ public final class Endpoint implements AutoCloseable
             // the first packets must not run in code the JVM has never run (tens of ms each side: the peer's
             // local ACK timer expires on a clean link); once per JVM, before the engine threads start
             PacketPathWarmUp.ensure();
-            endpoint = new Endpoint(ports, localPort, options, interfaceLock);
+            endpoint = new Endpoint(ports, localPort, options, interfaceLock, counters);
         }
         catch (final IOException ex)
         {

@@ -145,7 +145,8 @@ final class InterfaceLock implements AutoCloseable
     private static PortException refused(final String iface, final Path path, final long pid)
     {
         return new PortException("another rnic endpoint already runs on " + iface + " (lock " + path +
-            ", held by pid " + (pid < 0 ? "unknown" : String.valueOf(pid)) + ")");
+            ", held by pid " + (pid < 0 ? "unknown" : String.valueOf(pid)) + "): if it is `bin/rnic driver`, run as " +
+            "its client with --driver /dev/shm/rnic-" + iface + "; otherwise stop it first");
     }
 
     /** The pid the holder wrote, or -1 when it is not (yet) there. */

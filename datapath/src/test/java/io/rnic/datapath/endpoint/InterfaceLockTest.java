@@ -44,7 +44,9 @@ class InterfaceLockTest
                     final PortException refused = assertThrows(PortException.class, () -> start(secondPort, iface));
 
                     assertEquals("another rnic endpoint already runs on " + iface + " (lock " + lockFile +
-                        ", held by pid " + ProcessHandle.current().pid() + ")", refused.getMessage());
+                        ", held by pid " + ProcessHandle.current().pid() + "): if it is `bin/rnic driver`, run as its " +
+                        "client with --driver /dev/shm/rnic-" + iface + "; otherwise stop it first",
+                        refused.getMessage());
                 }
                 start(iface).close(); // once the first is closed, and again after that one
                 start(iface).close();

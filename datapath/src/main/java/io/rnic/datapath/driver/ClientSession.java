@@ -1,0 +1,36 @@
+package io.rnic.datapath.driver;
+
+import io.rnic.verbs.ProtectionDomain;
+import org.agrona.collections.Int2ObjectHashMap;
+
+/**
+ * What one client holds in the driver, by handle. Handles are numbered across all clients (no two clients share one),
+ * and a client names only its own: a handle of another client is unknown to this session. Conductor thread only.
+ */
+final class ClientSession
+{
+    final long clientId;
+    final long pid;
+    long lastKeepaliveNs;
+    final Int2ObjectHashMap<ProtectionDomain> pds = new Int2ObjectHashMap<>();
+    final Int2ObjectHashMap<ClientMr> mrs = new Int2ObjectHashMap<>();
+    final Int2ObjectHashMap<ClientCq> cqs = new Int2ObjectHashMap<>();
+    final Int2ObjectHashMap<ClientQp> qps = new Int2ObjectHashMap<>();
+
+    ClientSession(final long clientId, final long pid, final long nowNs)
+    {
+        this.clientId = clientId;
+        this.pid = pid;
+        this.lastKeepaliveNs = nowNs;
+    }
+
+    int resourceCount()
+    {
+        return pds.size() + mrs.size() + cqs.size() + qps.size();
+    }
+
+    public String toString()
+    {
+        return "client " + Long.toHexString(clientId) + " (pid " + pid + ")";
+    }
+}

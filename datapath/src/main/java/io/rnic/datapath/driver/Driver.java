@@ -1,0 +1,205 @@
+package io.rnic.datapath.driver;
+
+import io.rnic.cnc.CncException;
+import io.rnic.cnc.CncFile;
+import io.rnic.cnc.DeviceInfo;
+import io.rnic.datapath.agent.EngineAgent;
+import io.rnic.datapath.endpoint.Endpoint;
+import io.rnic.transport.LocalPort;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.errors.DistinctErrorLog;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * {@code rnic driver}: one endpoint on one port, shared by every application of the machine through shared memory,
+ * as Aeron's media driver shares its publications. It keeps a directory holding its CnC file ({@link CncFile}: the
+ * clients' command ring, the answers, every counter, the error log, its heartbeat) and a lock that refuses a second
+ * driver on it; the port's own lock refuses a second engine on the port. Clients attach with
+ * {@code io.rnic.client.DriverContext}; their QPs run on the driver's engine threads.
+ */
+public final class Driver implements AutoCloseable
+{
+    /** Where a driver keeps its directory unless told: {@code /dev/shm/rnic-<port>}. */
+    public static Path defaultDirectory(final String portName)
+    {
+        return Path.of("/dev/shm", "rnic-" + portName);
+    }
+
+    private final Path directory;
+    private final DirectoryLock lock;
+    private final CncFile cnc;
+    private final Endpoint endpoint;
+    private final DriverConductor conductor;
+    private final AgentRunner conductorRunner;
+    private final ClientQueues[] queues;
+    private boolean closed;
+
+    private Driver(
+        final Path directory, final DirectoryLock lock, final CncFile cnc, final Endpoint endpoint,
+        final DriverConductor conductor, final ClientQueues[] queues, final DistinctErrorLog errorLog)
+    {
+        this.directory = directory;
+        this.lock = lock;
+        this.cnc = cnc;
+        this.endpoint = endpoint;
+        this.conductor = conductor;
+        this.queues = queues;
+        final AtomicCounter noCounter = null;
+        this.conductorRunner = new AgentRunner(new SleepingMillisIdleStrategy(1), errorLog::record, noCounter,
+            conductor);
+    }
+
+    /**
+     * Starts a driver in {@code directory} (made 0770 when missing) on the endpoint {@code startEndpoint} opens, given
+     * the counters manager over the CnC file to count into.
+     *
+     * @throws CncException naming the running driver when another one holds the directory.
+     */
+    public static Driver start(
+        final Path directory, final long clientTimeoutNs, final Function<CountersManager, Endpoint> startEndpoint)
+    {
+        makeDirectory(directory);
+        final DirectoryLock lock = DirectoryLock.acquire(directory);
+        CncFile cnc = null;
+        Endpoint endpoint = null;
+        try
+        {
+            cnc = CncFile.create(directory, CncFile.Lengths.defaults(), clientTimeoutNs);
+            final CountersManager counters = new CountersManager(cnc.countersMetadataBuffer(),
+                cnc.countersValuesBuffer(), StandardCharsets.US_ASCII);
+            final DistinctErrorLog errorLog = new DistinctErrorLog(cnc.errorLogBuffer(), SystemEpochClock.INSTANCE);
+            final DriverCounters driverCounters = new DriverCounters(counters);
+            endpoint = startEndpoint.apply(counters);
+            DeviceInfo.write(cnc.deviceInfoBuffer(), describe(endpoint));
+            final EngineAgent[] agents = endpoint.agents();
+            final ClientQueues[] queues = new ClientQueues[agents.length];
+            for (int i = 0; i < agents.length; i++)
+            {
+                queues[i] = new ClientQueues(driverCounters.malformedWorkRequests);
+                agents[i].addApplication(queues[i]);
+            }
+            final DriverConductor conductor =
+                new DriverConductor(cnc, endpoint, queues, errorLog, driverCounters, clientTimeoutNs);
+            final Driver driver = new Driver(directory, lock, cnc, endpoint, conductor, queues, errorLog);
+            AgentRunner.startOnThread(driver.conductorRunner);
+            cnc.markReady();
+            return driver;
+        }
+        catch (final RuntimeException ex)
+        {
+            if (endpoint != null)
+            {
+                endpoint.close();
+            }
+            if (cnc != null)
+            {
+                cnc.close();
+            }
+            deleteQuietly(directory.resolve(CncFile.FILE_NAME));
+            lock.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * What devinfo shows, then the port's addressing in machine form ({@link DeviceInfo#PORT_MAC} and the rest):
+     * clients build their view of the port, and the address vectors of their QPs, from it.
+     */
+    static List<Map.Entry<String, String>> describe(final Endpoint endpoint)
+    {
+        final LocalPort port = endpoint.localPort();
+        final List<Map.Entry<String, String>> entries = new ArrayList<>(DeviceDescription.of(endpoint.port().name(),
+            endpoint.port() instanceof io.rnic.datapath.afpacket.AfPacketPort ? DeviceDescription.PORT_KIND_AFPACKET :
+            DeviceDescription.PORT_KIND_DPDK, port));
+        entries.add(Map.entry(DeviceInfo.PORT_MAC, String.format("%012x", port.mac())));
+        entries.add(Map.entry(DeviceInfo.PORT_ETHERNET_MTU, Integer.toString(port.ethernetMtu())));
+        for (int i = 0; i < port.gidCount(); i++)
+        {
+            entries.add(Map.entry(DeviceInfo.PORT_GID_PREFIX + i,
+                String.format("%016x%016x", port.gidHigh(i), port.gidLow(i))));
+        }
+        return entries;
+    }
+
+    private static void makeDirectory(final Path directory)
+    {
+        try
+        {
+            if (!Files.isDirectory(directory))
+            {
+                Files.createDirectories(directory);
+            }
+            // owner and group only: whoever may attach may also post work to the port (see the README)
+            Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxrwx---"));
+        }
+        catch (final IOException ex)
+        {
+            throw new CncException("cannot make the driver directory " + directory + ": " + ex.getMessage() +
+                " (choose another with --dir)");
+        }
+    }
+
+    public Path directory()
+    {
+        return directory;
+    }
+
+    public Endpoint endpoint()
+    {
+        return endpoint;
+    }
+
+    /** Clients attached now (read on any thread; exact once the conductor is idle). */
+    public int clientCount()
+    {
+        return conductor.clientCount();
+    }
+
+    /**
+     * Stops serving: destroys every client's QPs, CQs and memory regions, stops the endpoint, removes the CnC file (a
+     * client's next call then says the driver is gone) and releases the directory. Idempotent.
+     */
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        conductorRunner.close(); // onClose reclaims every client, with the engine threads still running
+        for (int i = 0; i < queues.length; i++)
+        {
+            endpoint.agents()[i].removeApplication(queues[i]);
+        }
+        endpoint.close();
+        cnc.close();
+        deleteQuietly(directory.resolve(CncFile.FILE_NAME));
+        lock.close();
+    }
+
+    private static void deleteQuietly(final Path path)
+    {
+        try
+        {
+            Files.deleteIfExists(path);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}

@@ -1,0 +1,652 @@
+package io.rnic.datapath.driver;
+
+import io.rnic.cnc.CncFile;
+import io.rnic.cnc.ControlProtocol;
+import io.rnic.cnc.QpAttributesCodec;
+import io.rnic.cnc.QpQueuesLayout;
+import io.rnic.datapath.agent.EngineAgent;
+import io.rnic.datapath.endpoint.Endpoint;
+import io.rnic.device.EngineQueuePair;
+import io.rnic.device.RnicDevice;
+import io.rnic.shm.SharedMemory;
+import io.rnic.shm.ShmException;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.ScatterGatherList;
+import io.rnic.verbs.VerbsException;
+import org.agrona.BitUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.broadcast.BroadcastTransmitter;
+import org.agrona.concurrent.errors.DistinctErrorLog;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The driver's control thread, as Aeron's driver conductor: reads clients' commands from the CnC's ring, creates and
+ * destroys what they ask for on the device, answers on the broadcast buffer, keeps the driver's heartbeat and times
+ * out clients that stopped sending theirs. Every command is checked against the client that sends it; a bad one gets
+ * an error answer and a counter, never a crash. It is the only thread that touches the sessions.
+ */
+final class DriverConductor implements Agent
+{
+    /** How often clients' liveness is checked. */
+    static final long LIVENESS_CHECK_NS = 100_000_000L;
+    private static final int COMMANDS_PER_CYCLE = 32;
+    private static final long MAX_MEMORY_FILE_BYTES = 1L << 40;
+    private static final long MAX_RESOLVE_MS = 10_000;
+
+    private final CncFile cnc;
+    private final Endpoint endpoint;
+    private final RnicDevice device;
+    private final ClientQueues[] queues;
+    private final EngineAgent[] agents;
+    private final ManyToOneRingBuffer toDriver;
+    private final BroadcastTransmitter toClients;
+    private final DistinctErrorLog errorLog;
+    private final DriverCounters counters;
+    private final long clientTimeoutNs;
+    private final UnsafeBuffer answer = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH +
+        4096));
+    private final Long2ObjectHashMap<ClientSession> sessions = new Long2ObjectHashMap<>();
+    /** Answers computed off this thread (address resolution waits for the wire), sent from it. */
+    private final ManyToOneConcurrentLinkedQueue<long[]> lateResults = new ManyToOneConcurrentLinkedQueue<>();
+    private final ManyToOneConcurrentLinkedQueue<Object[]> lateErrors = new ManyToOneConcurrentLinkedQueue<>();
+    private int nextHandle = 1;
+    private long nowNs;
+    private long lastHeartbeatMs;
+    private long nextLivenessCheckNs;
+
+    DriverConductor(
+        final CncFile cnc, final Endpoint endpoint, final ClientQueues[] queues, final DistinctErrorLog errorLog,
+        final DriverCounters counters, final long clientTimeoutNs)
+    {
+        this.cnc = cnc;
+        this.endpoint = endpoint;
+        this.device = endpoint.device();
+        this.queues = queues;
+        this.agents = endpoint.agents();
+        this.toDriver = new ManyToOneRingBuffer(cnc.toDriverBuffer());
+        this.toClients = new BroadcastTransmitter(cnc.toClientsBuffer());
+        this.errorLog = errorLog;
+        this.counters = counters;
+        this.clientTimeoutNs = clientTimeoutNs;
+    }
+
+    public int doWork()
+    {
+        nowNs = System.nanoTime();
+        final long nowMs = System.currentTimeMillis();
+        if (nowMs != lastHeartbeatMs)
+        {
+            lastHeartbeatMs = nowMs;
+            cnc.heartbeat(nowMs);
+        }
+        int work = toDriver.read(this::onCommand, COMMANDS_PER_CYCLE);
+        work += sendLateAnswers();
+        if (nowNs >= nextLivenessCheckNs)
+        {
+            nextLivenessCheckNs = nowNs + LIVENESS_CHECK_NS;
+            work += timeOutClients();
+        }
+        return work;
+    }
+
+    public void onClose()
+    {
+        for (final ClientSession session : new ArrayList<>(sessions.values()))
+        {
+            reclaim(session);
+        }
+    }
+
+    public String roleName()
+    {
+        return "rnic-driver-conductor";
+    }
+
+    int clientCount()
+    {
+        return sessions.size();
+    }
+
+    private void onCommand(final int type, final DirectBuffer buffer, final int offset, final int length)
+    {
+        counters.commands.increment();
+        final int args = ControlProtocol.argCount(length);
+        if (args < 0)
+        {
+            counters.commandErrors.increment();
+            if (length >= ControlProtocol.ARGS_OFFSET)
+            {
+                error(ControlProtocol.clientId(buffer, offset), ControlProtocol.correlationId(buffer, offset),
+                    ControlProtocol.ERROR_INVALID, "malformed " + ControlProtocol.commandName(type) + " of " + length +
+                    " bytes");
+            }
+            return;
+        }
+        final long clientId = ControlProtocol.clientId(buffer, offset);
+        final long correlationId = ControlProtocol.correlationId(buffer, offset);
+        try
+        {
+            execute(type, buffer, offset, args, clientId, correlationId);
+        }
+        catch (final VerbsException | ShmException | IllegalArgumentException | IllegalStateException ex)
+        {
+            counters.commandErrors.increment();
+            error(clientId, correlationId, codeOf(ex), ControlProtocol.commandName(type) + ": " + ex.getMessage());
+        }
+        catch (final RuntimeException ex)
+        {
+            counters.commandErrors.increment();
+            errorLog.record(ex);
+            error(clientId, correlationId, ControlProtocol.ERROR_INVALID,
+                ControlProtocol.commandName(type) + " failed in the driver: " + ex);
+        }
+    }
+
+    private static int codeOf(final RuntimeException ex)
+    {
+        if (ex instanceof ShmException)
+        {
+            return ControlProtocol.ERROR_BAD_MEMORY;
+        }
+        if (ex instanceof UnknownHandleException)
+        {
+            return ControlProtocol.ERROR_UNKNOWN_HANDLE;
+        }
+        return ex instanceof VerbsException ? ControlProtocol.ERROR_VERBS : ControlProtocol.ERROR_INVALID;
+    }
+
+    private void execute(
+        final int type, final DirectBuffer buffer, final int offset, final int args, final long clientId,
+        final long correlationId)
+    {
+        if (type == ControlProtocol.ATTACH)
+        {
+            expectArgs(type, args, 1);
+            if (sessions.containsKey(clientId))
+            {
+                throw new IllegalArgumentException("client " + Long.toHexString(clientId) + " is attached already");
+            }
+            final long pid = ControlProtocol.arg(buffer, offset, 0);
+            sessions.put(clientId, new ClientSession(clientId, pid, nowNs));
+            counters.clients.setOrdered(sessions.size());
+            result(clientId, correlationId, clientTimeoutNs);
+            return;
+        }
+        final ClientSession session = sessions.get(clientId);
+        if (session == null)
+        {
+            if (type != ControlProtocol.KEEPALIVE)
+            {
+                counters.commandErrors.increment();
+                error(clientId, correlationId, ControlProtocol.ERROR_NOT_ATTACHED, "client " +
+                    Long.toHexString(clientId) + " is not attached to this driver (timed out, or the driver " +
+                    "restarted): open the context again");
+            }
+            return;
+        }
+        session.lastKeepaliveNs = nowNs;
+        switch (type)
+        {
+            case ControlProtocol.KEEPALIVE ->
+            {
+            }
+            case ControlProtocol.DETACH ->
+            {
+                reclaim(session);
+                result(clientId, correlationId, 0);
+            }
+            case ControlProtocol.ALLOC_PD ->
+            {
+                final int handle = nextHandle++;
+                session.pds.put(handle, device.allocPd());
+                counted(1);
+                result(clientId, correlationId, handle);
+            }
+            case ControlProtocol.DEALLOC_PD ->
+            {
+                expectArgs(type, args, 1);
+                final int handle = (int)ControlProtocol.arg(buffer, offset, 0);
+                final ProtectionDomain pd = pd(session, handle);
+                for (final ClientMr mr : session.mrs.values())
+                {
+                    if (mr.region().pd() == pd)
+                    {
+                        throw new VerbsException("PD " + handle + " still has memory region " + mr.handle());
+                    }
+                }
+                for (final ClientQp qp : session.qps.values())
+                {
+                    if (qp.pd == pd)
+                    {
+                        throw new VerbsException("PD " + handle + " still has QP 0x" + Integer.toHexString(qp.qp.qpn()));
+                    }
+                }
+                session.pds.remove(handle);
+                counted(-1);
+                result(clientId, correlationId, 0);
+            }
+            case ControlProtocol.REG_MR -> registerMemory(session, buffer, offset, args, correlationId);
+            case ControlProtocol.DEREG_MR ->
+            {
+                expectArgs(type, args, 1);
+                final int handle = (int)ControlProtocol.arg(buffer, offset, 0);
+                final ClientMr mr = session.mrs.get(handle);
+                if (mr == null)
+                {
+                    throw new UnknownHandleException("memory region", handle);
+                }
+                deregister(session, mr);
+                result(clientId, correlationId, 0);
+            }
+            case ControlProtocol.CREATE_CQ -> createCq(session, buffer, offset, args, correlationId);
+            case ControlProtocol.DESTROY_CQ ->
+            {
+                expectArgs(type, args, 1);
+                final int handle = (int)ControlProtocol.arg(buffer, offset, 0);
+                final ClientCq cq = cq(session, handle);
+                for (final ClientQp qp : session.qps.values())
+                {
+                    if (qp.sendCq == cq || qp.recvCq == cq)
+                    {
+                        throw new VerbsException("CQ " + handle + " is in use by QP 0x" +
+                            Integer.toHexString(qp.qp.qpn()) + ": destroy the QP first");
+                    }
+                }
+                session.cqs.remove(handle);
+                cq.memory().close();
+                counted(-1);
+                result(clientId, correlationId, 0);
+            }
+            case ControlProtocol.CREATE_QP -> createQp(session, buffer, offset, args, correlationId);
+            case ControlProtocol.MODIFY_QP ->
+            {
+                expectArgs(type, args, 2 + QpAttributesCodec.ARGS);
+                final ClientQp qp = qp(session, (int)ControlProtocol.arg(buffer, offset, 0));
+                final int mask = (int)ControlProtocol.arg(buffer, offset, 1);
+                final QpAttributes attributes = new QpAttributes();
+                QpAttributesCodec.decode(buffer, offset, 2, attributes);
+                qp.qp.modify(attributes, mask);
+                final int state = qp.qp.state().ordinal();
+                qp.header.putIntOrdered(QpQueuesLayout.STATE_OFFSET, state); // before the answer: the client posts next
+                result(clientId, correlationId, state);
+            }
+            case ControlProtocol.DESTROY_QP ->
+            {
+                expectArgs(type, args, 1);
+                final int handle = (int)ControlProtocol.arg(buffer, offset, 0);
+                destroyQp(session, qp(session, handle));
+                result(clientId, correlationId, 0);
+            }
+            case ControlProtocol.RESOLVE_MAC -> resolveMac(buffer, offset, args, clientId, correlationId);
+            default ->
+            {
+                counters.commandErrors.increment();
+                error(clientId, correlationId, ControlProtocol.ERROR_UNKNOWN_COMMAND, "unknown command type " + type +
+                    " (a client of another rnic version?)");
+            }
+        }
+    }
+
+    private void registerMemory(
+        final ClientSession session, final DirectBuffer buffer, final int offset, final int args,
+        final long correlationId)
+    {
+        expectArgs(ControlProtocol.REG_MR, args, 7);
+        final ProtectionDomain pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+        final int fd = (int)ControlProtocol.arg(buffer, offset, 1);
+        final long fileLength = ControlProtocol.arg(buffer, offset, 2);
+        final long fileOffset = ControlProtocol.arg(buffer, offset, 3);
+        final long length = ControlProtocol.arg(buffer, offset, 4);
+        final long iova = ControlProtocol.arg(buffer, offset, 5);
+        final int access = (int)ControlProtocol.arg(buffer, offset, 6);
+        if (fileLength <= 0 || fileLength > MAX_MEMORY_FILE_BYTES || fileOffset < 0 || length <= 0 ||
+            length > Integer.MAX_VALUE || fileOffset > fileLength - length)
+        {
+            throw new IllegalArgumentException("region of " + length + " bytes at offset " + fileOffset +
+                " does not lie in a file of " + fileLength + " bytes");
+        }
+        final SharedMemory memory = SharedMemory.openFromProcess(session.pid, fd, fileLength);
+        final MemoryRegion region;
+        try
+        {
+            region = device.registerMemoryRegion(pd, memory.segment().asSlice(fileOffset, length), iova, access);
+        }
+        catch (final RuntimeException ex)
+        {
+            memory.close();
+            throw ex;
+        }
+        final int handle = nextHandle++;
+        session.mrs.put(handle, new ClientMr(handle, region, memory));
+        counted(1);
+        result(session.clientId, correlationId, handle, region.lKey(), region.rKey());
+    }
+
+    private void deregister(final ClientSession session, final ClientMr mr)
+    {
+        device.deregisterMemoryRegion(mr.region()); // returns once no engine touches the memory any more
+        mr.memory().close();
+        session.mrs.remove(mr.handle());
+        counted(-1);
+    }
+
+    private void createCq(
+        final ClientSession session, final DirectBuffer buffer, final int offset, final int args,
+        final long correlationId)
+    {
+        expectArgs(ControlProtocol.CREATE_CQ, args, 3);
+        final int fd = (int)ControlProtocol.arg(buffer, offset, 0);
+        final long fileLength = ControlProtocol.arg(buffer, offset, 1);
+        final long entries = ControlProtocol.arg(buffer, offset, 2);
+        if (entries < 1 || entries > (1 << 22))
+        {
+            throw new VerbsException("CQ size " + entries + " out of range 1.." + (1 << 22));
+        }
+        final long expected = QpQueuesLayout.completionQueueFileLength((int)entries);
+        if (fileLength != expected)
+        {
+            throw new IllegalArgumentException("a CQ of " + entries + " entries needs a file of " + expected +
+                " bytes, not " + fileLength);
+        }
+        final SharedMemory memory = SharedMemory.openFromProcess(session.pid, fd, fileLength);
+        final int handle = nextHandle++;
+        final CompletionQueue cq;
+        try
+        {
+            cq = CompletionQueue.format(handle, (int)entries,
+                new UnsafeBuffer(memory.segment().address(), CompletionQueue.requiredBytes((int)entries)));
+        }
+        catch (final RuntimeException ex)
+        {
+            memory.close();
+            throw ex;
+        }
+        session.cqs.put(handle, new ClientCq(handle, cq, memory));
+        counted(1);
+        result(session.clientId, correlationId, handle, cq.capacity());
+    }
+
+    private void createQp(
+        final ClientSession session, final DirectBuffer buffer, final int offset, final int args,
+        final long correlationId)
+    {
+        expectArgs(ControlProtocol.CREATE_QP, args, 11);
+        final ProtectionDomain pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+        final ClientCq sendCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 1));
+        final ClientCq recvCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 2));
+        final long typeOrdinal = ControlProtocol.arg(buffer, offset, 3);
+        final int maxSendWr = bounded(ControlProtocol.arg(buffer, offset, 4), 1 << 16, "max send WR");
+        final int maxRecvWr = bounded(ControlProtocol.arg(buffer, offset, 5), 1 << 16, "max receive WR");
+        final int maxSendSge = bounded(ControlProtocol.arg(buffer, offset, 6), ScatterGatherList.MAX_SGE, "max send SGE");
+        final int maxRecvSge = bounded(ControlProtocol.arg(buffer, offset, 7), ScatterGatherList.MAX_SGE,
+            "max receive SGE");
+        final boolean signalAll = ControlProtocol.arg(buffer, offset, 8) != 0;
+        final int fd = (int)ControlProtocol.arg(buffer, offset, 9);
+        final long fileLength = ControlProtocol.arg(buffer, offset, 10);
+        if (typeOrdinal < 0 || typeOrdinal >= QpType.values().length)
+        {
+            throw new IllegalArgumentException("QP type " + typeOrdinal + " is not a type");
+        }
+        final long expected = QpQueuesLayout.fileLength(maxSendWr, maxSendSge, maxRecvWr, maxRecvSge);
+        if (fileLength != expected)
+        {
+            throw new IllegalArgumentException("this QP's queues need a file of " + expected + " bytes, not " +
+                fileLength);
+        }
+        final SharedMemory memory = SharedMemory.openFromProcess(session.pid, fd, fileLength);
+        final QpInitAttributes init = new QpInitAttributes();
+        init.type = QpType.values()[(int)typeOrdinal];
+        init.pd = pd;
+        init.sendCq = sendCq.cq();
+        init.recvCq = recvCq.cq();
+        init.maxSendWr = maxSendWr;
+        init.maxRecvWr = maxRecvWr;
+        init.maxSendSge = maxSendSge;
+        init.maxRecvSge = maxRecvSge;
+        init.signalAll = signalAll;
+        final EngineQueuePair qp;
+        try
+        {
+            qp = device.createQp(init);
+        }
+        catch (final RuntimeException ex)
+        {
+            memory.close();
+            throw ex;
+        }
+        final int handle = nextHandle++;
+        final ClientQp clientQp =
+            new ClientQp(handle, qp, pd, sendCq, recvCq, memory, maxSendWr, maxSendSge, maxRecvWr, maxRecvSge);
+        final ClientQueues shardQueues = queuesOf(qp);
+        qp.engine().execute(() ->
+        {
+            shardQueues.add(clientQp);
+            return null;
+        });
+        session.qps.put(handle, clientQp);
+        counted(1);
+        result(session.clientId, correlationId, handle, qp.qpn());
+    }
+
+    private ClientQueues queuesOf(final EngineQueuePair qp)
+    {
+        for (int i = 0; i < agents.length; i++)
+        {
+            if (agents[i].engine() == qp.engine())
+            {
+                return queues[i];
+            }
+        }
+        throw new IllegalStateException("QP 0x" + Integer.toHexString(qp.qpn()) + " has no engine of this driver");
+    }
+
+    private void destroyQp(final ClientSession session, final ClientQp qp)
+    {
+        final ClientQueues shardQueues = queuesOf(qp.qp);
+        qp.qp.engine().execute(() ->
+        {
+            shardQueues.remove(qp);
+            return null;
+        });
+        device.destroyQp(qp.qp); // on the engine thread: no frame reaches the QP once this returns
+        qp.memory.close();
+        session.qps.remove(qp.handle);
+        counted(-1);
+    }
+
+    private void resolveMac(
+        final DirectBuffer buffer, final int offset, final int args, final long clientId, final long correlationId)
+    {
+        expectArgs(ControlProtocol.RESOLVE_MAC, args, 5);
+        final int sgidIndex = (int)ControlProtocol.arg(buffer, offset, 0);
+        final long timeoutMs = Math.min(MAX_RESOLVE_MS, Math.max(1, ControlProtocol.arg(buffer, offset, 1)));
+        final boolean ipv4 = ControlProtocol.arg(buffer, offset, 2) != 0;
+        final long high = ControlProtocol.arg(buffer, offset, 3);
+        final long low = ControlProtocol.arg(buffer, offset, 4);
+        final InetAddress address;
+        try
+        {
+            address = ipv4 ? InetAddress.getByAddress(BitUtil.toByteArray4((int)low)) :
+                InetAddress.getByAddress(ByteBuffer.allocate(16).putLong(high).putLong(low).array());
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException("not an address: " + ex.getMessage());
+        }
+        // waits for the wire (ARP): off this thread, so that other clients' commands go on meanwhile
+        Thread.ofVirtual().name("rnic-resolve-" + address.getHostAddress()).start(() ->
+        {
+            try
+            {
+                final long mac = endpoint.resolveMac(address, sgidIndex, Duration.ofMillis(timeoutMs));
+                lateResults.offer(new long[]{ clientId, correlationId, mac });
+            }
+            catch (final RuntimeException ex)
+            {
+                lateErrors.offer(new Object[]{ clientId, correlationId, ex.getMessage() });
+            }
+        });
+    }
+
+    private int sendLateAnswers()
+    {
+        int work = 0;
+        long[] late;
+        while ((late = lateResults.poll()) != null)
+        {
+            result(late[0], late[1], late[2]);
+            work++;
+        }
+        Object[] lateError;
+        while ((lateError = lateErrors.poll()) != null)
+        {
+            counters.commandErrors.increment();
+            error((Long)lateError[0], (Long)lateError[1], ControlProtocol.ERROR_INVALID, "resolve_mac: " + lateError[2]);
+            work++;
+        }
+        return work;
+    }
+
+    private int timeOutClients()
+    {
+        List<ClientSession> expired = null;
+        for (final ClientSession session : sessions.values())
+        {
+            if (nowNs - session.lastKeepaliveNs > clientTimeoutNs)
+            {
+                expired = expired == null ? new ArrayList<>() : expired;
+                expired.add(session);
+            }
+        }
+        if (expired == null)
+        {
+            return 0;
+        }
+        for (final ClientSession session : expired)
+        {
+            counters.clientTimeouts.increment();
+            errorLog.record(new IllegalStateException(session + " timed out: no keepalive for " +
+                clientTimeoutNs / 1_000_000 + " ms; its QPs, CQs and memory regions were destroyed"));
+            reclaim(session);
+        }
+        return expired.size();
+    }
+
+    /** Destroys everything a client holds, QPs first (their peers see them vanish), then CQs and memory. */
+    private void reclaim(final ClientSession session)
+    {
+        for (final ClientQp qp : new ArrayList<>(session.qps.values()))
+        {
+            destroyQp(session, qp);
+        }
+        for (final ClientCq cq : new ArrayList<>(session.cqs.values()))
+        {
+            cq.memory().close();
+            session.cqs.remove(cq.handle());
+            counted(-1);
+        }
+        for (final ClientMr mr : new ArrayList<>(session.mrs.values()))
+        {
+            deregister(session, mr);
+        }
+        counted(-session.pds.size());
+        session.pds.clear();
+        sessions.remove(session.clientId);
+        counters.clients.setOrdered(sessions.size());
+    }
+
+    private void counted(final int resources)
+    {
+        counters.resources.getAndAdd(resources);
+    }
+
+    private static ProtectionDomain pd(final ClientSession session, final int handle)
+    {
+        final ProtectionDomain pd = session.pds.get(handle);
+        if (pd == null)
+        {
+            throw new UnknownHandleException("protection domain", handle);
+        }
+        return pd;
+    }
+
+    private static ClientCq cq(final ClientSession session, final int handle)
+    {
+        final ClientCq cq = session.cqs.get(handle);
+        if (cq == null)
+        {
+            throw new UnknownHandleException("completion queue", handle);
+        }
+        return cq;
+    }
+
+    private static ClientQp qp(final ClientSession session, final int handle)
+    {
+        final ClientQp qp = session.qps.get(handle);
+        if (qp == null)
+        {
+            throw new UnknownHandleException("queue pair", handle);
+        }
+        return qp;
+    }
+
+    private static int bounded(final long value, final int max, final String name)
+    {
+        if (value < 1 || value > max)
+        {
+            throw new VerbsException(name + " " + value + " out of range 1.." + max);
+        }
+        return (int)value;
+    }
+
+    private static void expectArgs(final int type, final int args, final int expected)
+    {
+        if (args != expected)
+        {
+            throw new IllegalArgumentException("malformed " + ControlProtocol.commandName(type) + ": " + args +
+                " arguments, expected " + expected);
+        }
+    }
+
+    private void result(final long clientId, final long correlationId, final long... values)
+    {
+        ControlProtocol.putHeader(answer, 0, clientId, correlationId);
+        for (int i = 0; i < values.length; i++)
+        {
+            ControlProtocol.putArg(answer, 0, i, values[i]);
+        }
+        toClients.transmit(ControlProtocol.RESULT, answer, 0, ControlProtocol.length(values.length));
+    }
+
+    private void error(final long clientId, final long correlationId, final int code, final String message)
+    {
+        final int length = ControlProtocol.putError(answer, 0, clientId, correlationId, code, message);
+        toClients.transmit(ControlProtocol.ERROR, answer, 0, length);
+    }
+
+    /** A handle the client does not hold: unknown, destroyed, or another client's. */
+    static final class UnknownHandleException extends IllegalArgumentException
+    {
+        UnknownHandleException(final String what, final int handle)
+        {
+            super("no " + what + " with handle " + handle + " belongs to this client");
+        }
+    }
+}

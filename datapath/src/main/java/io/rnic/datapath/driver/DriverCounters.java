@@ -1,0 +1,31 @@
+package io.rnic.datapath.driver;
+
+import io.rnic.status.CounterTypes;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+
+/** The driver's own counters, in the CnC next to the endpoint's: what clients asked and what it holds for them. */
+final class DriverCounters
+{
+    final AtomicCounter commands;
+    final AtomicCounter commandErrors;
+    final AtomicCounter clients;
+    final AtomicCounter clientTimeouts;
+    final AtomicCounter resources;
+    final AtomicCounter malformedWorkRequests;
+
+    DriverCounters(final CountersManager manager)
+    {
+        commands = allocate(manager, 0, "driver commands");
+        commandErrors = allocate(manager, 1, "driver command errors");
+        clients = allocate(manager, 2, "driver clients attached");
+        clientTimeouts = allocate(manager, 3, "driver client timeouts");
+        resources = allocate(manager, 4, "driver client resources (PDs, MRs, CQs, QPs)");
+        malformedWorkRequests = allocate(manager, 5, "driver malformed work requests");
+    }
+
+    private static AtomicCounter allocate(final CountersManager manager, final int index, final String label)
+    {
+        return manager.newCounter(label, CounterTypes.DRIVER, key -> key.putInt(CounterTypes.KEY_INDEX_OFFSET, index));
+    }
+}

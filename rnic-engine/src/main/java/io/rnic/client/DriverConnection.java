@@ -1,0 +1,233 @@
+package io.rnic.client;
+
+import io.rnic.cnc.CncException;
+import io.rnic.cnc.CncFile;
+import io.rnic.cnc.ControlProtocol;
+import io.rnic.verbs.VerbsException;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.broadcast.BroadcastReceiver;
+import org.agrona.concurrent.broadcast.CopyBroadcastReceiver;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A client's link to its driver, as Aeron's client conductor: commands into the CnC's ring, answers picked from the
+ * broadcast by client id and correlation id, a keepalive thread that tells the driver this client lives and watches the
+ * driver's heartbeat. A driver that stops beating for its client timeout is gone: every later call fails at once
+ * with one line saying so (within the timeout and one keepalive interval of the driver's death, never a hang).
+ */
+final class DriverConnection implements AutoCloseable
+{
+    private static final long MAX_KEEPALIVE_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    private final Path directory;
+    private final CncFile cnc;
+    private final ManyToOneRingBuffer toDriver;
+    private final CopyBroadcastReceiver answers;
+    private final long clientId;
+    private final long driverTimeoutNs;
+    private final UnsafeBuffer command = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH));
+    private final UnsafeBuffer keepalive = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.ARGS_OFFSET));
+    private final Thread keepaliveThread;
+    private long nextCorrelationId = 1;
+    private volatile String gone;
+    private volatile boolean closed;
+    // the answer being waited for, written by the broadcast handler on the calling thread
+    private long awaitedCorrelationId;
+    private boolean answered;
+    private final long[] values = new long[ControlProtocol.MAX_ARGS];
+    private int valueCount;
+    private int errorCode;
+    private String errorMessage;
+
+    DriverConnection(final Path directory)
+    {
+        this.directory = directory;
+        this.cnc = CncFile.open(directory);
+        this.toDriver = new ManyToOneRingBuffer(cnc.toDriverBuffer());
+        this.answers = new CopyBroadcastReceiver(new BroadcastReceiver(cnc.toClientsBuffer()),
+            new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH + 4096)));
+        this.clientId = new SecureRandom().nextLong();
+        this.driverTimeoutNs = cnc.clientTimeoutNs();
+        checkHeartbeat();
+        if (gone != null)
+        {
+            cnc.close();
+            throw new CncException(gone);
+        }
+        this.keepaliveThread = Thread.ofPlatform().daemon().name("rnic-client-keepalive").unstarted(this::keepAlive);
+    }
+
+    void start()
+    {
+        keepaliveThread.start();
+    }
+
+    long clientId()
+    {
+        return clientId;
+    }
+
+    CncFile cnc()
+    {
+        return cnc;
+    }
+
+    /** Null while the driver lives; otherwise why it is gone. */
+    String gone()
+    {
+        return gone;
+    }
+
+    void checkAlive()
+    {
+        final String reason = gone;
+        if (reason != null)
+        {
+            throw new CncException(reason);
+        }
+    }
+
+    /**
+     * Sends a command and waits for its answer.
+     *
+     * @return the answer's values (valid until the next call; copy what you keep).
+     * @throws VerbsException with the driver's one line when it refused the command.
+     * @throws CncException when the driver is gone or does not answer within its client timeout.
+     */
+    synchronized long[] call(final int type, final long... args)
+    {
+        checkAlive();
+        final long correlationId = nextCorrelationId++;
+        ControlProtocol.putHeader(command, 0, clientId, correlationId);
+        for (int i = 0; i < args.length; i++)
+        {
+            ControlProtocol.putArg(command, 0, i, args[i]);
+        }
+        final long deadlineNs = System.nanoTime() + driverTimeoutNs;
+        while (!toDriver.write(type, command, 0, ControlProtocol.length(args.length)))
+        {
+            waitOrFail(deadlineNs, type); // the ring is full: the driver is behind
+        }
+        awaitedCorrelationId = correlationId;
+        answered = false;
+        while (true)
+        {
+            try
+            {
+                answers.receive(this::onAnswer);
+            }
+            catch (final IllegalStateException lapped)
+            {
+                // others' answers overran us while we were away: ours, sent after our command, is still to come
+            }
+            if (answered)
+            {
+                break;
+            }
+            waitOrFail(deadlineNs, type);
+        }
+        if (errorMessage != null)
+        {
+            if (errorCode == ControlProtocol.ERROR_NOT_ATTACHED)
+            {
+                gone = errorMessage;
+                throw new CncException(errorMessage);
+            }
+            throw new VerbsException(errorMessage);
+        }
+        return values;
+    }
+
+    int valueCount()
+    {
+        return valueCount;
+    }
+
+    private void waitOrFail(final long deadlineNs, final int type)
+    {
+        checkAlive();
+        if (System.nanoTime() > deadlineNs)
+        {
+            throw new CncException("the rnic driver at " + directory + " did not answer " +
+                ControlProtocol.commandName(type) + " within " + TimeUnit.NANOSECONDS.toMillis(driverTimeoutNs) +
+                " ms: is it overloaded or stopped? (bin/rnic stat --dir " + directory + ")");
+        }
+        LockSupport.parkNanos(20_000);
+    }
+
+    private void onAnswer(final int type, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length < ControlProtocol.ARGS_OFFSET || ControlProtocol.clientId(buffer, offset) != clientId ||
+            ControlProtocol.correlationId(buffer, offset) != awaitedCorrelationId)
+        {
+            return;
+        }
+        answered = true;
+        if (type == ControlProtocol.ERROR)
+        {
+            errorCode = ControlProtocol.errorCode(buffer, offset);
+            errorMessage = ControlProtocol.errorMessage(buffer, offset);
+            return;
+        }
+        errorMessage = null;
+        valueCount = Math.max(0, ControlProtocol.argCount(length));
+        for (int i = 0; i < valueCount; i++)
+        {
+            values[i] = ControlProtocol.arg(buffer, offset, i);
+        }
+    }
+
+    private void keepAlive()
+    {
+        final long intervalNs = Math.min(MAX_KEEPALIVE_INTERVAL_NS, driverTimeoutNs / 5);
+        ControlProtocol.putHeader(keepalive, 0, clientId, 0);
+        while (!closed && gone == null)
+        {
+            toDriver.write(ControlProtocol.KEEPALIVE, keepalive, 0, ControlProtocol.ARGS_OFFSET);
+            checkHeartbeat();
+            LockSupport.parkNanos(intervalNs);
+        }
+    }
+
+    private void checkHeartbeat()
+    {
+        final long ageMs = System.currentTimeMillis() - cnc.heartbeatMs();
+        if (!Files.exists(directory.resolve(CncFile.FILE_NAME)))
+        {
+            gone = "the rnic driver at " + directory + " has stopped: start it again (bin/rnic driver) and reopen " +
+                "the context";
+        }
+        else if (TimeUnit.MILLISECONDS.toNanos(ageMs) > driverTimeoutNs)
+        {
+            gone = "the rnic driver at " + directory + " stopped beating " + ageMs + " ms ago (pid " +
+                cnc.driverPid() + "): start it again (bin/rnic driver) and reopen the context";
+        }
+    }
+
+    /** Stops the keepalive thread and unmaps the CnC file. */
+    public void close()
+    {
+        closed = true;
+        keepaliveThread.interrupt();
+        try
+        {
+            if (keepaliveThread.isAlive())
+            {
+                keepaliveThread.join(); // it reads the mapping: it must be done before the unmap
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        cnc.close();
+    }
+}

@@ -1,0 +1,335 @@
+package io.rnic.client;
+
+import io.rnic.cnc.ControlProtocol;
+import io.rnic.cnc.DeviceInfo;
+import io.rnic.cnc.QpQueuesLayout;
+import io.rnic.device.JvmFlags;
+import io.rnic.device.QueuePair;
+import io.rnic.device.RnicContext;
+import io.rnic.shm.SharedMemory;
+import io.rnic.transport.LocalPort;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.VerbsException;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The verbs of a port served by an {@code rnic driver} in another process: this process attaches to the driver's
+ * directory and holds nothing of the port itself (no engine, no DPDK, no AF_PACKET). Memory from {@link #allocate}
+ * is a sealed memfd the driver maps, so the driver's engine writes received data into it directly; QPs' send and
+ * receive queues and CQs are rings in shared memory, posted and polled without a system call. Control calls are
+ * commands to the driver and wait for its answer.
+ * <p>
+ * The driver destroys everything of a client that stops sending keepalives (a crash, {@code kill -9}); a client
+ * whose driver dies gets a {@link io.rnic.cnc.CncException} saying so on its next call.
+ */
+public final class DriverContext implements RnicContext
+{
+    private final Path directory;
+    private final DriverConnection connection;
+    private final LocalPort port;
+    private final List<SharedMemory> allocations = new ArrayList<>();
+    private final Map<MemoryRegion, Integer> regions = new IdentityHashMap<>();
+    private final Map<CompletionQueue, SharedMemory> cqs = new IdentityHashMap<>();
+    private final List<ClientQueuePair> qps = new ArrayList<>();
+    private boolean closed;
+
+    private DriverContext(final Path directory, final DriverConnection connection)
+    {
+        this.directory = directory;
+        this.connection = connection;
+        this.port = portOf(DeviceInfo.read(connection.cnc().deviceInfoBuffer()));
+    }
+
+    /**
+     * Attaches to the driver serving {@code directory} (e.g. {@code /dev/shm/rnic-eth0}).
+     *
+     * @throws io.rnic.cnc.CncException with one line naming the fix when no driver serves it.
+     */
+    public static DriverContext open(final Path directory)
+    {
+        JvmFlags.check();
+        final DriverConnection connection = new DriverConnection(directory);
+        try
+        {
+            connection.start();
+            connection.call(ControlProtocol.ATTACH, ProcessHandle.current().pid());
+            return new DriverContext(directory, connection);
+        }
+        catch (final RuntimeException ex)
+        {
+            connection.close();
+            throw ex;
+        }
+    }
+
+    private static LocalPort portOf(final List<Map.Entry<String, String>> info)
+    {
+        final String mac = DeviceInfo.value(info, DeviceInfo.PORT_MAC);
+        final String mtu = DeviceInfo.value(info, DeviceInfo.PORT_ETHERNET_MTU);
+        if (mac == null || mtu == null)
+        {
+            throw new VerbsException("the driver did not describe its port (" + DeviceInfo.PORT_MAC + ", " +
+                DeviceInfo.PORT_ETHERNET_MTU + "): a driver of another version?");
+        }
+        final LocalPort port = new LocalPort(Long.parseUnsignedLong(mac, 16)).ethernetMtu(Integer.parseInt(mtu));
+        for (int i = 0; i < LocalPort.MAX_GIDS; i++)
+        {
+            final String gid = DeviceInfo.value(info, DeviceInfo.PORT_GID_PREFIX + i);
+            if (gid == null || gid.length() != 32)
+            {
+                break;
+            }
+            port.addGid(Long.parseUnsignedLong(gid.substring(0, 16), 16), Long.parseUnsignedLong(gid.substring(16), 16));
+        }
+        return port;
+    }
+
+    public Path directory()
+    {
+        return directory;
+    }
+
+    /** This client's id in the driver (its counters and error log name it). */
+    public long clientId()
+    {
+        return connection.clientId();
+    }
+
+    public synchronized MemorySegment allocate(final long lengthBytes)
+    {
+        if (lengthBytes <= 0)
+        {
+            throw new VerbsException("cannot allocate " + lengthBytes + " bytes");
+        }
+        final long pageBytes = SharedMemory.pageSize(false);
+        final long rounded = (lengthBytes + pageBytes - 1) / pageBytes * pageBytes;
+        final SharedMemory memory = SharedMemory.create("rnic-memory", rounded, false);
+        allocations.add(memory);
+        return memory.segment().asSlice(0, lengthBytes);
+    }
+
+    public synchronized void free(final MemorySegment segment)
+    {
+        final SharedMemory memory = allocationOf(segment);
+        for (final MemoryRegion region : regions.keySet())
+        {
+            if (allocationOf(region.segment()) == memory)
+            {
+                throw new VerbsException("memory still registered as " + region + ": deregister it first");
+            }
+        }
+        allocations.remove(memory);
+        memory.close();
+    }
+
+    private SharedMemory allocationOf(final MemorySegment segment)
+    {
+        for (final SharedMemory memory : allocations)
+        {
+            final long start = memory.segment().address();
+            if (segment.address() >= start && segment.address() + segment.byteSize() <= start + memory.lengthBytes())
+            {
+                return memory;
+            }
+        }
+        throw new VerbsException("memory at 0x" + Long.toHexString(segment.address()) + " does not come from this " +
+            "context's allocate(): a driver can only map memory allocated through it");
+    }
+
+    public ProtectionDomain allocPd()
+    {
+        return new ProtectionDomain((int)connection.call(ControlProtocol.ALLOC_PD)[0]);
+    }
+
+    public synchronized MemoryRegion registerMemoryRegion(
+        final ProtectionDomain pd, final MemorySegment segment, final int access)
+    {
+        if (pd == null)
+        {
+            throw new VerbsException("no protection domain given");
+        }
+        final SharedMemory memory = allocationOf(segment);
+        final long[] answer = connection.call(ControlProtocol.REG_MR, pd.handle(), memory.fd(), memory.lengthBytes(),
+            segment.address() - memory.segment().address(), segment.byteSize(), segment.address(), access);
+        final int handle = (int)answer[0];
+        final MemoryRegion region =
+            MemoryRegion.registeredElsewhere(pd, segment, access, (int)answer[1], (int)answer[2]);
+        regions.put(region, handle);
+        return region;
+    }
+
+    public synchronized void deregisterMemoryRegion(final MemoryRegion region)
+    {
+        final Integer handle = regions.get(region);
+        if (handle == null)
+        {
+            throw new VerbsException(region + " is not registered through this context");
+        }
+        connection.call(ControlProtocol.DEREG_MR, handle);
+        regions.remove(region);
+    }
+
+    public synchronized CompletionQueue createCq(final int entries)
+    {
+        if (entries < 1 || entries > (1 << 22))
+        {
+            throw new VerbsException("CQ size " + entries + " out of range 1.." + (1 << 22));
+        }
+        final long fileLength = QpQueuesLayout.completionQueueFileLength(entries);
+        final SharedMemory memory = SharedMemory.create("rnic-cq", fileLength, false);
+        try
+        {
+            final long[] answer = connection.call(ControlProtocol.CREATE_CQ, memory.fd(), fileLength, entries);
+            final CompletionQueue cq = CompletionQueue.attach((int)answer[0],
+                new UnsafeBuffer(memory.segment().address(), CompletionQueue.requiredBytes(entries)));
+            cqs.put(cq, memory);
+            return cq;
+        }
+        catch (final RuntimeException ex)
+        {
+            memory.close();
+            throw ex;
+        }
+    }
+
+    public synchronized void destroyCq(final CompletionQueue cq)
+    {
+        final SharedMemory memory = cqs.get(cq);
+        if (memory == null)
+        {
+            throw new VerbsException("CQ " + cq.handle() + " is not one of this context's");
+        }
+        connection.call(ControlProtocol.DESTROY_CQ, cq.handle());
+        cqs.remove(cq);
+        memory.close();
+    }
+
+    public synchronized QueuePair createQp(final QpInitAttributes init)
+    {
+        if (init.pd == null || init.sendCq == null || init.recvCq == null)
+        {
+            throw new VerbsException("a QP needs a protection domain, a send CQ and a receive CQ");
+        }
+        if (!cqs.containsKey(init.sendCq) || !cqs.containsKey(init.recvCq))
+        {
+            throw new VerbsException("the QP's CQs must come from this context");
+        }
+        if (init.maxSendWr < 1 || init.maxSendWr > (1 << 16) || init.maxRecvWr < 1 || init.maxRecvWr > (1 << 16))
+        {
+            throw new VerbsException("QP work queue sizes " + init.maxSendWr + "/" + init.maxRecvWr +
+                " out of range 1.." + (1 << 16));
+        }
+        final long fileLength = QpQueuesLayout.fileLength(init.maxSendWr, init.maxSendSge, init.maxRecvWr,
+            init.maxRecvSge);
+        final SharedMemory memory = SharedMemory.create("rnic-qp", fileLength, false);
+        try
+        {
+            final long[] answer = connection.call(ControlProtocol.CREATE_QP, init.pd.handle(), init.sendCq.handle(),
+                init.recvCq.handle(), init.type.ordinal(), init.maxSendWr, init.maxRecvWr, init.maxSendSge,
+                init.maxRecvSge, init.signalAll ? 1 : 0, memory.fd(), fileLength);
+            final ClientQueuePair qp = new ClientQueuePair(this, connection, (int)answer[0], (int)answer[1], init.type,
+                memory, init.maxSendWr, init.maxSendSge, init.maxRecvWr, init.maxRecvSge);
+            qps.add(qp);
+            return qp;
+        }
+        catch (final RuntimeException ex)
+        {
+            memory.close();
+            throw ex;
+        }
+    }
+
+    void modify(final ClientQueuePair qp, final QpAttributes attributes, final int mask)
+    {
+        connection.call(ControlProtocol.MODIFY_QP, ClientQueuePair.modifyArgs(qp.handle(), attributes, mask));
+    }
+
+    public synchronized void destroyQp(final QueuePair qp)
+    {
+        if (!(qp instanceof ClientQueuePair clientQp) || !qps.contains(clientQp))
+        {
+            throw new VerbsException("QP " + qp + " is not one of this context's");
+        }
+        connection.call(ControlProtocol.DESTROY_QP, clientQp.handle());
+        qps.remove(clientQp);
+        clientQp.memory().close();
+    }
+
+    public LocalPort port()
+    {
+        return port;
+    }
+
+    public long resolveMac(final InetAddress address, final int sgidIndex, final Duration timeout)
+    {
+        final byte[] bytes = address.getAddress();
+        final boolean ipv4 = address instanceof Inet4Address;
+        final long high = ipv4 ? 0 : ByteBuffer.wrap(bytes).getLong(0);
+        final long low = ipv4 ? ByteBuffer.wrap(bytes).getInt(0) & 0xFFFF_FFFFL : ByteBuffer.wrap(bytes).getLong(8);
+        return connection.call(ControlProtocol.RESOLVE_MAC, sgidIndex, timeout.toMillis(), ipv4 ? 1 : 0, high, low)[0];
+    }
+
+    /**
+     * Detaches: the driver destroys this client's QPs, CQs and regions (when it is still there), then the shared
+     * memory is unmapped. Idempotent.
+     */
+    public synchronized void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        try
+        {
+            if (connection.gone() == null)
+            {
+                connection.call(ControlProtocol.DETACH);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            // the driver went meanwhile: it has nothing of ours left to destroy
+        }
+        finally
+        {
+            connection.close();
+            for (final ClientQueuePair qp : qps)
+            {
+                qp.memory().close();
+            }
+            for (final SharedMemory memory : cqs.values())
+            {
+                memory.close();
+            }
+            for (final SharedMemory memory : allocations)
+            {
+                memory.close();
+            }
+            qps.clear();
+            cqs.clear();
+            allocations.clear();
+            regions.clear();
+        }
+    }
+
+    public String toString()
+    {
+        return "DriverContext{" + directory + ", client " + Long.toHexString(connection.clientId()) + '}';
+    }
+}

@@ -1,0 +1,159 @@
+package io.rnic.cnc;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * The messages between clients and the driver. Every command names its client and a correlation id, then carries up to
+ * {@link #MAX_ARGS} {@code long} arguments; the driver answers each (but {@link #KEEPALIVE}) with a {@link #RESULT}
+ * of {@code long} values or an {@link #ERROR} with a one-line message, both naming the client and the correlation id.
+ * Fixed offsets, little-endian, no allocation to read a message. A message of the wrong length is malformed.
+ */
+public final class ControlProtocol
+{
+    // client to driver (message type ids of the command ring)
+    /** args: pid. A client's first command. */
+    public static final int ATTACH = 1;
+    /** no args, no answer: the client is alive. */
+    public static final int KEEPALIVE = 2;
+    /** no args: everything of the client is destroyed. */
+    public static final int DETACH = 3;
+    /** no args → PD handle. */
+    public static final int ALLOC_PD = 4;
+    /** args: PD handle. */
+    public static final int DEALLOC_PD = 5;
+    /** args: PD, memfd of the client, file length, offset in the file, length, iova, access → MR handle, lKey, rKey. */
+    public static final int REG_MR = 6;
+    /** args: MR handle. */
+    public static final int DEREG_MR = 7;
+    /** args: memfd, file length, entries → CQ handle, capacity. */
+    public static final int CREATE_CQ = 8;
+    /** args: CQ handle. */
+    public static final int DESTROY_CQ = 9;
+    /**
+     * args: PD, send CQ, receive CQ, QP type, max send WR, max receive WR, max send SGE, max receive SGE, signal all
+     * (0/1), memfd, file length → QP handle, QPN.
+     */
+    public static final int CREATE_QP = 10;
+    /** args: QP handle, mask, then {@link QpAttributesCodec}'s fields → new state. */
+    public static final int MODIFY_QP = 11;
+    /** args: QP handle. */
+    public static final int DESTROY_QP = 12;
+    /** args: source GID index, timeout ms, 1 for IPv4, then the address's high and low 64 bits → MAC. */
+    public static final int RESOLVE_MAC = 13;
+
+    // driver to clients (message type ids of the broadcast buffer)
+    public static final int RESULT = 101;
+    public static final int ERROR = 102;
+
+    public static final int CLIENT_ID_OFFSET = 0;
+    public static final int CORRELATION_ID_OFFSET = 8;
+    public static final int ARGS_OFFSET = 16;
+    /** An error's code (an {@code int}), then its message's length and bytes. */
+    public static final int ERROR_CODE_OFFSET = 16;
+    public static final int ERROR_MESSAGE_OFFSET = 20;
+    public static final int MAX_ARGS = 64;
+    public static final int MAX_MESSAGE_LENGTH = ARGS_OFFSET + MAX_ARGS * Long.BYTES;
+
+    // error codes, errno-like
+    /** A handle that does not exist or belongs to another client (ibverbs would not let it be named). */
+    public static final int ERROR_UNKNOWN_HANDLE = 2;
+    /** Memory the driver cannot map: missing, not sealed, of another size. */
+    public static final int ERROR_BAD_MEMORY = 14;
+    /** The command is malformed or its arguments out of range. */
+    public static final int ERROR_INVALID = 22;
+    /** The verbs refused it (the message says why). */
+    public static final int ERROR_VERBS = 95;
+    /** A command type the driver does not know. */
+    public static final int ERROR_UNKNOWN_COMMAND = 38;
+    /** The client is not attached (or was timed out): it must attach again. */
+    public static final int ERROR_NOT_ATTACHED = 107;
+
+    private ControlProtocol()
+    {
+    }
+
+    public static int length(final int argCount)
+    {
+        return ARGS_OFFSET + argCount * Long.BYTES;
+    }
+
+    /** Arguments in a message of {@code length} bytes, or -1 when the length is not that of a message. */
+    public static int argCount(final int length)
+    {
+        if (length < ARGS_OFFSET || length > MAX_MESSAGE_LENGTH || (length - ARGS_OFFSET) % Long.BYTES != 0)
+        {
+            return -1;
+        }
+        return (length - ARGS_OFFSET) / Long.BYTES;
+    }
+
+    public static void putHeader(
+        final MutableDirectBuffer buffer, final int offset, final long clientId, final long correlationId)
+    {
+        buffer.putLong(offset + CLIENT_ID_OFFSET, clientId);
+        buffer.putLong(offset + CORRELATION_ID_OFFSET, correlationId);
+    }
+
+    public static long clientId(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getLong(offset + CLIENT_ID_OFFSET);
+    }
+
+    public static long correlationId(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getLong(offset + CORRELATION_ID_OFFSET);
+    }
+
+    public static long arg(final DirectBuffer buffer, final int offset, final int index)
+    {
+        return buffer.getLong(offset + ARGS_OFFSET + index * Long.BYTES);
+    }
+
+    public static void putArg(final MutableDirectBuffer buffer, final int offset, final int index, final long value)
+    {
+        buffer.putLong(offset + ARGS_OFFSET + index * Long.BYTES, value);
+    }
+
+    /** Writes an error message; returns its length. Messages longer than the limit are cut. */
+    public static int putError(
+        final MutableDirectBuffer buffer, final int offset, final long clientId, final long correlationId,
+        final int code, final String message)
+    {
+        putHeader(buffer, offset, clientId, correlationId);
+        buffer.putInt(offset + ERROR_CODE_OFFSET, code);
+        final String text = message.length() > 1000 ? message.substring(0, 1000) : message;
+        return ERROR_MESSAGE_OFFSET + buffer.putStringUtf8(offset + ERROR_MESSAGE_OFFSET, text);
+    }
+
+    public static int errorCode(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getInt(offset + ERROR_CODE_OFFSET);
+    }
+
+    public static String errorMessage(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getStringUtf8(offset + ERROR_MESSAGE_OFFSET);
+    }
+
+    public static String commandName(final int type)
+    {
+        return switch (type)
+        {
+            case ATTACH -> "attach";
+            case KEEPALIVE -> "keepalive";
+            case DETACH -> "detach";
+            case ALLOC_PD -> "alloc_pd";
+            case DEALLOC_PD -> "dealloc_pd";
+            case REG_MR -> "reg_mr";
+            case DEREG_MR -> "dereg_mr";
+            case CREATE_CQ -> "create_cq";
+            case DESTROY_CQ -> "destroy_cq";
+            case CREATE_QP -> "create_qp";
+            case MODIFY_QP -> "modify_qp";
+            case DESTROY_QP -> "destroy_qp";
+            case RESOLVE_MAC -> "resolve_mac";
+            default -> "command " + type;
+        };
+    }
+}

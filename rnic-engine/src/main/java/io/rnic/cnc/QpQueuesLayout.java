@@ -1,0 +1,54 @@
+package io.rnic.cnc;
+
+import io.rnic.verbs.WorkRequestRing;
+import org.agrona.BitUtil;
+
+/**
+ * The shared-memory file of a client's QP: a header the driver keeps current (the QP's state, its number), then the
+ * send queue and the receive queue, rings the client produces into and the driver's engine thread consumes
+ * ({@link WorkRequestRing}). The client makes the file at {@link #fileLength}; the driver checks that length, formats
+ * the rings and answers; the client then attaches to them.
+ */
+public final class QpQueuesLayout
+{
+    /** The QP's {@link io.rnic.verbs.QpState} ordinal, written by the driver as the state changes. */
+    public static final int STATE_OFFSET = 0;
+    public static final int QPN_OFFSET = 4;
+    public static final int HEADER_LENGTH = 128;
+
+    private QpQueuesLayout()
+    {
+    }
+
+    public static int sendQueueOffset()
+    {
+        return HEADER_LENGTH;
+    }
+
+    public static int sendQueueLength(final int maxSendWr, final int maxSendSge)
+    {
+        return WorkRequestRing.requiredBytes(maxSendWr, maxSendSge);
+    }
+
+    public static int recvQueueOffset(final int maxSendWr, final int maxSendSge)
+    {
+        return BitUtil.align(HEADER_LENGTH + sendQueueLength(maxSendWr, maxSendSge), BitUtil.CACHE_LINE_LENGTH);
+    }
+
+    public static int recvQueueLength(final int maxRecvWr, final int maxRecvSge)
+    {
+        return WorkRequestRing.requiredBytes(maxRecvWr, maxRecvSge);
+    }
+
+    /** The length of a client CQ's shared file: its ring ({@code CompletionQueue.requiredBytes}), in whole pages. */
+    public static long completionQueueFileLength(final int entries)
+    {
+        return BitUtil.align((long)io.rnic.verbs.CompletionQueue.requiredBytes(entries), 4096);
+    }
+
+    public static long fileLength(final int maxSendWr, final int maxSendSge, final int maxRecvWr, final int maxRecvSge)
+    {
+        return BitUtil.align(
+            (long)recvQueueOffset(maxSendWr, maxSendSge) + recvQueueLength(maxRecvWr, maxRecvSge), 4096);
+    }
+}
