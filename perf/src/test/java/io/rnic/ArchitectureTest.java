@@ -92,6 +92,15 @@ class ArchitectureTest
             .check(classes);
     }
 
+    @Test
+    void shouldKeepSharedMemoryFreeOfRnic()
+    {
+        noClasses().that().resideInAPackage("io.rnic.shm..")
+            .should().dependOnClassesThat(resideInAPackage("io.rnic..").and(not(resideInAPackage("io.rnic.shm.."))))
+            .because("shared memory is Linux's memfd through FFM, which the driver and its clients both build on")
+            .check(classes);
+    }
+
     /**
      * Classes loaded from a module's build output or jar ({@code rnic-engine/target/classes},
      * {@code rnic-engine-*.jar}).

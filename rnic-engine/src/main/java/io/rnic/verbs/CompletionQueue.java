@@ -1,9 +1,9 @@
 package io.rnic.verbs;
 
 import org.agrona.BitUtil;
-
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A completion queue: a bounded lock-free ring of work completions. Producers are the engine threads whose QPs
@@ -13,78 +13,173 @@ import java.lang.invoke.VarHandle;
  * hands it back with a release store after copying it out. Nothing is allocated after construction, and no lock is
  * taken on either side.
  * <p>
+ * All of its state lives in one {@link AtomicBuffer}, so the buffer may be shared memory that a driver process (the
+ * engine, producing) and its clients (polling) both map: {@link #format} lays a queue out in a buffer, {@link #attach}
+ * opens one another process formatted. The consumers are then not trusted by the producer: whatever they write into
+ * the header or the sequences, every slot index is masked with the capacity this side read once, and {@link #offer}
+ * gives up after {@link #MAX_OFFER_ATTEMPTS} contended attempts (counted as an overrun), so a scribbling client can
+ * lose its own completions but cannot hang the engine or make it write outside the buffer.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-------------------------------+-------------------------------+
+ *  |            magic              |           capacity            |  0
+ *  +-------------------------------+-------------------------------+
+ *  |         slot length           |   (to byte 128)               |  8
+ *  +-------------------------------+-------------------------------+
+ *  |                     tail (next position to fill)              |  128
+ *  |                     overruns                                  |  136
+ *  +---------------------------------------------------------------+
+ *  |                     head (next position to poll)              |  256
+ *  +---------------------------------------------------------------+
+ *  |   capacity slots of 64 bytes from byte 384: sequence (8), wrId (8), status, opcode, vendor error,
+ *  |   byte length, immediate, QPN, source QP, flags, network header type (4 each), 12 spare
+ * </pre>
  * A full queue refuses the completion ({@link #offer} returns false): for ibverbs that is a CQ overrun, a fatal
  * error the engine reports and that moves the affected QP to the error state.
  */
 public final class CompletionQueue
 {
-    private static final VarHandle SEQUENCE = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final VarHandle HEAD;
-    private static final VarHandle TAIL;
-    private static final VarHandle OVERRUNS;
+    /** "RNCQ" in little-endian ASCII: the header of a formatted completion queue. */
+    public static final int MAGIC = 0x5143_4E52;
+    public static final int MAX_ENTRIES = 1 << 22;
+    public static final int SLOT_LENGTH = 64;
+    /**
+     * Attempts {@link #offer} makes when other producers keep taking the slot it read. Engine producers are a few
+     * threads, each claiming one slot per attempt, so honest contention ends far sooner; only sequences a consumer
+     * scribbled keep a producer retrying that long.
+     */
+    public static final int MAX_OFFER_ATTEMPTS = 1024;
 
-    static
-    {
-        try
-        {
-            final MethodHandles.Lookup lookup = MethodHandles.lookup();
-            HEAD = lookup.findVarHandle(CompletionQueue.class, "head", long.class);
-            TAIL = lookup.findVarHandle(CompletionQueue.class, "tail", long.class);
-            OVERRUNS = lookup.findVarHandle(CompletionQueue.class, "overruns", long.class);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
+    static final int MAGIC_OFFSET = 0;
+    static final int CAPACITY_OFFSET = 4;
+    static final int SLOT_LENGTH_OFFSET = 8;
+    static final int TAIL_OFFSET = 2 * BitUtil.CACHE_LINE_LENGTH;
+    static final int OVERRUNS_OFFSET = TAIL_OFFSET + 8;
+    static final int HEAD_OFFSET = 4 * BitUtil.CACHE_LINE_LENGTH;
+    public static final int HEADER_LENGTH = 6 * BitUtil.CACHE_LINE_LENGTH;
+
+    static final int SEQUENCE_OFFSET = 0;
+    static final int WR_ID_OFFSET = 8;
+    static final int STATUS_OFFSET = 16;
+    static final int OPCODE_OFFSET = 20;
+    static final int VENDOR_ERROR_OFFSET = 24;
+    static final int BYTE_LENGTH_OFFSET = 28;
+    static final int IMMEDIATE_OFFSET = 32;
+    static final int QP_NUMBER_OFFSET = 36;
+    static final int SOURCE_QP_OFFSET = 40;
+    static final int FLAGS_OFFSET = 44;
+    static final int NETWORK_HEADER_TYPE_OFFSET = 48;
 
     private final int handle;
     private final int capacity;
     private final int mask;
-    private final long[] sequences;
-    private final long[] wrIds;
-    private final int[] statuses;
-    private final int[] opcodes;
-    private final int[] vendorErrors;
-    private final int[] byteLengths;
-    private final int[] immediates;
-    private final int[] qpNumbers;
-    private final int[] sourceQps;
-    private final int[] flags;
-    private final int[] networkHeaderTypes;
+    private final AtomicBuffer buffer;
 
-    @SuppressWarnings("unused") // accessed through HEAD
-    private volatile long head;
-    @SuppressWarnings("unused") // accessed through TAIL
-    private volatile long tail;
-    @SuppressWarnings("unused") // accessed through OVERRUNS
-    private volatile long overruns;
-
-    /** Made by {@code RnicDevice.createCq}, which numbers the queues of a device; applications ask it for one. */
+    /**
+     * Made by {@code RnicDevice.createCq}, which numbers the queues of a device; applications ask it for one.
+     * The queue lives in a direct buffer of its own, aligned to a cache line.
+     */
     public CompletionQueue(final int handle, final int requestedEntries)
     {
-        if (requestedEntries < 1 || requestedEntries > (1 << 22))
-        {
-            throw new VerbsException("CQ size " + requestedEntries + " out of range 1.." + (1 << 22));
-        }
+        this(handle, formatBuffer(
+            new UnsafeBuffer(BufferUtil.allocateDirectAligned(requiredBytes(requestedEntries), 2 * BitUtil.CACHE_LINE_LENGTH)),
+            requestedEntries));
+    }
+
+    private CompletionQueue(final int handle, final AtomicBuffer buffer)
+    {
         this.handle = handle;
-        this.capacity = BitUtil.findNextPositivePowerOfTwo(Math.max(2, requestedEntries));
+        this.buffer = buffer;
+        this.capacity = buffer.getInt(CAPACITY_OFFSET);
         this.mask = capacity - 1;
-        sequences = new long[capacity];
+    }
+
+    /** Bytes a queue of at least {@code requestedEntries} entries takes in a buffer (header and slots). */
+    public static int requiredBytes(final int requestedEntries)
+    {
+        return HEADER_LENGTH + capacityFor(requestedEntries) * SLOT_LENGTH;
+    }
+
+    /**
+     * Lays out an empty queue in {@code buffer} (the creator's side): header and the slots' sequences. The magic is
+     * written last, with a release store, so that {@link #attach} never sees a half-formatted queue.
+     */
+    public static CompletionQueue format(final int handle, final int requestedEntries, final AtomicBuffer buffer)
+    {
+        final int required = requiredBytes(requestedEntries);
+        if (buffer.capacity() < required)
+        {
+            throw new VerbsException("a CQ of " + requestedEntries + " entries needs " + required +
+                " bytes, the buffer has " + buffer.capacity());
+        }
+        checkAlignment(buffer);
+        return new CompletionQueue(handle, formatBuffer(buffer, requestedEntries));
+    }
+
+    /**
+     * Opens a queue another process formatted in {@code buffer} (the other side): reads its capacity from the header
+     * once, and checks that the slots it implies lie within the buffer.
+     */
+    public static CompletionQueue attach(final int handle, final AtomicBuffer buffer)
+    {
+        if (buffer.capacity() < HEADER_LENGTH)
+        {
+            throw new VerbsException("not a completion queue: " + buffer.capacity() + " bytes, shorter than its header");
+        }
+        checkAlignment(buffer);
+        final int magic = buffer.getIntVolatile(MAGIC_OFFSET);
+        if (magic != MAGIC)
+        {
+            throw new VerbsException("not a formatted completion queue: magic 0x" + Integer.toHexString(magic));
+        }
+        final int capacity = buffer.getInt(CAPACITY_OFFSET);
+        final int slotLength = buffer.getInt(SLOT_LENGTH_OFFSET);
+        if (capacity < 2 || capacity > MAX_ENTRIES || !BitUtil.isPowerOfTwo(capacity) || slotLength != SLOT_LENGTH)
+        {
+            throw new VerbsException("not a completion queue: capacity " + capacity + ", slot length " + slotLength);
+        }
+        if ((long)HEADER_LENGTH + (long)capacity * SLOT_LENGTH > buffer.capacity())
+        {
+            throw new VerbsException("completion queue of " + capacity + " entries needs " +
+                (HEADER_LENGTH + capacity * SLOT_LENGTH) + " bytes, the buffer has " + buffer.capacity());
+        }
+        return new CompletionQueue(handle, buffer);
+    }
+
+    private static int capacityFor(final int requestedEntries)
+    {
+        if (requestedEntries < 1 || requestedEntries > MAX_ENTRIES)
+        {
+            throw new VerbsException("CQ size " + requestedEntries + " out of range 1.." + MAX_ENTRIES);
+        }
+        return BitUtil.findNextPositivePowerOfTwo(Math.max(2, requestedEntries));
+    }
+
+    private static void checkAlignment(final AtomicBuffer buffer)
+    {
+        try
+        {
+            buffer.verifyAlignment();
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new VerbsException("a completion queue needs an 8-byte aligned buffer: " + ex.getMessage());
+        }
+    }
+
+    private static AtomicBuffer formatBuffer(final AtomicBuffer buffer, final int requestedEntries)
+    {
+        final int capacity = capacityFor(requestedEntries);
+        buffer.setMemory(0, HEADER_LENGTH + capacity * SLOT_LENGTH, (byte)0);
+        buffer.putInt(CAPACITY_OFFSET, capacity);
+        buffer.putInt(SLOT_LENGTH_OFFSET, SLOT_LENGTH);
         for (int i = 0; i < capacity; i++)
         {
-            sequences[i] = i;
+            buffer.putLong(HEADER_LENGTH + i * SLOT_LENGTH + SEQUENCE_OFFSET, i);
         }
-        wrIds = new long[capacity];
-        statuses = new int[capacity];
-        opcodes = new int[capacity];
-        vendorErrors = new int[capacity];
-        byteLengths = new int[capacity];
-        immediates = new int[capacity];
-        qpNumbers = new int[capacity];
-        sourceQps = new int[capacity];
-        flags = new int[capacity];
-        networkHeaderTypes = new int[capacity];
+        buffer.putIntRelease(MAGIC_OFFSET, MAGIC);
+        return buffer;
     }
 
     public int handle()
@@ -98,16 +193,23 @@ public final class CompletionQueue
         return capacity;
     }
 
+    /** The buffer holding the queue (to share it with another process). */
+    public AtomicBuffer buffer()
+    {
+        return buffer;
+    }
+
     /** Completions the engine could not deliver because the queue was full. */
     public long overruns()
     {
-        return overruns;
+        return buffer.getLongVolatile(OVERRUNS_OFFSET);
     }
 
     /**
      * Adds a completion. Engine threads (any number).
      *
-     * @return false when the queue is full (a CQ overrun).
+     * @return false when the queue is full (a CQ overrun), or when {@link #MAX_OFFER_ATTEMPTS} attempts found the
+     * slot taken (only a consumer scribbling on the sequences makes that happen): counted as an overrun too.
      */
     public boolean offer(
         final long wrId,
@@ -120,45 +222,51 @@ public final class CompletionQueue
         final int wcFlags,
         final int networkHeaderType)
     {
+        final AtomicBuffer buffer = this.buffer;
         long position;
-        int index;
+        int slot;
+        int attempts = 0;
         while (true)
         {
-            position = (long)TAIL.getVolatile(this);
-            index = (int)position & mask;
-            final long sequence = (long)SEQUENCE.getAcquire(sequences, index);
+            position = buffer.getLongVolatile(TAIL_OFFSET);
+            slot = HEADER_LENGTH + ((int)position & mask) * SLOT_LENGTH;
+            final long sequence = buffer.getLongAcquire(slot + SEQUENCE_OFFSET);
             if (sequence == position)
             {
-                if (TAIL.compareAndSet(this, position, position + 1))
+                if (buffer.compareAndSetLong(TAIL_OFFSET, position, position + 1))
                 {
                     break;
                 }
             }
-            else if (sequence < position)
+            else if (sequence < position || ++attempts >= MAX_OFFER_ATTEMPTS)
             {
-                OVERRUNS.getAndAdd(this, 1L);
+                buffer.getAndAddLong(OVERRUNS_OFFSET, 1L);
                 return false;
             }
             // else another producer took this slot: reread the tail
         }
-        wrIds[index] = wrId;
-        statuses[index] = status.value();
-        opcodes[index] = opcode;
-        vendorErrors[index] = 0;
-        byteLengths[index] = byteLength;
-        immediates[index] = immediate;
-        qpNumbers[index] = qpNumber;
-        sourceQps[index] = sourceQp;
-        flags[index] = wcFlags;
-        networkHeaderTypes[index] = networkHeaderType;
-        SEQUENCE.setRelease(sequences, index, position + 1);
+        buffer.putLong(slot + WR_ID_OFFSET, wrId);
+        buffer.putInt(slot + STATUS_OFFSET, status.value());
+        buffer.putInt(slot + OPCODE_OFFSET, opcode);
+        buffer.putInt(slot + VENDOR_ERROR_OFFSET, 0);
+        buffer.putInt(slot + BYTE_LENGTH_OFFSET, byteLength);
+        buffer.putInt(slot + IMMEDIATE_OFFSET, immediate);
+        buffer.putInt(slot + QP_NUMBER_OFFSET, qpNumber);
+        buffer.putInt(slot + SOURCE_QP_OFFSET, sourceQp);
+        buffer.putInt(slot + FLAGS_OFFSET, wcFlags);
+        buffer.putInt(slot + NETWORK_HEADER_TYPE_OFFSET, networkHeaderType);
+        buffer.putLongRelease(slot + SEQUENCE_OFFSET, position + 1);
         return true;
     }
 
-    /** Room for this many more completions (a lower bound while consumers run, an upper one while producers do). */
+    /**
+     * Room for this many more completions (a lower bound while consumers run, an upper one while producers do),
+     * within 0..capacity whatever a consumer wrote into the head.
+     */
     public int remainingCapacity()
     {
-        return capacity - (int)((long)TAIL.getVolatile(this) - (long)HEAD.getVolatile(this));
+        final long used = buffer.getLongVolatile(TAIL_OFFSET) - buffer.getLongVolatile(HEAD_OFFSET);
+        return used < 0 || used > capacity ? 0 : capacity - (int)used;
     }
 
     /**
@@ -172,13 +280,14 @@ public final class CompletionQueue
      */
     public int poll(final WorkCompletion[] completions, final int max)
     {
+        final AtomicBuffer buffer = this.buffer;
         final int limit = Math.min(max, completions.length);
         int count = 0;
         while (count < limit)
         {
-            final long position = (long)HEAD.getVolatile(this);
-            final int index = (int)position & mask;
-            final long sequence = (long)SEQUENCE.getAcquire(sequences, index);
+            final long position = buffer.getLongVolatile(HEAD_OFFSET);
+            final int slot = HEADER_LENGTH + ((int)position & mask) * SLOT_LENGTH;
+            final long sequence = buffer.getLongAcquire(slot + SEQUENCE_OFFSET);
             if (sequence != position + 1)
             {
                 if (sequence < position + 1)
@@ -193,24 +302,24 @@ public final class CompletionQueue
                 wc = new WorkCompletion(); // before the claim: nothing can fail once the slot is ours
                 completions[count] = wc;
             }
-            if (!HEAD.compareAndSet(this, position, position + 1))
+            if (!buffer.compareAndSetLong(HEAD_OFFSET, position, position + 1))
             {
                 continue;
             }
             count++;
-            wc.wrId = wrIds[index];
-            wc.status = statuses[index];
-            wc.opcode = opcodes[index];
-            wc.vendorError = vendorErrors[index];
-            wc.byteLength = byteLengths[index];
-            wc.immediateOrInvalidatedRKey = immediates[index];
-            wc.qpNumber = qpNumbers[index];
-            wc.sourceQp = sourceQps[index];
-            wc.flags = flags[index];
-            wc.networkHeaderType = networkHeaderTypes[index];
+            wc.wrId = buffer.getLong(slot + WR_ID_OFFSET);
+            wc.status = buffer.getInt(slot + STATUS_OFFSET);
+            wc.opcode = buffer.getInt(slot + OPCODE_OFFSET);
+            wc.vendorError = buffer.getInt(slot + VENDOR_ERROR_OFFSET);
+            wc.byteLength = buffer.getInt(slot + BYTE_LENGTH_OFFSET);
+            wc.immediateOrInvalidatedRKey = buffer.getInt(slot + IMMEDIATE_OFFSET);
+            wc.qpNumber = buffer.getInt(slot + QP_NUMBER_OFFSET);
+            wc.sourceQp = buffer.getInt(slot + SOURCE_QP_OFFSET);
+            wc.flags = buffer.getInt(slot + FLAGS_OFFSET);
+            wc.networkHeaderType = buffer.getInt(slot + NETWORK_HEADER_TYPE_OFFSET);
             wc.pkeyIndex = 0;
             wc.serviceLevel = 0;
-            SEQUENCE.setRelease(sequences, index, position + capacity);
+            buffer.putLongRelease(slot + SEQUENCE_OFFSET, position + capacity);
         }
         return count;
     }

@@ -1,7 +1,12 @@
 package io.rnic.verbs;
 
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CompletionQueueTest
@@ -200,5 +206,115 @@ class CompletionQueueTest
         }
         assertEquals((long)perProducer * producers, received);
         assertEquals(0, cq.poll(batch, batch.length));
+    }
+
+    private static AtomicBuffer directBuffer(final int length)
+    {
+        return new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, 128));
+    }
+
+    @Test
+    void shouldShareOneQueueBetweenTheSideThatFormatsAndTheSideThatAttaches()
+    {
+        assertEquals(CompletionQueue.HEADER_LENGTH + 8 * 64, CompletionQueue.requiredBytes(5));
+        final AtomicBuffer buffer = directBuffer(CompletionQueue.requiredBytes(5));
+        final CompletionQueue engineSide = CompletionQueue.format(3, 5, buffer);
+        final CompletionQueue clientSide = CompletionQueue.attach(3, new UnsafeBuffer(buffer.addressOffset(),
+            buffer.capacity()));
+        assertEquals(8, clientSide.capacity());
+        assertTrue(engineSide.offer(-5L, WcStatus.WR_FLUSH_ERR, WcOpcode.RDMA_READ, 4096, 0x1234_5678, 17, 19,
+            WorkCompletion.WITH_INV, WorkCompletion.NETWORK_HDR_IPV6));
+        assertEquals(7, clientSide.remainingCapacity());
+        final WorkCompletion[] wcs = new WorkCompletion[2];
+        assertEquals(1, clientSide.poll(wcs, 2));
+        assertEquals(-5L, wcs[0].wrId());
+        assertEquals(WcStatus.WR_FLUSH_ERR, wcs[0].status());
+        assertEquals(WcOpcode.RDMA_READ, wcs[0].opcode());
+        assertEquals(4096, wcs[0].byteLength());
+        assertEquals(0x1234_5678, wcs[0].immediateData());
+        assertEquals(17, wcs[0].qpNumber());
+        assertEquals(19, wcs[0].sourceQp());
+        assertEquals(WorkCompletion.WITH_INV, wcs[0].flags());
+        assertEquals(WorkCompletion.NETWORK_HDR_IPV6, wcs[0].networkHeaderType());
+        assertEquals(8, engineSide.remainingCapacity());
+
+        for (int i = 0; i < 8; i++)
+        {
+            assertTrue(engineSide.offer(i, WcStatus.SUCCESS, WcOpcode.SEND, 0, 0, 1, 0, 0, 0));
+        }
+        assertFalse(engineSide.offer(8, WcStatus.SUCCESS, WcOpcode.SEND, 0, 0, 1, 0, 0, 0));
+        assertEquals(1, clientSide.overruns(), "the overrun is counted in the shared header");
+    }
+
+    @Test
+    void shouldRefuseToAttachABufferThatIsNotACompletionQueue()
+    {
+        final AtomicBuffer buffer = directBuffer(CompletionQueue.requiredBytes(16));
+        final VerbsException unformatted = assertThrows(VerbsException.class, () -> CompletionQueue.attach(1, buffer));
+        assertEquals("not a formatted completion queue: magic 0x0", unformatted.getMessage());
+
+        CompletionQueue.format(1, 16, buffer);
+        final AtomicBuffer shorter = new UnsafeBuffer(buffer, 0, CompletionQueue.requiredBytes(8));
+        assertThrows(VerbsException.class, () -> CompletionQueue.attach(1, shorter), "16 slots do not fit");
+        buffer.putInt(CompletionQueue.CAPACITY_OFFSET, 12);
+        assertThrows(VerbsException.class, () -> CompletionQueue.attach(1, buffer), "not a power of two");
+        buffer.putInt(CompletionQueue.CAPACITY_OFFSET, 1 << 30);
+        assertThrows(VerbsException.class, () -> CompletionQueue.attach(1, buffer));
+        assertThrows(VerbsException.class, () -> CompletionQueue.attach(1, new UnsafeBuffer(buffer, 0, 100)));
+        assertThrows(VerbsException.class, () -> CompletionQueue.format(1, 32, buffer), "buffer too small");
+    }
+
+    /**
+     * A client maps the queue's memory and may write anything into it. The engine's offers must still return at once
+     * and write only inside the queue's buffer: here the buffer is a slice of a larger one whose edges are checked.
+     */
+    @Test
+    void shouldNeitherHangNorWriteOutsideTheBufferWhenAConsumerScribbles()
+    {
+        final int guardBytes = 4096;
+        final int entries = 16;
+        final int length = CompletionQueue.requiredBytes(entries);
+        final AtomicBuffer whole = directBuffer(guardBytes + length + guardBytes);
+        whole.setMemory(0, whole.capacity(), (byte)0x5A);
+        final AtomicBuffer buffer = new UnsafeBuffer(whole, guardBytes, length);
+        final CompletionQueue cq = CompletionQueue.format(1, entries, buffer);
+
+        // every sequence ahead of any tail: an honest queue would only see that while other producers claim slots
+        for (int i = 0; i < entries; i++)
+        {
+            buffer.putLong(CompletionQueue.HEADER_LENGTH + i * CompletionQueue.SLOT_LENGTH, Long.MAX_VALUE);
+        }
+        assertTimeoutPreemptively(Duration.ofSeconds(10),
+            () -> assertFalse(cq.offer(1, WcStatus.SUCCESS, WcOpcode.SEND, 0, 0, 1, 0, 0, 0)));
+        assertEquals(1, cq.overruns(), "the give-up counts as an overrun");
+
+        final SplittableRandom random = new SplittableRandom(14);
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () ->
+        {
+            for (int round = 0; round < 20_000; round++)
+            {
+                final int scribbles = 1 + random.nextInt(8);
+                for (int s = 0; s < scribbles; s++)
+                {
+                    final int offset = random.nextInt(length / 8) * 8;
+                    final long value = switch (random.nextInt(4))
+                    {
+                        case 0 -> random.nextLong();
+                        case 1 -> buffer.getLong(CompletionQueue.TAIL_OFFSET) + random.nextInt(-3, 4);
+                        case 2 -> Long.MIN_VALUE + random.nextInt(entries);
+                        default -> Long.MAX_VALUE - random.nextInt(entries);
+                    };
+                    buffer.putLong(offset, value);
+                }
+                cq.offer(round, WcStatus.SUCCESS, WcOpcode.SEND, round, 0, 1, 0, 0, 0);
+                cq.remainingCapacity();
+            }
+        });
+        for (int i = 0; i < guardBytes; i++)
+        {
+            assertEquals((byte)0x5A, whole.getByte(i), "before the queue's buffer");
+            assertEquals((byte)0x5A, whole.getByte(guardBytes + length + i), "after the queue's buffer");
+        }
+        assertTrue(cq.remainingCapacity() >= 0 && cq.remainingCapacity() <= cq.capacity());
     }
 }

@@ -1,0 +1,504 @@
+package io.rnic.verbs;
+
+import org.agrona.BitUtil;
+import org.agrona.concurrent.AtomicBuffer;
+
+/**
+ * A single-producer single-consumer ring of send or receive work requests in an {@link AtomicBuffer}, so that the
+ * buffer may be shared memory: the producer is a client process posting ({@link #offerSend}, {@link #offerRecv}),
+ * the consumer is the driver's engine thread ({@link #pollSend}, {@link #pollRecv}). Entries have a fixed length,
+ * set by the most scatter/gather entries a request may carry ({@code maxSge}, given at {@link #format} time).
+ * <p>
+ * The consumer does not trust the producer. It keeps its own consumer position and only publishes it; it checks the
+ * producer position it reads (ahead of its own by 0..capacity, else nothing is taken and the poll says malformed);
+ * it reads each field of an entry once and checks the scatter/gather count and lengths before handing the request
+ * on. A malformed entry is consumed and reported ({@code -1}): the caller puts the QP in the error state. Nothing is
+ * allocated per operation and no lock is taken.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-------------------------------+-------------------------------+
+ *  |             magic             |         kind (SEND/RECV)      |  0
+ *  +-------------------------------+-------------------------------+
+ *  |            capacity           |          entry length         |  8
+ *  +-------------------------------+-------------------------------+
+ *  |             maxSge            |   (to byte 128)               |  16
+ *  +-------------------------------+-------------------------------+
+ *  |               producer position (entries posted)              |  128
+ *  +---------------------------------------------------------------+
+ *  |               consumer position (entries taken)               |  256
+ *  +---------------------------------------------------------------+
+ *  |   capacity entries of entry length bytes from byte 384
+ * </pre>
+ * A send entry: wrId, remote address, compare/add, swap, destination GID (high, low), destination MAC (8 bytes each);
+ * opcode, send flags, immediate or R_Key to invalidate, R_Key, UD remote QPN, UD remote Q_Key, source GID index, hop
+ * limit, traffic class, flow label, service level, SGE count (4 each); then maxSge entries of address (8), length (4)
+ * and L_Key (4). A receive entry: wrId (8), SGE count (4), 4 spare, then the entries. Entries are padded to 64 bytes.
+ */
+public final class WorkRequestRing
+{
+    /** The ring holds send work requests. */
+    public static final int SEND = 1;
+    /** The ring holds receive work requests. */
+    public static final int RECV = 2;
+    /** "RNWQ" in little-endian ASCII: the header of a formatted work request ring. */
+    public static final int MAGIC = 0x5157_4E52;
+    public static final int MAX_ENTRIES = 1 << 20;
+
+    static final int MAGIC_OFFSET = 0;
+    static final int KIND_OFFSET = 4;
+    static final int CAPACITY_OFFSET = 8;
+    static final int ENTRY_LENGTH_OFFSET = 12;
+    static final int MAX_SGE_OFFSET = 16;
+    static final int PRODUCER_POSITION_OFFSET = 2 * BitUtil.CACHE_LINE_LENGTH;
+    static final int CONSUMER_POSITION_OFFSET = 4 * BitUtil.CACHE_LINE_LENGTH;
+    public static final int HEADER_LENGTH = 6 * BitUtil.CACHE_LINE_LENGTH;
+
+    static final int WR_ID_OFFSET = 0;
+    static final int REMOTE_ADDRESS_OFFSET = 8;
+    static final int COMPARE_ADD_OFFSET = 16;
+    static final int SWAP_OFFSET = 24;
+    static final int DGID_HIGH_OFFSET = 32;
+    static final int DGID_LOW_OFFSET = 40;
+    static final int DESTINATION_MAC_OFFSET = 48;
+    static final int OPCODE_OFFSET = 56;
+    static final int SEND_FLAGS_OFFSET = 60;
+    static final int IMMEDIATE_OFFSET = 64;
+    static final int RKEY_OFFSET = 68;
+    static final int UD_REMOTE_QPN_OFFSET = 72;
+    static final int UD_REMOTE_QKEY_OFFSET = 76;
+    static final int SGID_INDEX_OFFSET = 80;
+    static final int HOP_LIMIT_OFFSET = 84;
+    static final int TRAFFIC_CLASS_OFFSET = 88;
+    static final int FLOW_LABEL_OFFSET = 92;
+    static final int SERVICE_LEVEL_OFFSET = 96;
+    static final int SEND_SGE_COUNT_OFFSET = 100;
+    static final int SEND_SGL_OFFSET = 104;
+
+    static final int RECV_SGE_COUNT_OFFSET = 8;
+    static final int RECV_SGL_OFFSET = 16;
+
+    static final int SGE_LENGTH = 16;
+    static final int SGE_ADDRESS_OFFSET = 0;
+    static final int SGE_LENGTH_OFFSET = 8;
+    static final int SGE_LKEY_OFFSET = 12;
+
+    /** What {@link #nextEntry} returns instead of an entry's offset. */
+    private static final int EMPTY = -1;
+    private static final int NOT_CREDIBLE = -2;
+
+    private final AtomicBuffer buffer;
+    private final int kind;
+    private final int capacity;
+    private final int mask;
+    private final int entryLength;
+    private final int maxSge;
+
+    /** The producer's own position and the consumer position it last read (it rereads only when it looks full). */
+    private long producerPosition;
+    private long consumerPositionCache;
+    /** The consumer's own position: the shared one is only written, never read back. */
+    private long consumerPosition;
+
+    private WorkRequestRing(final AtomicBuffer buffer)
+    {
+        this.buffer = buffer;
+        kind = buffer.getInt(KIND_OFFSET);
+        capacity = buffer.getInt(CAPACITY_OFFSET);
+        mask = capacity - 1;
+        entryLength = buffer.getInt(ENTRY_LENGTH_OFFSET);
+        maxSge = buffer.getInt(MAX_SGE_OFFSET);
+        producerPosition = buffer.getLongVolatile(PRODUCER_POSITION_OFFSET);
+        consumerPosition = buffer.getLongVolatile(CONSUMER_POSITION_OFFSET);
+        consumerPositionCache = consumerPosition;
+    }
+
+    /** Bytes of one entry of a ring of {@code kind} whose requests carry up to {@code maxSge} entries. */
+    public static int entryLength(final int kind, final int maxSge)
+    {
+        checkKind(kind);
+        if (maxSge < 1 || maxSge > ScatterGatherList.MAX_SGE)
+        {
+            throw new VerbsException("scatter/gather entries " + maxSge + " out of range 1.." +
+                ScatterGatherList.MAX_SGE);
+        }
+        final int sglOffset = kind == SEND ? SEND_SGL_OFFSET : RECV_SGL_OFFSET;
+        return BitUtil.align(sglOffset + maxSge * SGE_LENGTH, BitUtil.CACHE_LINE_LENGTH);
+    }
+
+    /**
+     * Bytes a ring of at least {@code requestedEntries} entries of up to {@code maxSge} SGEs takes: enough for a send
+     * ring, whose entries are the longer, so also for a receive ring.
+     */
+    public static int requiredBytes(final int requestedEntries, final int maxSge)
+    {
+        return HEADER_LENGTH + capacityFor(requestedEntries) * entryLength(SEND, maxSge);
+    }
+
+    /**
+     * Lays out an empty ring of {@code kind} ({@link #SEND} or {@link #RECV}) in {@code buffer} (the creator's side).
+     * The magic is written last, with a release store, so that {@link #attach} never sees a half-formatted ring.
+     */
+    public static WorkRequestRing format(
+        final int kind, final int requestedEntries, final int maxSge, final AtomicBuffer buffer)
+    {
+        final int entryLength = entryLength(kind, maxSge);
+        final int capacity = capacityFor(requestedEntries);
+        final int required = HEADER_LENGTH + capacity * entryLength;
+        if (buffer.capacity() < required)
+        {
+            throw new VerbsException("a work request ring of " + requestedEntries + " entries needs " + required +
+                " bytes, the buffer has " + buffer.capacity());
+        }
+        checkAlignment(buffer);
+        buffer.setMemory(0, HEADER_LENGTH, (byte)0);
+        buffer.putInt(KIND_OFFSET, kind);
+        buffer.putInt(CAPACITY_OFFSET, capacity);
+        buffer.putInt(ENTRY_LENGTH_OFFSET, entryLength);
+        buffer.putInt(MAX_SGE_OFFSET, maxSge);
+        buffer.putIntRelease(MAGIC_OFFSET, MAGIC);
+        return new WorkRequestRing(buffer);
+    }
+
+    /**
+     * Opens a ring of {@code kind} another process formatted in {@code buffer}: reads its layout from the header once
+     * and checks it (kind, capacity a power of two, entry length matching maxSge, entries within the buffer).
+     */
+    public static WorkRequestRing attach(final int kind, final AtomicBuffer buffer)
+    {
+        checkKind(kind);
+        if (buffer.capacity() < HEADER_LENGTH)
+        {
+            throw new VerbsException("not a work request ring: " + buffer.capacity() + " bytes, shorter than its header");
+        }
+        checkAlignment(buffer);
+        final int magic = buffer.getIntVolatile(MAGIC_OFFSET);
+        if (magic != MAGIC)
+        {
+            throw new VerbsException("not a formatted work request ring: magic 0x" + Integer.toHexString(magic));
+        }
+        final int foundKind = buffer.getInt(KIND_OFFSET);
+        if (foundKind != kind)
+        {
+            throw new VerbsException("work request ring holds " + kindName(foundKind) + " requests, not " +
+                kindName(kind));
+        }
+        final int capacity = buffer.getInt(CAPACITY_OFFSET);
+        final int maxSge = buffer.getInt(MAX_SGE_OFFSET);
+        final int entryLength = buffer.getInt(ENTRY_LENGTH_OFFSET);
+        if (capacity < 1 || capacity > MAX_ENTRIES || !BitUtil.isPowerOfTwo(capacity) ||
+            maxSge < 1 || maxSge > ScatterGatherList.MAX_SGE || entryLength != entryLength(kind, maxSge))
+        {
+            throw new VerbsException("not a work request ring: capacity " + capacity + ", maxSge " + maxSge +
+                ", entry length " + entryLength);
+        }
+        if ((long)HEADER_LENGTH + (long)capacity * entryLength > buffer.capacity())
+        {
+            throw new VerbsException("work request ring of " + capacity + " entries needs " +
+                (HEADER_LENGTH + capacity * entryLength) + " bytes, the buffer has " + buffer.capacity());
+        }
+        return new WorkRequestRing(buffer);
+    }
+
+    private static int capacityFor(final int requestedEntries)
+    {
+        if (requestedEntries < 1 || requestedEntries > MAX_ENTRIES)
+        {
+            throw new VerbsException("work queue size " + requestedEntries + " out of range 1.." + MAX_ENTRIES);
+        }
+        return BitUtil.findNextPositivePowerOfTwo(requestedEntries);
+    }
+
+    private static void checkKind(final int kind)
+    {
+        if (kind != SEND && kind != RECV)
+        {
+            throw new VerbsException("work request ring kind " + kind + " is neither SEND (1) nor RECV (2)");
+        }
+    }
+
+    private static String kindName(final int kind)
+    {
+        return kind == SEND ? "SEND" : kind == RECV ? "RECV" : "kind " + kind;
+    }
+
+    private static void checkAlignment(final AtomicBuffer buffer)
+    {
+        try
+        {
+            buffer.verifyAlignment();
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new VerbsException("a work request ring needs an 8-byte aligned buffer: " + ex.getMessage());
+        }
+    }
+
+    /** {@link #SEND} or {@link #RECV}. */
+    public int kind()
+    {
+        return kind;
+    }
+
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    /** The most scatter/gather entries a request in this ring carries. */
+    public int maxSge()
+    {
+        return maxSge;
+    }
+
+    /** The buffer holding the ring (to share it with another process). */
+    public AtomicBuffer buffer()
+    {
+        return buffer;
+    }
+
+    /**
+     * Copies a send request into the next entry. The producer (one thread).
+     *
+     * @return false when the ring is full.
+     * @throws VerbsException if the ring holds receive requests or the request has more than maxSge entries (the
+     *                        caller's own mistake, checked before anything is written).
+     */
+    public boolean offerSend(final SendWorkRequest request)
+    {
+        final ScatterGatherList sgl = request.sgl;
+        checkOffer(SEND, sgl);
+        final int entry = claim();
+        if (entry < 0)
+        {
+            return false;
+        }
+        final AtomicBuffer buffer = this.buffer;
+        final AddressVector av = request.udAddress;
+        buffer.putLong(entry + WR_ID_OFFSET, request.wrId);
+        buffer.putLong(entry + REMOTE_ADDRESS_OFFSET, request.remoteAddress);
+        buffer.putLong(entry + COMPARE_ADD_OFFSET, request.compareAdd);
+        buffer.putLong(entry + SWAP_OFFSET, request.swap);
+        buffer.putLong(entry + DGID_HIGH_OFFSET, av.destinationGidHigh());
+        buffer.putLong(entry + DGID_LOW_OFFSET, av.destinationGidLow());
+        buffer.putLong(entry + DESTINATION_MAC_OFFSET, av.destinationMac());
+        buffer.putInt(entry + OPCODE_OFFSET, request.opcode);
+        buffer.putInt(entry + SEND_FLAGS_OFFSET, request.sendFlags);
+        buffer.putInt(entry + IMMEDIATE_OFFSET, request.immediateOrInvalidateRKey);
+        buffer.putInt(entry + RKEY_OFFSET, request.rKey);
+        buffer.putInt(entry + UD_REMOTE_QPN_OFFSET, request.udRemoteQpn);
+        buffer.putInt(entry + UD_REMOTE_QKEY_OFFSET, request.udRemoteQkey);
+        buffer.putInt(entry + SGID_INDEX_OFFSET, av.sourceGidIndex());
+        buffer.putInt(entry + HOP_LIMIT_OFFSET, av.hopLimit());
+        buffer.putInt(entry + TRAFFIC_CLASS_OFFSET, av.trafficClass());
+        buffer.putInt(entry + FLOW_LABEL_OFFSET, av.flowLabel());
+        buffer.putInt(entry + SERVICE_LEVEL_OFFSET, av.serviceLevel());
+        buffer.putInt(entry + SEND_SGE_COUNT_OFFSET, sgl.count);
+        putSgl(entry + SEND_SGL_OFFSET, sgl);
+        publish();
+        return true;
+    }
+
+    /**
+     * Copies a receive request into the next entry. The producer (one thread).
+     *
+     * @return false when the ring is full.
+     * @throws VerbsException if the ring holds send requests or the request has more than maxSge entries.
+     */
+    public boolean offerRecv(final RecvWorkRequest request)
+    {
+        final ScatterGatherList sgl = request.sgl;
+        checkOffer(RECV, sgl);
+        final int entry = claim();
+        if (entry < 0)
+        {
+            return false;
+        }
+        buffer.putLong(entry + WR_ID_OFFSET, request.wrId);
+        buffer.putInt(entry + RECV_SGE_COUNT_OFFSET, sgl.count);
+        putSgl(entry + RECV_SGL_OFFSET, sgl);
+        publish();
+        return true;
+    }
+
+    /**
+     * Takes the oldest send request into {@code into}. The consumer (one thread).
+     *
+     * @param into a request with room for {@link #maxSge()} entries.
+     * @return 1 when a request was taken, 0 when the ring is empty, -1 when the entry was malformed (it is consumed;
+     * {@code into} holds part of it) or the producer position is not credible (nothing is consumed): either way the
+     * caller puts the QP in the error state.
+     */
+    public int pollSend(final SendWorkRequest into)
+    {
+        checkPoll(SEND, into.sgl);
+        final int entry = nextEntry();
+        if (entry < 0)
+        {
+            return entry == EMPTY ? 0 : -1;
+        }
+        final AtomicBuffer buffer = this.buffer;
+        into.wrId = buffer.getLong(entry + WR_ID_OFFSET);
+        into.remoteAddress = buffer.getLong(entry + REMOTE_ADDRESS_OFFSET);
+        into.compareAdd = buffer.getLong(entry + COMPARE_ADD_OFFSET);
+        into.swap = buffer.getLong(entry + SWAP_OFFSET);
+        into.opcode = buffer.getInt(entry + OPCODE_OFFSET);
+        into.sendFlags = buffer.getInt(entry + SEND_FLAGS_OFFSET);
+        into.immediateOrInvalidateRKey = buffer.getInt(entry + IMMEDIATE_OFFSET);
+        into.rKey = buffer.getInt(entry + RKEY_OFFSET);
+        into.udRemoteQpn = buffer.getInt(entry + UD_REMOTE_QPN_OFFSET);
+        into.udRemoteQkey = buffer.getInt(entry + UD_REMOTE_QKEY_OFFSET);
+        into.udAddress
+            .destinationGid(buffer.getLong(entry + DGID_HIGH_OFFSET), buffer.getLong(entry + DGID_LOW_OFFSET))
+            .destinationMac(buffer.getLong(entry + DESTINATION_MAC_OFFSET))
+            .sourceGidIndex(buffer.getInt(entry + SGID_INDEX_OFFSET))
+            .hopLimit(buffer.getInt(entry + HOP_LIMIT_OFFSET))
+            .trafficClass(buffer.getInt(entry + TRAFFIC_CLASS_OFFSET))
+            .flowLabel(buffer.getInt(entry + FLOW_LABEL_OFFSET))
+            .serviceLevel(buffer.getInt(entry + SERVICE_LEVEL_OFFSET));
+        final boolean wellFormed = getSgl(
+            buffer.getInt(entry + SEND_SGE_COUNT_OFFSET), entry + SEND_SGL_OFFSET, into.sgl);
+        release();
+        return wellFormed ? 1 : -1;
+    }
+
+    /**
+     * Takes the oldest receive request into {@code into}. The consumer (one thread).
+     *
+     * @param into a request with room for {@link #maxSge()} entries.
+     * @return 1, 0 or -1 as {@link #pollSend}.
+     */
+    public int pollRecv(final RecvWorkRequest into)
+    {
+        checkPoll(RECV, into.sgl);
+        final int entry = nextEntry();
+        if (entry < 0)
+        {
+            return entry == EMPTY ? 0 : -1;
+        }
+        into.wrId = buffer.getLong(entry + WR_ID_OFFSET);
+        final boolean wellFormed = getSgl(
+            buffer.getInt(entry + RECV_SGE_COUNT_OFFSET), entry + RECV_SGL_OFFSET, into.sgl);
+        release();
+        return wellFormed ? 1 : -1;
+    }
+
+    /**
+     * Requests posted and not yet taken, as the consumer sees them; 0 when the producer position is not credible
+     * (then {@link #isEmpty()} is false, so a caller that polls only a ring that is not empty still gets the -1).
+     */
+    public int size()
+    {
+        final long available = buffer.getLongVolatile(PRODUCER_POSITION_OFFSET) - consumerPosition;
+        return available < 0 || available > capacity ? 0 : (int)available;
+    }
+
+    /** Whether the producer has posted nothing the consumer has not taken. */
+    public boolean isEmpty()
+    {
+        return buffer.getLongVolatile(PRODUCER_POSITION_OFFSET) == consumerPosition;
+    }
+
+    private void checkOffer(final int expectedKind, final ScatterGatherList sgl)
+    {
+        if (kind != expectedKind)
+        {
+            throw new VerbsException("a " + kindName(expectedKind) + " request offered to a " + kindName(kind) +
+                " ring");
+        }
+        if (sgl.count > maxSge)
+        {
+            throw new VerbsException(sgl.count + " scatter/gather entries, the ring takes " + maxSge);
+        }
+    }
+
+    private void checkPoll(final int expectedKind, final ScatterGatherList sgl)
+    {
+        if (kind != expectedKind)
+        {
+            throw new VerbsException("a " + kindName(expectedKind) + " request polled from a " + kindName(kind) +
+                " ring");
+        }
+        if (sgl.capacity() < maxSge)
+        {
+            throw new VerbsException("a request of " + sgl.capacity() + " scatter/gather entries cannot take one of " +
+                maxSge);
+        }
+    }
+
+    /** The offset of the entry to fill, or -1 when the ring is full. */
+    private int claim()
+    {
+        final long position = producerPosition;
+        if (position - consumerPositionCache >= capacity)
+        {
+            consumerPositionCache = buffer.getLongVolatile(CONSUMER_POSITION_OFFSET);
+            if (position - consumerPositionCache >= capacity)
+            {
+                return -1;
+            }
+        }
+        return HEADER_LENGTH + ((int)position & mask) * entryLength;
+    }
+
+    private void publish()
+    {
+        buffer.putLongRelease(PRODUCER_POSITION_OFFSET, ++producerPosition);
+    }
+
+    private void putSgl(final int offset, final ScatterGatherList sgl)
+    {
+        for (int i = 0, count = sgl.count; i < count; i++)
+        {
+            final int sge = offset + i * SGE_LENGTH;
+            buffer.putLong(sge + SGE_ADDRESS_OFFSET, sgl.addresses[i]);
+            buffer.putInt(sge + SGE_LENGTH_OFFSET, sgl.lengths[i]);
+            buffer.putInt(sge + SGE_LKEY_OFFSET, sgl.lKeys[i]);
+        }
+    }
+
+    /** The offset of the entry to take, {@link #EMPTY} or {@link #NOT_CREDIBLE}. */
+    private int nextEntry()
+    {
+        final long available = buffer.getLongAcquire(PRODUCER_POSITION_OFFSET) - consumerPosition;
+        if (available == 0)
+        {
+            return EMPTY;
+        }
+        if (available < 0 || available > capacity)
+        {
+            return NOT_CREDIBLE;
+        }
+        return HEADER_LENGTH + ((int)consumerPosition & mask) * entryLength;
+    }
+
+    private void release()
+    {
+        buffer.putLongRelease(CONSUMER_POSITION_OFFSET, ++consumerPosition);
+    }
+
+    /** Reads {@code count} entries into {@code sgl}, each field once; false if the count or a length is invalid. */
+    private boolean getSgl(final int count, final int offset, final ScatterGatherList sgl)
+    {
+        if (count < 0 || count > maxSge)
+        {
+            sgl.count = 0;
+            return false;
+        }
+        for (int i = 0; i < count; i++)
+        {
+            final int sge = offset + i * SGE_LENGTH;
+            final int length = buffer.getInt(sge + SGE_LENGTH_OFFSET);
+            if (length < 0)
+            {
+                sgl.count = i;
+                return false;
+            }
+            sgl.addresses[i] = buffer.getLong(sge + SGE_ADDRESS_OFFSET);
+            sgl.lengths[i] = length;
+            sgl.lKeys[i] = buffer.getInt(sge + SGE_LKEY_OFFSET);
+        }
+        sgl.count = count;
+        return true;
+    }
+}
