@@ -483,7 +483,7 @@ final class DriverConductor implements Agent
         final InetAddress address;
         try
         {
-            address = ipv4 ? InetAddress.getByAddress(BitUtil.toByteArray4((int)low)) :
+            address = ipv4 ? InetAddress.getByAddress(ByteBuffer.allocate(4).putInt((int)low).array()) :
                 InetAddress.getByAddress(ByteBuffer.allocate(16).putLong(high).putLong(low).array());
         }
         catch (final UnknownHostException ex)

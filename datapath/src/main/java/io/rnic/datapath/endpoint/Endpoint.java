@@ -64,7 +64,7 @@ public final class Endpoint implements AutoCloseable
 
     private Endpoint(
         final PacketPort[] ports, final LocalPort localPort, final EndpointOptions options,
-        final InterfaceLock interfaceLock, final CountersManager counters)
+        final InterfaceLock interfaceLock, final CountersManager givenCounters)
         throws IOException
     {
         this.interfaceLock = interfaceLock;
@@ -73,7 +73,7 @@ public final class Endpoint implements AutoCloseable
         this.localPort = localPort;
         final SystemNanoClock clock = SystemNanoClock.INSTANCE;
         final int shards = ports.length;
-        this.counters = counters != null ? counters :
+        this.counters = givenCounters != null ? givenCounters :
             CounterTypes.newManager(COUNTERS_PER_SHARD * shards + COUNTERS_SHARED);
         this.device = new RnicDevice(localPort, clock, shards, counters);
         final ShardRouter router = shards == 1 ? null : new ShardRouter(shards, 1 << 22);

@@ -1,7 +1,8 @@
 package io.rnic.datapath.endpoint;
 
 import io.rnic.device.ConnectParameters;
-import io.rnic.device.EngineQueuePair;
+import io.rnic.device.QueuePair;
+import io.rnic.device.RnicContext;
 import io.rnic.transport.TransportCounter;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
@@ -38,10 +39,29 @@ public final class EndpointPairScenario
     public static void rcOperations(
         final Endpoint a, final Endpoint b, final byte[] ipA, final byte[] ipB, final Arena arena) throws Exception
     {
-        final Side sa = new Side(a, QpType.RC, arena);
-        final Side sb = new Side(b, QpType.RC, arena);
-        connect(sa, sb, InetAddress.getByAddress(ipB), 1);
-        connect(sb, sa, InetAddress.getByAddress(ipA), 1);
+        // the endpoints stay the caller's: the contexts are views, not closed here (their memory is freed at the end)
+        rcOperations(EmbeddedContext.of(a), EmbeddedContext.of(b), InetAddress.getByAddress(ipA),
+            InetAddress.getByAddress(ipB));
+        final String report = a.countersReport();
+        assertTrue(report.contains("port frames transmitted"), report);
+        assertEquals(0, a.engineErrors() + b.engineErrors());
+        if (a.agent().stalls() + b.agent().stalls() == 0) // a descheduled engine thread is answered late, and resent to
+        {
+            assertEquals(0, a.engine().counters().get(TransportCounter.RETRANSMITTED_PACKETS));
+        }
+    }
+
+    /**
+     * The operations between two contexts, written against {@link RnicContext} only: the same code runs on embedded
+     * endpoints and on a driver's clients. Frees what it made.
+     */
+    public static void rcOperations(
+        final RnicContext a, final RnicContext b, final InetAddress ipA, final InetAddress ipB) throws Exception
+    {
+        final Side sa = new Side(a, QpType.RC);
+        final Side sb = new Side(b, QpType.RC);
+        connect(sa, sb, ipB, 1);
+        connect(sb, sa, ipA, 1);
 
         final int size = 100_000;
         for (int i = 0; i < size; i++)
@@ -99,19 +119,13 @@ public final class EndpointPairScenario
         assertEquals(WcStatus.SUCCESS, sa.await(sa.sendCq).status());
         assertEquals(40L, sa.memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 500_000));
         assertEquals(42L, sb.memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 400_000));
-
-        final String report = a.countersReport();
-        assertTrue(report.contains("port frames transmitted"), report);
-        assertEquals(0, a.engineErrors() + b.engineErrors());
-        if (a.agent().stalls() + b.agent().stalls() == 0) // a descheduled engine thread is answered late, and resent to
-        {
-            assertEquals(0, a.engine().counters().get(TransportCounter.RETRANSMITTED_PACKETS));
-        }
+        sa.close();
+        sb.close();
     }
 
     private static void connect(final Side local, final Side remote, final InetAddress peer, final int sgidIndex)
     {
-        final long mac = local.endpoint.resolveMac(peer, sgidIndex, Duration.ofSeconds(5));
+        final long mac = local.context.resolveMac(peer, sgidIndex, Duration.ofSeconds(5));
         final ConnectParameters parameters = new ConnectParameters()
             .remote(remote.qp.qpn(), 0x100)
             .localPsn(0x100)
@@ -123,24 +137,24 @@ public final class EndpointPairScenario
 
     private static final class Side
     {
-        final Endpoint endpoint;
+        final RnicContext context;
         final ProtectionDomain pd;
         final CompletionQueue sendCq;
         final CompletionQueue recvCq;
-        final EngineQueuePair qp;
+        final QueuePair qp;
         final MemorySegment memory;
         final MemoryRegion mr;
         final WorkCompletion[] completion = { new WorkCompletion() };
 
-        Side(final Endpoint endpoint, final QpType type, final Arena arena)
+        Side(final RnicContext context, final QpType type)
         {
-            this.endpoint = endpoint;
-            pd = endpoint.device().allocPd();
-            sendCq = endpoint.device().createCq(256);
-            recvCq = endpoint.device().createCq(256);
-            qp = endpoint.device().createQp(new QpInitAttributes().type(type).pd(pd).cqs(sendCq, recvCq));
-            memory = arena.allocate(1 << 20, 4096);
-            mr = endpoint.device().registerMemoryRegion(pd, memory, AccessFlags.ALL);
+            this.context = context;
+            pd = context.allocPd();
+            sendCq = context.createCq(256);
+            recvCq = context.createCq(256);
+            qp = context.createQp(new QpInitAttributes().type(type).pd(pd).cqs(sendCq, recvCq));
+            memory = context.allocate(1 << 20);
+            mr = context.registerMemoryRegion(pd, memory, AccessFlags.ALL);
         }
 
         WorkCompletion await(final CompletionQueue cq) throws InterruptedException
@@ -150,11 +164,20 @@ public final class EndpointPairScenario
             {
                 if (System.nanoTime() > deadline)
                 {
-                    throw new AssertionError("no completion within 10 s; counters:\n" + endpoint.countersReport());
+                    throw new AssertionError("no completion within 10 s on " + qp.describe());
                 }
                 Thread.sleep(0, 100_000);
             }
             return completion[0];
+        }
+
+        void close()
+        {
+            context.destroyQp(qp);
+            context.destroyCq(sendCq);
+            context.destroyCq(recvCq);
+            context.deregisterMemoryRegion(mr);
+            context.free(memory);
         }
     }
 }

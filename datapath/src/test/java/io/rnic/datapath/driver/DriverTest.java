@@ -1,0 +1,110 @@
+package io.rnic.datapath.driver;
+
+import io.rnic.client.DriverContext;
+import io.rnic.cnc.CncException;
+import io.rnic.datapath.endpoint.EndpointPairScenario;
+import io.rnic.device.QueuePair;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.VerbsException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.util.HashSet;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DriverTest
+{
+    private DriverFixture fixture;
+
+    @BeforeEach
+    void start() throws Exception
+    {
+        fixture = DriverFixture.withTimeoutMs(2_000);
+    }
+
+    @AfterEach
+    void stop() throws Exception
+    {
+        fixture.close();
+    }
+
+    @Test
+    void shouldRunTheSameVerbsCodeThroughTheDriverAsEmbedded() throws Exception
+    {
+        try (DriverContext client = DriverContext.open(fixture.directory))
+        {
+            EndpointPairScenario.rcOperations(client, fixture.peer, DriverFixture.IP_DRIVER, DriverFixture.IP_PEER);
+            EndpointPairScenario.rcOperations(fixture.peer, client, DriverFixture.IP_PEER, DriverFixture.IP_DRIVER);
+        }
+        assertEquals(0, fixture.driver.endpoint().engineErrors());
+    }
+
+    @Test
+    void shouldNumberQpsOnceAcrossClients()
+    {
+        try (DriverContext first = DriverContext.open(fixture.directory);
+            DriverContext second = DriverContext.open(fixture.directory))
+        {
+            final Set<Integer> qpns = new HashSet<>();
+            for (final DriverContext client : new DriverContext[]{ first, second, first, second })
+            {
+                final ProtectionDomain pd = client.allocPd();
+                final CompletionQueue cq = client.createCq(16);
+                final QueuePair qp = client.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(4, 4));
+                assertTrue(qpns.add(qp.qpn()), "QPN " + qp.qpn() + " given twice");
+            }
+            assertEquals(2, fixture.driver.clientCount());
+        }
+        assertEquals(0, fixture.driver.clientCount(), "closing a context detaches it");
+    }
+
+    @Test
+    void shouldRefuseMemoryNotFromTheContext()
+    {
+        try (DriverContext client = DriverContext.open(fixture.directory); Arena arena = Arena.ofConfined())
+        {
+            final ProtectionDomain pd = client.allocPd();
+            final VerbsException refused = assertThrows(VerbsException.class,
+                () -> client.registerMemoryRegion(pd, arena.allocate(4096, 4096), AccessFlags.ALL));
+            assertTrue(refused.getMessage().contains("allocate()"), refused.getMessage());
+        }
+    }
+
+    @Test
+    void shouldRefuseASecondDriverOnTheDirectory()
+    {
+        final CncException refused = assertThrows(CncException.class, () -> fixture.startDriver(1_000_000_000L));
+        assertTrue(refused.getMessage().startsWith("another rnic driver (pid " + ProcessHandle.current().pid() +
+            ") serves " + fixture.directory), refused.getMessage());
+    }
+
+    @Test
+    void shouldFailClientsClearlyOnceTheDriverStopsAndServeNewOnesAfterARestart() throws Exception
+    {
+        final DriverContext client = DriverContext.open(fixture.directory);
+        client.allocPd();
+        fixture.driver.close();
+        final CncException gone = assertThrows(CncException.class, client::allocPd);
+        assertTrue(gone.getMessage().contains("has stopped") || gone.getMessage().contains("did not answer") ||
+            gone.getMessage().contains("stopped beating"), gone.getMessage());
+        client.close();
+
+        final CncException none = assertThrows(CncException.class, () -> DriverContext.open(fixture.directory));
+        assertTrue(none.getMessage().startsWith("no rnic driver at " + fixture.directory), none.getMessage());
+
+        fixture.restart(2_000_000_000L);
+        try (DriverContext again = DriverContext.open(fixture.directory))
+        {
+            EndpointPairScenario.rcOperations(again, fixture.peer, DriverFixture.IP_DRIVER, DriverFixture.IP_PEER);
+        }
+    }
+}
