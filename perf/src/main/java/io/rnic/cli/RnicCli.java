@@ -67,6 +67,11 @@ public final class RnicCli
             "back through validation (to rnic-demo.pcap in the temporary directory unless --out), and check the shared " +
             "test vectors",
             DemoCommand::run));
+        COMMANDS.put("driver", new Entry(DriverCommand.SYNOPSIS,
+            "one endpoint on one port shared by every application of the machine, as a hardware RNIC is: clients " +
+            "(the tools with --driver DIR, DriverContext in the library) post and poll through shared memory; " +
+            "counters, error log and heartbeat in DIR's CnC file",
+            DriverCommand.DETAILS, DriverCommand::run));
         for (final ToolKind kind : ToolKind.values())
         {
             COMMANDS.put(kind.command(), new Entry(ToolOptions.synopsis(kind), toolSummary(kind),

@@ -1,0 +1,123 @@
+package io.rnic.cli;
+
+import io.rnic.datapath.driver.Driver;
+import io.rnic.datapath.endpoint.Endpoint;
+import io.rnic.datapath.endpoint.EndpointOptions;
+import io.rnic.tools.Arguments;
+import io.rnic.tools.PortFactory;
+import io.rnic.tools.Ports;
+import io.rnic.tools.UsageException;
+import sun.misc.Signal;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code rnic driver}: runs one endpoint on one port as a service for every application of the machine (see
+ * {@link Driver}) until SIGTERM or SIGINT, then destroys what its clients held and ends with status 0.
+ */
+final class DriverCommand
+{
+    static final String SYNOPSIS = "driver -d IFACE [--port afpacket|dpdk] [--eal \"EAL ARGS\"] [--ip ADDR]... " +
+        "[--dir DIR] [--client-timeout-ms N] [--cpu N] [--idle STRATEGY]";
+    static final String DETAILS = String.join("\n",
+        "  -d IFACE                the interface (AF_PACKET) or DPDK device the driver serves",
+        "  --port KIND             afpacket (default) or dpdk",
+        "  --eal \"ARGS\"            DPDK: EAL's arguments, as one string",
+        "  --ip ADDR               DPDK: an address of the port (IPv4 or IPv6), repeatable",
+        "  --dir DIR               its directory (CnC file and lock); default /dev/shm/rnic-IFACE",
+        "  --client-timeout-ms N   a client without a keepalive for N ms is timed out and its QPs, CQs and",
+        "                          regions destroyed; clients also declare the driver gone after N ms without",
+        "                          its heartbeat (default 10000)",
+        "  --cpu N                 pin the engine thread to CPU N",
+        "  --idle STRATEGY         the engine thread's idle strategy: spin (default), yield, backoff, sleep",
+        "Clients attach with --driver DIR (the tools) or DriverContext.open(DIR) (the library); 'bin/rnic stat",
+        "--dir DIR' shows its counters live, 'bin/rnic devinfo --dir DIR' its device. One driver per directory",
+        "and per interface: a second one, or a tool started without --driver on the interface, is refused.",
+        "Ends on SIGTERM or SIGINT (status 0).");
+
+    private DriverCommand()
+    {
+    }
+
+    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        String iface = null;
+        String portKind = "afpacket";
+        List<String> eal = null;
+        final List<String> addresses = new ArrayList<>();
+        Path directory = null;
+        long clientTimeoutMs = 10_000;
+        int cpu = -1;
+        String idle = "spin";
+        for (int i = 0; i < args.length; i++)
+        {
+            final String option = args[i];
+            switch (option)
+            {
+                case "-d", "--ib-dev" -> iface = Arguments.value(args, ++i, option);
+                case "--port" -> portKind = Arguments.value(args, ++i, option);
+                case "--eal" -> eal = Arrays.asList(Arguments.value(args, ++i, option).trim().split("\\s+"));
+                case "--ip" -> addresses.add(Arguments.value(args, ++i, option));
+                case "--dir" -> directory = Path.of(Arguments.value(args, ++i, option));
+                case "--client-timeout-ms" -> clientTimeoutMs = Arguments.number(args, ++i, option, 100, 3_600_000);
+                case "--cpu" -> cpu = (int)Arguments.number(args, ++i, option, 0, 4095);
+                case "--idle" -> idle = Arguments.value(args, ++i, option);
+                default -> throw new UsageException("unknown argument " + option);
+            }
+        }
+        if (iface == null)
+        {
+            throw new UsageException("-d IFACE is needed: the port the driver serves");
+        }
+        final Path dir = directory != null ? directory : Driver.defaultDirectory(iface);
+        final PortFactory.OpenedPort opened;
+        try
+        {
+            opened = Ports.open(new PortFactory.Request(portKind, iface, 1, false, eal, addresses));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new UsageException(ex.getMessage());
+        }
+        final boolean afPacket = "afpacket".equals(portKind);
+        final EndpointOptions options = EndpointOptions.defaults().withCpu(cpu).withIdleStrategy(idle)
+            .withHoldRocePort(afPacket).withAnswerNeighbours(!afPacket);
+        final CountDownLatch stop = new CountDownLatch(1);
+        final Driver driver;
+        try
+        {
+            driver = Driver.start(dir, TimeUnit.MILLISECONDS.toNanos(clientTimeoutMs),
+                counters -> Endpoint.start(opened.ports(), opened.addressing(), options, counters));
+        }
+        catch (final RuntimeException ex)
+        {
+            opened.close();
+            err.println("rnic driver: " + ex.getMessage());
+            return 2;
+        }
+        // a handler, not a shutdown hook: the driver ends with status 0 after its clean stop, as a service should
+        Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+        Signal.handle(new Signal("INT"), signal -> stop.countDown());
+        out.println("rnic driver on " + iface + " (" + portKind + "), directory " + dir + ", pid " +
+            ProcessHandle.current().pid() + "; clients attach with --driver " + dir + "; SIGTERM or Ctrl-C stops it");
+        out.flush();
+        try
+        {
+            stop.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        final int clients = driver.clientCount();
+        driver.close();
+        out.println("rnic driver on " + iface + " stopped" + (clients > 0 ? " (" + clients + " clients detached)" : ""));
+        return 0;
+    }
+}
