@@ -60,12 +60,15 @@ public final class CompletionQueue
     @SuppressWarnings("unused") // accessed through OVERRUNS
     private volatile long overruns;
 
+    /** The most entries a CQ can be created with ({@code max_cqe}). */
+    public static final int MAX_ENTRIES = 1 << 22;
+
     /** Made by {@code RnicDevice.createCq}, which numbers the queues of a device; applications ask it for one. */
     public CompletionQueue(final int handle, final int requestedEntries)
     {
-        if (requestedEntries < 1 || requestedEntries > (1 << 22))
+        if (requestedEntries < 1 || requestedEntries > MAX_ENTRIES)
         {
-            throw new VerbsException("CQ size " + requestedEntries + " out of range 1.." + (1 << 22));
+            throw new VerbsException("CQ size " + requestedEntries + " out of range 1.." + MAX_ENTRIES);
         }
         this.handle = handle;
         this.capacity = BitUtil.findNextPositivePowerOfTwo(Math.max(2, requestedEntries));
