@@ -79,6 +79,9 @@ public final class DeviceDescription
         add(entries, "state", "PORT_ACTIVE (4)");
         add(entries, "max_mtu", mtu(PathMtu.MTU_4096));
         add(entries, "active_mtu", mtu(activeMtu));
+        add(entries, "sm_lid", "0"); // no subnet manager, no LIDs on Ethernet
+        add(entries, "port_lid", "0");
+        add(entries, "port_lmc", "0x00");
         add(entries, "link_layer", "Ethernet");
         add(entries, "mac", InterfaceAddresses.formatMac(port.mac()));
         add(entries, "ethernet_mtu", Integer.toString(port.ethernetMtu()));
