@@ -19,6 +19,10 @@ final class CncDirectory
 {
     static final Path SHM = Path.of("/dev/shm");
     static final String PREFIX = "rnic-";
+    /** The options of every command that reads a driver, for its help. */
+    static final String OPTIONS_HELP = String.join("\n",
+        "  -d IFACE       the driver of IFACE (its directory /dev/shm/rnic-IFACE)",
+        "  --dir DIR      the driver's directory (default: the only /dev/shm/rnic-* holding a cnc.dat)");
 
     private CncDirectory()
     {

@@ -21,12 +21,11 @@ final class DevinfoCommand
 {
     static final String SYNOPSIS = "devinfo [-d IFACE | --dir DIR] [-v]";
     static final String DETAILS = String.join("\n",
-        "  -d IFACE     the driver of IFACE (its directory /dev/shm/rnic-IFACE)",
-        "  --dir DIR    the driver's directory (default: the only /dev/shm/rnic-* holding a cnc.dat)",
-        "  -v           also the limits (max_qp_wr, max_sge, ...), the netdev, MAC and the GID table. GID[i] is the",
-        "               index a tool on this port takes as -x i (-g i): rnic speaks RoCE v2 only, so it numbers",
-        "               one entry per address (0 the fe80:: EUI-64 GID, then IPv4, then the other IPv6) where rxe",
-        "               lists a v1 and a v2 entry per address",
+        CncDirectory.OPTIONS_HELP,
+        "  -v             also the limits (max_qp_wr, max_sge, ...), the netdev, MAC and the GID table. GID[i] is",
+        "                 the index a tool on this port takes as -x i (-g i): rnic speaks RoCE v2 only, so it",
+        "                 numbers one entry per address (0 the fe80:: EUI-64 GID, then IPv4, then the other IPv6)",
+        "                 where rxe lists a v1 and a v2 entry per address",
         "Exit status 1 when no driver is there or ready (one line saying so).");
 
     /** What ibv_devinfo prints without -v; every other entry only with it. */

@@ -34,8 +34,7 @@ final class StatCommand
 {
     static final String SYNOPSIS = "stat [-d IFACE | --dir DIR] [--watch MS] [--json] [--filter REGEX]";
     static final String DETAILS = String.join("\n",
-        "  -d IFACE       the driver of IFACE (its directory /dev/shm/rnic-IFACE)",
-        "  --dir DIR      the driver's directory (default: the only /dev/shm/rnic-* holding a cnc.dat)",
+        CncDirectory.OPTIONS_HELP,
         "  --watch MS     a snapshot every MS milliseconds until Ctrl-C (the screen cleared before each)",
         "  --json         one JSON object per snapshot: driver_pid, start_time_ms, heartbeat_age_ms, responding,",
         "                 counters [{id, type_id, label, value}], errors [{count, first_ms, last_ms, error}]",
