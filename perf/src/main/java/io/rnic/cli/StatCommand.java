@@ -211,8 +211,9 @@ final class StatCommand
                     .append(":\n");
                 for (final Error error : errors)
                 {
-                    text.append(String.format("%,d observations from %s to %s:%n%s%n", error.count(),
-                        Instant.ofEpochMilli(error.firstMs()), Instant.ofEpochMilli(error.lastMs()), error.text()));
+                    text.append(String.format("%,d observation%s from %s to %s:%n%s%n", error.count(),
+                        error.count() == 1 ? "" : "s", Instant.ofEpochMilli(error.firstMs()),
+                        Instant.ofEpochMilli(error.lastMs()), error.text()));
                 }
             }
             return text.toString();
