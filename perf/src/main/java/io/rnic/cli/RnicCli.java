@@ -83,6 +83,15 @@ public final class RnicCli
             "READs one and WRITEs it back into the other); -v prints each ping's data, -V checks it; interoperates " +
             "with rping -s / rping -c",
             Rping::run));
+        COMMANDS.put("stat", new Entry(StatCommand.SYNOPSIS,
+            "the counters of a running driver, read from its CnC file as AeronStat reads a media driver's: pid, " +
+            "heartbeat age, every counter (id: value - label, rxe's hw_counters names), the distinct errors; " +
+            "--watch refreshes, --json prints one object per snapshot",
+            StatCommand.DETAILS, StatCommand::run));
+        COMMANDS.put("devinfo", new Entry(DevinfoCommand.SYNOPSIS,
+            "the device of a running driver in ibv_devinfo's layout (-v: ibv_devinfo -v's, with the limits and the " +
+            "GID table, GID[i] being the index the tools take as -x i)",
+            DevinfoCommand.DETAILS, DevinfoCommand::run));
         COMMANDS.put("jmh", new Entry("jmh [JMH ARGS]",
             "run the JMH benchmarks in the same jar (e.g. 'bin/rnic jmh IcrcBenchmark -prof gc')",
             JMH_DETAILS, RnicCli::jmh));

@@ -30,6 +30,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class RnicDevice
 {
+    /** The most work requests a QP's send or receive queue can be created with ({@code max_qp_wr}). */
+    public static final int MAX_QP_WR = 1 << 16;
+
     private final MemoryRegionTable regions = new MemoryRegionTable();
     private final RnicEngine[] engines;
     private final AtomicInteger nextHandle = new AtomicInteger(1);
@@ -156,10 +159,10 @@ public final class RnicDevice
         {
             throw new VerbsException("a QP needs a protection domain, a send CQ and a receive CQ");
         }
-        if (init.maxSendWr < 1 || init.maxSendWr > (1 << 16) || init.maxRecvWr < 1 || init.maxRecvWr > (1 << 16))
+        if (init.maxSendWr < 1 || init.maxSendWr > MAX_QP_WR || init.maxRecvWr < 1 || init.maxRecvWr > MAX_QP_WR)
         {
             throw new VerbsException("QP work queue sizes " + init.maxSendWr + "/" + init.maxRecvWr +
-                " out of range 1.." + (1 << 16));
+                " out of range 1.." + MAX_QP_WR);
         }
         if (init.maxSendSge < 1 || init.maxSendSge > ScatterGatherList.MAX_SGE ||
             init.maxRecvSge < 1 || init.maxRecvSge > ScatterGatherList.MAX_SGE)

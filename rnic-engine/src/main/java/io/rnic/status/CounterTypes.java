@@ -30,6 +30,11 @@ public final class CounterTypes
     public static final int NEIGHBOUR = 1006;
     /** The driver's own: commands from clients, clients attached and timed out, resources held for them. */
     public static final int DRIVER = 1008;
+    /**
+     * A QP's counters in a driver: several per QP, each label beginning {@code qp 0x<qpn> } (then the client, the
+     * state, the PSNs, what the counter counts), so that a reader groups them by QP without knowing their number.
+     */
+    public static final int QP = 1007;
 
     /** Offset in a record's key of the counter's index within its kind. */
     public static final int KEY_INDEX_OFFSET = 0;

@@ -414,6 +414,7 @@ final class Completer
             return;
         }
         qp.retryLeft--;
+        counters.increment(TransportCounter.COMPLETER_RETRY);
         qp.rewoundAtPsn = qp.compPsn;
         requester.rewind(qp, psn);
         final long timeoutNs = timeoutNs(qp);

@@ -28,6 +28,10 @@ final class Completions
         final long position = qp.sqOldest;
         final SendWorkRequest wqe = qp.sq.posted(position);
         final boolean signaled = qp.signalAll || (wqe.sendFlags & SendFlags.SIGNALED) != 0;
+        if (status == WcStatus.SUCCESS && isSend(wqe.opcode))
+        {
+            counters.increment(TransportCounter.RDMA_SENDS);
+        }
         if (signaled || status != WcStatus.SUCCESS)
         {
             offer(qp.sendCq, qp, wqe.wrId, status, WrOpcode.completionOpcode(wqe.opcode), byteLength, 0, 0, 0, 0);
@@ -69,11 +73,20 @@ final class Completions
     {
         final long position = qp.rqNext;
         final RecvWorkRequest wqe = qp.rq.posted(position);
+        if (status == WcStatus.SUCCESS)
+        {
+            counters.increment(TransportCounter.RDMA_RECVS);
+        }
         offer(qp.recvCq, qp, wqe.wrId, status, opcode, byteLength, immediate, sourceQp, flags, networkHeaderType);
         qp.rq.release(position);
         qp.rqNext = position + 1;
         qp.recvOffset = 0;
         qp.recvInProgress = false;
+    }
+
+    private static boolean isSend(final int opcode)
+    {
+        return opcode == WrOpcode.SEND || opcode == WrOpcode.SEND_WITH_IMM || opcode == WrOpcode.SEND_WITH_INV;
     }
 
     private void offer(

@@ -1,8 +1,13 @@
 package io.rnic.transport;
 
 /**
- * Transport counters of an engine, named after rdma-core's / rxe's hardware counters where one exists
- * ({@code rdma statistic show}): what a user looks at to see loss, retransmission and errors.
+ * Transport counters of an engine, named after rxe's hardware counters where one counts the same thing
+ * ({@code /sys/class/infiniband/rxe0/ports/1/hw_counters}, {@code rdma statistic show}: sent_pkts, rcvd_pkts,
+ * duplicate_request, out_of_seq_request, rcvd_rnr_err, send_rnr_err, rcvd_seq_err, retry_exceeded_err,
+ * retry_rnr_exceeded_err, completer_retry_err, rdma_sends, rdma_recvs), after ConnectX's for DCQCN (np_cnp_sent,
+ * np_ecn_marked_roce_packets, rp_cnp_handled, rp_cnp_ignored) and local_ack_timeout_err, and in that style
+ * otherwise: what a user looks at to see loss, retransmission and errors. rxe's ack_deferred (a completer backlog
+ * handed to a tasklet) has no counterpart in a duty cycle; send_err and link_downed belong to the port.
  */
 public enum TransportCounter
 {
@@ -30,12 +35,13 @@ public enum TransportCounter
     DUPLICATE_RESPONSE("duplicate_response"),
     RETRANSMITTED_PACKETS("retransmitted_pkts"),
     LOCAL_ACK_TIMEOUT("local_ack_timeout_err"),
-    SEQ_NAK_SENT("seq_naks_sent"),
-    SEQ_NAK_RECEIVED("seq_naks_rcvd"),
-    RNR_NAK_SENT("rnr_nak_sent"),
-    RNR_NAK_RECEIVED("rnr_nak_rcvd"),
+    /** PSN sequence error NAKs sent, one per gap the responder found (rxe's name: its responder counts the same). */
+    SEQ_NAK_SENT("out_of_seq_request"),
+    SEQ_NAK_RECEIVED("rcvd_seq_err"),
+    RNR_NAK_SENT("send_rnr_err"),
+    RNR_NAK_RECEIVED("rcvd_rnr_err"),
     RETRY_EXCEEDED("retry_exceeded_err"),
-    RNR_RETRY_EXCEEDED("rnr_retry_exceeded_err"),
+    RNR_RETRY_EXCEEDED("retry_rnr_exceeded_err"),
     INVALID_REQUEST_NAK_SENT("invalid_request_naks_sent"),
     INVALID_REQUEST_NAK_RECEIVED("invalid_request_naks_rcvd"),
     /**
@@ -73,7 +79,16 @@ public enum TransportCounter
     /** CNPs sent by the notification point (at most one per QP per interval). */
     CNP_SENT("np_cnp_sent"),
     /** Valid packets received with ECN = CE (11), whether or not a CNP answered them. */
-    ECN_MARKED_RECEIVED("np_ecn_marked_roce_packets");
+    ECN_MARKED_RECEIVED("np_ecn_marked_roce_packets"),
+    /**
+     * Go-back-N retries the completer started (a local ACK timeout, a PSN sequence error NAK, an implied NAK), each
+     * taking one from the QP's retry_cnt; rxe counts the same where its completer enters its retry state.
+     */
+    COMPLETER_RETRY("completer_retry_err"),
+    /** SEND work requests (with immediate, with invalidate) completed successfully: rxe's completer counts them. */
+    RDMA_SENDS("rdma_sends"),
+    /** Receive work requests completed successfully (a SEND, a WRITE with immediate): rxe's responder counts them. */
+    RDMA_RECVS("rdma_recvs");
 
     private static final TransportCounter[] VALUES = values();
 

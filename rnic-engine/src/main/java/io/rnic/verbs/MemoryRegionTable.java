@@ -30,7 +30,10 @@ public final class MemoryRegionTable
 
     private static final int INDEX_SHIFT = 8;
     private static final int KEY_BYTE_MASK = 0xFF;
-    private static final int MAX_REGIONS = 1 << 20;
+    /** Slots of the table; slot 0 is never used (key 0), so a device holds up to one fewer regions. */
+    public static final int MAX_REGIONS = 1 << 20;
+    /** The largest region ({@code max_mr_size}): keys address an {@code int} offset. */
+    public static final long MAX_REGION_BYTES = Integer.MAX_VALUE;
     private static final int INITIAL_SLOTS = 16;
     /** A slot never used: any key byte may be drawn for it. */
     private static final short NO_KEY_BYTE = -1;
@@ -71,7 +74,7 @@ public final class MemoryRegionTable
             throw new VerbsException("invalid access flags " + AccessFlags.toString(access) +
                 ": REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE");
         }
-        if (segment.byteSize() > Integer.MAX_VALUE)
+        if (segment.byteSize() > MAX_REGION_BYTES)
         {
             throw new VerbsException("memory region of " + segment.byteSize() + " bytes: regions are limited to 2 GiB - 1");
         }

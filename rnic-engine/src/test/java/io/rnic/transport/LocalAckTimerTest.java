@@ -40,6 +40,7 @@ class LocalAckTimerTest extends ArenaScopedTest
         final TransportCounters a = fabric.a().engine().counters();
         assertEquals(0, a.get(TransportCounter.LOCAL_ACK_TIMEOUT), "local ACK timeouts on a clean link");
         assertEquals(0, a.get(TransportCounter.RETRANSMITTED_PACKETS), "retransmissions on a clean link");
+        assertEquals(0, a.get(TransportCounter.COMPLETER_RETRY), "retries on a clean link");
         assertEquals(0, fabric.b().engine().counters().get(TransportCounter.DUPLICATE_REQUEST));
     }
 
@@ -55,6 +56,7 @@ class LocalAckTimerTest extends ArenaScopedTest
         final TransportCounters a = fabric.a().engine().counters();
         assertEquals(1, a.get(TransportCounter.LOCAL_ACK_TIMEOUT));
         assertEquals(1, a.get(TransportCounter.RETRANSMITTED_PACKETS));
+        assertEquals(1, a.get(TransportCounter.COMPLETER_RETRY), "rxe's completer_retry_err: one go-back-N retry");
         final TransportCounters b = fabric.b().engine().counters();
         assertTrue(fabric.runUntil(() -> b.get(TransportCounter.DUPLICATE_REQUEST) == 1, 1_000_000_000L),
             "B received the WRITE twice");

@@ -160,6 +160,36 @@ class RcOperationsTest
     }
 
     @Test
+    void shouldCountSendsAndReceivesAsRxeDoesButNotWrites()
+    {
+        final Connection[] pair = Connection.rcPair(fabric, arena, 1 << 16, PathMtu.MTU_1024);
+        final RecvWorkRequest recv = new RecvWorkRequest();
+        recv.wrId = 1;
+        recv.sgl.add(pair[1].mr.address(), 4096, pair[1].mr.lKey());
+        assertEquals(QueuePair.POST_OK, pair[1].qp.postRecv(recv));
+        final SendWorkRequest send = new SendWorkRequest();
+        send.wrId = 2;
+        send.opcode = WrOpcode.SEND;
+        send.sgl.add(pair[0].mr.address(), 100, pair[0].mr.lKey());
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(send)); // unsignalled: counted all the same
+        final SendWorkRequest write = write(pair[0], pair[1], 8192, 3000);
+        write.sendFlags = SendFlags.SIGNALED;
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(write));
+
+        assertEquals(WcStatus.SUCCESS, awaitCompletion(pair[1], true).status());
+        assertEquals(WcStatus.SUCCESS, awaitCompletion(pair[0], false).status());
+
+        final TransportCounters a = fabric.a().engine().counters();
+        final TransportCounters b = fabric.b().engine().counters();
+        assertEquals(1, a.get(TransportCounter.RDMA_SENDS));
+        assertEquals(0, a.get(TransportCounter.RDMA_RECVS));
+        assertEquals(0, b.get(TransportCounter.RDMA_SENDS));
+        assertEquals(1, b.get(TransportCounter.RDMA_RECVS));
+        assertEquals("rdma_sends", TransportCounter.RDMA_SENDS.label());
+        assertEquals("rdma_recvs", TransportCounter.RDMA_RECVS.label());
+    }
+
+    @Test
     void shouldRunCompareSwapAndFetchAddExactlyOnce()
     {
         final Connection[] pair = Connection.rcPair(fabric, arena, 4096, PathMtu.MTU_1024);

@@ -1,0 +1,255 @@
+package io.rnic.cli;
+
+import io.rnic.cnc.CncException;
+import io.rnic.cnc.CncFile;
+import io.rnic.tools.Arguments;
+import io.rnic.tools.UsageException;
+import org.agrona.concurrent.errors.ErrorLogReader;
+import org.agrona.concurrent.status.CountersReader;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * {@code rnic stat}: the counters of a running driver, as Aeron's {@code AeronStat} prints a media driver's: a header
+ * (the driver's pid, start time and heartbeat age), every counter as {@code id: value - label}, then the driver's
+ * distinct errors with their counts. It maps the CnC file and reads it, as any other process may, without a command
+ * to the driver: its threads never notice. {@code --watch MS} prints a snapshot every MS until Ctrl-C, clearing the
+ * screen as AeronStat does; {@code --json} prints one object per snapshot instead.
+ */
+final class StatCommand
+{
+    static final String SYNOPSIS = "stat [-d IFACE | --dir DIR] [--watch MS] [--json] [--filter REGEX]";
+    static final String DETAILS = String.join("\n",
+        CncDirectory.OPTIONS_HELP,
+        "  --watch MS     a snapshot every MS milliseconds until Ctrl-C (the screen cleared before each)",
+        "  --json         one JSON object per snapshot: driver_pid, start_time_ms, heartbeat_age_ms, responding,",
+        "                 counters [{id, type_id, label, value}], errors [{count, first_ms, last_ms, error}]",
+        "  --filter REGEX only the counters whose label contains a match (e.g. 'retry|rnr', '^qp 0x')",
+        "Device-wide counters carry rxe's hw_counters names (sent_pkts, rcvd_pkts, duplicate_request,",
+        "out_of_seq_request, rcvd_rnr_err, send_rnr_err, rcvd_seq_err, retry_exceeded_err, retry_rnr_exceeded_err,",
+        "completer_retry_err, rdma_sends, rdma_recvs) and DCQCN's ConnectX names (np_cnp_sent,",
+        "np_ecn_marked_roce_packets, rp_cnp_handled, rp_cnp_ignored); each QP's begin 'qp 0x<qpn> '.",
+        "Exit status 1 when no driver is there or ready; 2 (without --watch) when its heartbeat is older than its",
+        "client timeout: 'driver not responding (heartbeat N ms ago)'.");
+
+    static final String CLEAR_SCREEN = "\u001b[H\u001b[2J";
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
+
+    private StatCommand()
+    {
+    }
+
+    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        return run(args, out, err, CncDirectory.SHM, Long.MAX_VALUE);
+    }
+
+    /**
+     * With {@code shm} where drivers' directories are looked for when none is named, and at most
+     * {@code maxSnapshots} snapshots when watching (a test's bound on what Ctrl-C ends).
+     */
+    static int run(
+        final String[] args, final PrintStream out, final PrintStream err, final Path shm, final long maxSnapshots)
+    {
+        Path dir = null;
+        long watchMs = 0;
+        boolean json = false;
+        Pattern filter = null;
+        for (int i = 0; i < args.length; i++)
+        {
+            final String option = args[i];
+            switch (option)
+            {
+                case "-d", "--iface" -> dir = CncDirectory.ofInterface(Arguments.value(args, ++i, option));
+                case "--dir" -> dir = Path.of(Arguments.value(args, ++i, option));
+                case "--watch" -> watchMs = Arguments.number(args, ++i, option, 1, 3_600_000);
+                case "--json" -> json = true;
+                case "--filter" ->
+                {
+                    final String regex = Arguments.value(args, ++i, option);
+                    try
+                    {
+                        filter = Pattern.compile(regex);
+                    }
+                    catch (final PatternSyntaxException ex)
+                    {
+                        throw new UsageException("--filter '" + regex + "' is not a regular expression: " +
+                            ex.getDescription());
+                    }
+                }
+                default -> throw new UsageException("unknown argument " + option);
+            }
+        }
+        final CncFile cnc;
+        try
+        {
+            cnc = CncFile.open(dir != null ? dir : CncDirectory.only(shm));
+        }
+        catch (final CncException ex)
+        {
+            err.println("rnic stat: " + ex.getMessage());
+            return 1;
+        }
+        try (cnc)
+        {
+            final CountersReader counters = new CountersReader(
+                cnc.countersMetadataBuffer(), cnc.countersValuesBuffer(), StandardCharsets.US_ASCII);
+            for (long snapshot = 1; ; snapshot++)
+            {
+                final Snapshot taken = Snapshot.take(cnc, counters, filter);
+                if (json)
+                {
+                    out.println(JsonWriter.write(taken.toMap()));
+                }
+                else
+                {
+                    if (watchMs > 0)
+                    {
+                        out.print(CLEAR_SCREEN);
+                    }
+                    out.print(taken.toText());
+                }
+                out.flush();
+                if (watchMs == 0)
+                {
+                    if (!taken.responding())
+                    {
+                        err.println("rnic stat: " + taken.notResponding());
+                        return 2;
+                    }
+                    return 0;
+                }
+                if (snapshot >= maxSnapshots)
+                {
+                    return 0;
+                }
+                try
+                {
+                    TimeUnit.MILLISECONDS.sleep(watchMs);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                    return 0;
+                }
+            }
+        }
+    }
+
+    /** One reading of the CnC file: header, counters (those the filter keeps), distinct errors. */
+    record Snapshot(
+        long nowMs, long driverPid, long startTimeMs, long heartbeatAgeMs, long clientTimeoutMs,
+        List<Counter> counters, List<Error> errors)
+    {
+        record Counter(int id, int typeId, String label, long value)
+        {
+        }
+
+        record Error(int count, long firstMs, long lastMs, String text)
+        {
+        }
+
+        static Snapshot take(final CncFile cnc, final CountersReader reader, final Pattern filter)
+        {
+            final long nowMs = System.currentTimeMillis();
+            final List<Counter> counters = new ArrayList<>();
+            reader.forEach((counterId, typeId, keyBuffer, label) ->
+            {
+                if (filter == null || filter.matcher(label).find())
+                {
+                    counters.add(new Counter(counterId, typeId, label, reader.getCounterValue(counterId)));
+                }
+            });
+            final List<Error> errors = new ArrayList<>();
+            ErrorLogReader.read(cnc.errorLogBuffer(), (count, firstMs, lastMs, text) ->
+                errors.add(new Error(count, firstMs, lastMs, text)));
+            return new Snapshot(nowMs, cnc.driverPid(), cnc.startTimeMs(), nowMs - cnc.heartbeatMs(),
+                TimeUnit.NANOSECONDS.toMillis(cnc.clientTimeoutNs()), counters, errors);
+        }
+
+        /** Whether the driver's heartbeat is within its client timeout: what its clients require of it. */
+        boolean responding()
+        {
+            return heartbeatAgeMs <= clientTimeoutMs;
+        }
+
+        String notResponding()
+        {
+            return "driver not responding (heartbeat " + heartbeatAgeMs + " ms ago)";
+        }
+
+        String toText()
+        {
+            final StringBuilder text = new StringBuilder();
+            text.append(LocalTime.ofInstant(Instant.ofEpochMilli(nowMs), ZoneId.systemDefault()).format(TIME))
+                .append(" - rnic driver pid ").append(driverPid)
+                .append(", started ").append(Instant.ofEpochMilli(startTimeMs).truncatedTo(ChronoUnit.SECONDS))
+                .append(", ").append(responding() ? "heartbeat " + heartbeatAgeMs + " ms ago" : notResponding())
+                .append('\n')
+                .append("=".repeat(80)).append('\n');
+            for (final Counter counter : counters)
+            {
+                text.append(String.format("%3d: %,20d - %s%n", counter.id(), counter.value(), counter.label()));
+            }
+            if (!errors.isEmpty())
+            {
+                text.append("--\n").append(errors.size()).append(" distinct error").append(errors.size() == 1 ? "" : "s")
+                    .append(":\n");
+                for (final Error error : errors)
+                {
+                    text.append(String.format("%,d observation%s from %s to %s:%n%s%n", error.count(),
+                        error.count() == 1 ? "" : "s", Instant.ofEpochMilli(error.firstMs()),
+                        Instant.ofEpochMilli(error.lastMs()), error.text()));
+                }
+            }
+            return text.toString();
+        }
+
+        Map<String, Object> toMap()
+        {
+            final Map<String, Object> map = new LinkedHashMap<>();
+            map.put("time_ms", nowMs);
+            map.put("driver_pid", driverPid);
+            map.put("start_time_ms", startTimeMs);
+            map.put("heartbeat_age_ms", heartbeatAgeMs);
+            map.put("responding", responding());
+            final List<Object> counterList = new ArrayList<>();
+            for (final Counter counter : counters)
+            {
+                final Map<String, Object> each = new LinkedHashMap<>();
+                each.put("id", counter.id());
+                each.put("type_id", counter.typeId());
+                each.put("label", counter.label());
+                each.put("value", counter.value());
+                counterList.add(each);
+            }
+            map.put("counters", counterList);
+            final List<Object> errorList = new ArrayList<>();
+            for (final Error error : errors)
+            {
+                final Map<String, Object> each = new LinkedHashMap<>();
+                each.put("count", error.count());
+                each.put("first_ms", error.firstMs());
+                each.put("last_ms", error.lastMs());
+                each.put("error", error.text());
+                errorList.add(each);
+            }
+            map.put("errors", errorList);
+            return map;
+        }
+    }
+}
