@@ -57,7 +57,7 @@ public final class CncFile implements AutoCloseable
     {
         public static Lengths defaults()
         {
-            return new Lengths(1 << 20, 1 << 20, 8192, 1 << 20, 1 << 16);
+            return new Lengths(1 << 20, 1 << 20, 32768, 1 << 20, 1 << 16); // room for 5 counters of ~6 000 QPs
         }
 
         int toDriverLength()

@@ -72,6 +72,7 @@ public final class QpContext
 
     // ---- requester (rxe_req.c)
     /** Position in the send ring of the WQE being transmitted. */
+    long retransmittedPackets;
     long sqNext;
     /**
      * One past the last WQE whose every packet has been sent at least once: their last PSNs are known, even when
@@ -219,6 +220,15 @@ public final class QpContext
         {
             engineDoorbell.ring(this);
         }
+    }
+
+    /**
+     * Packets this QP's requester sent again (the engine's {@code retransmitted_pkts}, per QP). Written by the engine
+     * thread only; another thread reads a recent value (a driver's per-QP counters).
+     */
+    public long retransmittedPackets()
+    {
+        return retransmittedPackets;
     }
 
     /** Next PSN the requester will send (engine thread's view). */

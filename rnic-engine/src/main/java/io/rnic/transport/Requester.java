@@ -251,6 +251,7 @@ final class Requester
         if (retransmit)
         {
             counters.increment(TransportCounter.RETRANSMITTED_PACKETS);
+            qp.retransmittedPackets++;
         }
         qp.reqPsn = Psn.add(qp.reqPsn, psns);
         if (Psn.isAfter(qp.reqPsn, qp.highestSentPsnPlusOne))

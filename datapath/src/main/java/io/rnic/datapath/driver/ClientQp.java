@@ -30,6 +30,8 @@ final class ClientQp
     boolean hasPendingSend;
     boolean hasPendingRecv;
     int mirroredState = -1;
+    /** Its counters in the CnC (conductor thread), or null when there was no room. */
+    QpCounters counters;
 
     ClientQp(
         final int handle, final EngineQueuePair qp, final ProtectionDomain pd, final ClientCq sendCq, final ClientCq recvCq,

@@ -93,7 +93,7 @@ public final class Driver implements AutoCloseable
                 agents[i].addApplication(queues[i]);
             }
             final DriverConductor conductor =
-                new DriverConductor(cnc, endpoint, queues, errorLog, driverCounters, clientTimeoutNs);
+                new DriverConductor(cnc, endpoint, queues, errorLog, driverCounters, counters, clientTimeoutNs);
             final Driver driver = new Driver(directory, lock, cnc, endpoint, conductor, queues, errorLog);
             AgentRunner.startOnThread(driver.conductorRunner);
             cnc.markReady();

@@ -27,7 +27,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.broadcast.BroadcastTransmitter;
 import org.agrona.concurrent.errors.DistinctErrorLog;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -59,6 +59,7 @@ final class DriverConductor implements Agent
     private final BroadcastTransmitter toClients;
     private final DistinctErrorLog errorLog;
     private final DriverCounters counters;
+    private final CountersManager countersManager;
     private final long clientTimeoutNs;
     private final UnsafeBuffer answer = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH +
         4096));
@@ -73,8 +74,9 @@ final class DriverConductor implements Agent
 
     DriverConductor(
         final CncFile cnc, final Endpoint endpoint, final ClientQueues[] queues, final DistinctErrorLog errorLog,
-        final DriverCounters counters, final long clientTimeoutNs)
+        final DriverCounters counters, final CountersManager countersManager, final long clientTimeoutNs)
     {
+        this.countersManager = countersManager;
         this.cnc = cnc;
         this.endpoint = endpoint;
         this.device = endpoint.device();
@@ -102,6 +104,7 @@ final class DriverConductor implements Agent
         {
             nextLivenessCheckNs = nowNs + LIVENESS_CHECK_NS;
             work += timeOutClients();
+            refreshQpCounters();
         }
         return work;
     }
@@ -440,6 +443,11 @@ final class DriverConductor implements Agent
             shardQueues.add(clientQp);
             return null;
         });
+        clientQp.counters = QpCounters.allocate(countersManager, qp, session.clientId);
+        if (clientQp.counters != null)
+        {
+            clientQp.counters.refresh();
+        }
         session.qps.put(handle, clientQp);
         counted(1);
         result(session.clientId, correlationId, handle, qp.qpn());
@@ -467,6 +475,10 @@ final class DriverConductor implements Agent
         });
         device.destroyQp(qp.qp); // on the engine thread: no frame reaches the QP once this returns
         qp.memory.close();
+        if (qp.counters != null)
+        {
+            qp.counters.free();
+        }
         session.qps.remove(qp.handle);
         counted(-1);
     }
@@ -522,6 +534,21 @@ final class DriverConductor implements Agent
             work++;
         }
         return work;
+    }
+
+    /** The per-QP counters, as often as liveness is checked: a live view for {@code stat}, not a per-packet one. */
+    private void refreshQpCounters()
+    {
+        for (final ClientSession session : sessions.values())
+        {
+            for (final ClientQp qp : session.qps.values())
+            {
+                if (qp.counters != null)
+                {
+                    qp.counters.refresh();
+                }
+            }
+        }
     }
 
     private int timeOutClients()

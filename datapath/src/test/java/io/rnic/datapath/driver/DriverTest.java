@@ -2,18 +2,26 @@ package io.rnic.datapath.driver;
 
 import io.rnic.client.DriverContext;
 import io.rnic.cnc.CncException;
+import io.rnic.cnc.CncFile;
 import io.rnic.datapath.endpoint.EndpointPairScenario;
 import io.rnic.device.QueuePair;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QpState;
 import io.rnic.verbs.VerbsException;
+import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -65,6 +73,66 @@ class DriverTest
             assertEquals(2, fixture.driver.clientCount());
         }
         assertEquals(0, fixture.driver.clientCount(), "closing a context detaches it");
+    }
+
+    @Test
+    void shouldShowEachClientQpInTheCountersUntilItIsDestroyed()
+    {
+        try (DriverContext client = DriverContext.open(fixture.directory);
+            CncFile cnc = CncFile.open(fixture.directory))
+        {
+            final CountersReader counters = new CountersReader(cnc.countersMetadataBuffer(),
+                cnc.countersValuesBuffer(), StandardCharsets.US_ASCII);
+            final ProtectionDomain pd = client.allocPd();
+            final CompletionQueue cq = client.createCq(16);
+            final QueuePair qp = client.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(4, 4));
+            final String prefix = "qp 0x" + Integer.toHexString(qp.qpn()) + " client " +
+                Long.toHexString(client.clientId()) + " RC: ";
+            assertEquals(List.of(prefix + "state (RESET)", prefix + "sq_psn", prefix + "rq_psn",
+                prefix + "retransmitted_pkts", prefix + "dcqcn_rate_bps"), labels(counters, prefix));
+            assertEquals(3, counterValue(counters, "driver client resources (PDs, MRs, CQs, QPs)"), "PD, CQ, QP");
+
+            final QpAttributes init = new QpAttributes();
+            init.state = QpState.INIT;
+            init.accessFlags = AccessFlags.ALL;
+            qp.modify(init, QpAttrMask.STATE | QpAttrMask.ACCESS_FLAGS | QpAttrMask.PORT | QpAttrMask.PKEY_INDEX);
+            assertEquals(QpState.INIT, qp.state(), "the client sees the state at once");
+            final long deadlineNs = System.nanoTime() + 5_000_000_000L;
+            while (!labels(counters, prefix).contains(prefix + "state (INIT)"))
+            {
+                assertTrue(System.nanoTime() < deadlineNs, "state label still " + labels(counters, prefix));
+                Thread.onSpinWait();
+            }
+
+            client.destroyQp(qp);
+            assertEquals(List.of(), labels(counters, prefix), "freed with the QP");
+        }
+    }
+
+    private static List<String> labels(final CountersReader counters, final String prefix)
+    {
+        final List<String> labels = new ArrayList<>();
+        counters.forEach((id, typeId, key, label) ->
+        {
+            if (label.startsWith(prefix))
+            {
+                labels.add(label);
+            }
+        });
+        return labels;
+    }
+
+    private static long counterValue(final CountersReader counters, final String label)
+    {
+        final long[] value = { Long.MIN_VALUE };
+        counters.forEach((counterId, label1) ->
+        {
+            if (label1.equals(label))
+            {
+                value[0] = counters.getCounterValue(counterId);
+            }
+        });
+        return value[0];
     }
 
     @Test
