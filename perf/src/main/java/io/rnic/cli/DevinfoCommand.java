@@ -83,6 +83,13 @@ final class DevinfoCommand
         return 0;
     }
 
+    /** The port's addressing in machine form, which the driver writes for its clients (shown above in human form). */
+    private static boolean isForClients(final String key)
+    {
+        return key.equals(DeviceInfo.PORT_MAC) || key.equals(DeviceInfo.PORT_ETHERNET_MTU) ||
+            key.startsWith(DeviceInfo.PORT_GID_PREFIX);
+    }
+
     /** The entries as ibv_devinfo lays them out: the device's, then {@code port:} and the port's beneath it. */
     static String format(final List<Map.Entry<String, String>> entries, final boolean verbose)
     {
@@ -91,7 +98,7 @@ final class DevinfoCommand
         for (final Map.Entry<String, String> entry : entries)
         {
             final String key = entry.getKey();
-            if (!verbose && !BRIEF.contains(key))
+            if ((!verbose && !BRIEF.contains(key)) || isForClients(key))
             {
                 continue;
             }

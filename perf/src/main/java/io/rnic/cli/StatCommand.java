@@ -177,7 +177,7 @@ final class StatCommand
             final List<Error> errors = new ArrayList<>();
             ErrorLogReader.read(cnc.errorLogBuffer(), (count, firstMs, lastMs, text) ->
                 errors.add(new Error(count, firstMs, lastMs, text)));
-            return new Snapshot(nowMs, cnc.driverPid(), cnc.startTimeMs(), nowMs - cnc.heartbeatMs(),
+            return new Snapshot(nowMs, cnc.driverPid(), cnc.startTimeMs(), Math.max(0, nowMs - cnc.heartbeatMs()),
                 TimeUnit.NANOSECONDS.toMillis(cnc.clientTimeoutNs()), counters, errors);
         }
 
