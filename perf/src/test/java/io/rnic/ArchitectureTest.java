@@ -101,6 +101,20 @@ class ArchitectureTest
             .check(classes);
     }
 
+    @Test
+    void shouldKeepTheClientLibraryFreeOfPortsAndEngines()
+    {
+        noClasses().that().resideInAnyPackage("io.rnic.client..", "io.rnic.cnc..")
+            .should().dependOnClassesThat().resideInAnyPackage("io.rnic.datapath..", "io.rnic.dpdkbindings..",
+                "io.rnic.tools..", "io.rnic.cli..", "io.rnic.cm..", "io.rnic.sim..")
+            .because("a driver's client runs no engine and opens no port: DPDK and AF_PACKET stay in the driver")
+            .check(classes);
+        noClasses().that().resideInAPackage("io.rnic.client..")
+            .should().dependOnClassesThat().haveFullyQualifiedName("io.rnic.transport.RnicEngine")
+            .because("the client's QPs post into shared rings; the engine is the driver's")
+            .check(classes);
+    }
+
     /**
      * Classes loaded from a module's build output or jar ({@code rnic-engine/target/classes},
      * {@code rnic-engine-*.jar}).
