@@ -84,18 +84,24 @@ check "rnic-hugepages.sh: reserves RNIC_HUGEPAGES" hugepages 64 0 64
 check "rnic-hugepages.sh: never lowers the count" hugepages 16 64 64
 check "rnic-hugepages.sh: refuses a count that is not a number" fails hugepages 12x 0 0
 
+# run_command EXPECTED INSTANCE VAR=VALUE...: the command rnic-driver-run.sh runs, its arguments joined by '|'.
 run_command() {
-  local expected=$1 actual
-  shift
-  actual=$(env "$@" RNIC_DRIVER_DRY_RUN=1 bash "$prefix/deploy/service/rnic-driver-run.sh" eth0 | paste -sd '|')
+  local expected=$1 instance=$2 actual
+  shift 2
+  actual=$(env "$@" RNIC_DRIVER_DRY_RUN=1 bash "$prefix/deploy/service/rnic-driver-run.sh" ${instance:+"$instance"} |
+    paste -sd '|')
   [[ $actual == "$expected" ]] || { echo "got      $actual"; echo "expected $expected"; return 1; }
 }
 check "rnic-driver-run.sh: AF_PACKET on the instance" run_command \
-  "$prefix/bin/rnic|driver|-d|eth0|--client-timeout-ms|5000|--idle|backoff" \
+  "$prefix/bin/rnic|driver|-d|eth0|--client-timeout-ms|5000|--idle|backoff" eth0 \
   RNIC_DRIVER_OPTS="--client-timeout-ms 5000  --idle backoff" RNIC_EAL_ARGS=
 check "rnic-driver-run.sh: DPDK, the EAL arguments one argument" run_command \
-  "$prefix/bin/rnic|driver|--port|dpdk|--eal|-a 0000:3b:00.0 --in-memory|--ip|10.0.0.1/24" \
+  "$prefix/bin/rnic|driver|--port|dpdk|--eal|-a 0000:3b:00.0 --in-memory|--ip|10.0.0.1/24" dpdk0 \
   RNIC_DRIVER_OPTS="--ip 10.0.0.1/24" RNIC_EAL_ARGS="-a 0000:3b:00.0 --in-memory"
+check "rnic-driver-run.sh: the interface from RNIC_IFACE (the container's command)" run_command \
+  "$prefix/bin/rnic|driver|-d|ens1f0" "" RNIC_IFACE=ens1f0 RNIC_DRIVER_OPTS= RNIC_EAL_ARGS=
+check "rnic-driver-run.sh: refuses to run without an interface" \
+  fails env RNIC_IFACE= RNIC_DRIVER_DRY_RUN=1 bash "$prefix/deploy/service/rnic-driver-run.sh"
 
 # --- Kubernetes ---
 manifests=("$root/deploy/k8s/rnic-driver-daemonset.yaml" "$root/deploy/k8s/example-client-pod.yaml")
