@@ -7,7 +7,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 . "$root/deploy/lib/find-jdk.sh"
 
-packages=(maven tshark python3 iproute2 tcpdump nftables iptables kmod gcc libc6-dev dpdk dpdk-dev libdpdk-dev pkg-config)
+packages=(maven tshark python3 iproute2 tcpdump nftables iptables kmod gcc libc6-dev dpdk dpdk-dev libdpdk-dev pkg-config
+  systemd yamllint python3-yaml python3-kubernetes)
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: set-up (packages, JDK 25 check), then `mvn -B install` with the tshark- and DPDK-based tests
+# Runs every test: set-up (packages, JDK 25 check), the offline checks of the service files (deploy/service/check.sh:
+# the systemd unit, its helpers, the Kubernetes manifests), then `mvn -B install` with the tshark- and DPDK-based tests
 # required (install: the tests first, then the jars, sources and Javadoc into ~/.m2, in the same run), then the
 # embedding example built against those installed artifacts (deploy/example/run.sh).
 # Extra arguments go to Maven (e.g. deploy/test.sh -o -pl rnic-engine); -o/--offline goes to the example's too.
@@ -10,6 +11,8 @@ root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 bash "$root/deploy/setup.sh"
 . "$root/deploy/lib/find-jdk.sh"
 rnic_find_jdk || { rnic_jdk_missing; exit 2; }
+
+bash "$root/deploy/service/check.sh"
 
 export JAVA_HOME=$RNIC_JAVA_HOME
 cd "$root"
