@@ -83,9 +83,8 @@ public final class CompletionQueue
      */
     public CompletionQueue(final int handle, final int requestedEntries)
     {
-        this(handle, formatBuffer(
-            new UnsafeBuffer(BufferUtil.allocateDirectAligned(requiredBytes(requestedEntries), 2 * BitUtil.CACHE_LINE_LENGTH)),
-            requestedEntries));
+        this(handle, formatBuffer(new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            requiredBytes(requestedEntries), 2 * BitUtil.CACHE_LINE_LENGTH)), requestedEntries));
     }
 
     private CompletionQueue(final int handle, final AtomicBuffer buffer)
@@ -147,7 +146,6 @@ public final class CompletionQueue
         }
         return BitUtil.findNextPositivePowerOfTwo(Math.max(2, requestedEntries));
     }
-
 
     private static AtomicBuffer formatBuffer(final AtomicBuffer buffer, final int requestedEntries)
     {
