@@ -45,9 +45,10 @@ public final class CompletionQueue
     public static final int MAX_ENTRIES = 1 << 22;
     public static final int SLOT_LENGTH = 64;
     /**
-     * Attempts {@link #offer} makes when other producers keep taking the slot it read. Engine producers are a few
-     * threads, each claiming one slot per attempt, so honest contention ends far sooner; only sequences a consumer
-     * scribbled keep a producer retrying that long.
+     * Attempts {@link #offer} makes when other producers keep taking the slot it read or winning the CAS on the tail.
+     * Each failed attempt means another producer claimed a slot, and the engine's producers are a few threads, so
+     * honest contention ends far sooner; only a consumer scribbling on the tail or the sequences keeps a producer
+     * retrying that long.
      */
     public static final int MAX_OFFER_ATTEMPTS = 1024;
 
@@ -82,9 +83,8 @@ public final class CompletionQueue
      */
     public CompletionQueue(final int handle, final int requestedEntries)
     {
-        this(handle, formatBuffer(
-            new UnsafeBuffer(BufferUtil.allocateDirectAligned(requiredBytes(requestedEntries), 2 * BitUtil.CACHE_LINE_LENGTH)),
-            requestedEntries));
+        this(handle, formatBuffer(new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            requiredBytes(requestedEntries), 2 * BitUtil.CACHE_LINE_LENGTH)), requestedEntries));
     }
 
     private CompletionQueue(final int handle, final AtomicBuffer buffer)
@@ -113,7 +113,7 @@ public final class CompletionQueue
             throw new VerbsException("a CQ of " + requestedEntries + " entries needs " + required +
                 " bytes, the buffer has " + buffer.capacity());
         }
-        checkAlignment(buffer);
+        SharedRingHeaders.checkAlignment(buffer, "completion queue");
         return new CompletionQueue(handle, formatBuffer(buffer, requestedEntries));
     }
 
@@ -123,16 +123,7 @@ public final class CompletionQueue
      */
     public static CompletionQueue attach(final int handle, final AtomicBuffer buffer)
     {
-        if (buffer.capacity() < HEADER_LENGTH)
-        {
-            throw new VerbsException("not a completion queue: " + buffer.capacity() + " bytes, shorter than its header");
-        }
-        checkAlignment(buffer);
-        final int magic = buffer.getIntVolatile(MAGIC_OFFSET);
-        if (magic != MAGIC)
-        {
-            throw new VerbsException("not a formatted completion queue: magic 0x" + Integer.toHexString(magic));
-        }
+        SharedRingHeaders.checkFormatted(buffer, HEADER_LENGTH, MAGIC, "completion queue");
         final int capacity = buffer.getInt(CAPACITY_OFFSET);
         final int slotLength = buffer.getInt(SLOT_LENGTH_OFFSET);
         if (capacity < 2 || capacity > MAX_ENTRIES || !BitUtil.isPowerOfTwo(capacity) || slotLength != SLOT_LENGTH)
@@ -154,18 +145,6 @@ public final class CompletionQueue
             throw new VerbsException("CQ size " + requestedEntries + " out of range 1.." + MAX_ENTRIES);
         }
         return BitUtil.findNextPositivePowerOfTwo(Math.max(2, requestedEntries));
-    }
-
-    private static void checkAlignment(final AtomicBuffer buffer)
-    {
-        try
-        {
-            buffer.verifyAlignment();
-        }
-        catch (final IllegalStateException ex)
-        {
-            throw new VerbsException("a completion queue needs an 8-byte aligned buffer: " + ex.getMessage());
-        }
     }
 
     private static AtomicBuffer formatBuffer(final AtomicBuffer buffer, final int requestedEntries)
@@ -238,12 +217,17 @@ public final class CompletionQueue
                     break;
                 }
             }
-            else if (sequence < position || ++attempts >= MAX_OFFER_ATTEMPTS)
+            else if (sequence < position)
             {
                 buffer.getAndAddLong(OVERRUNS_OFFSET, 1L);
                 return false;
             }
-            // else another producer took this slot: reread the tail
+            // else another producer took this slot, or won the CAS: reread the tail, a bounded number of times
+            if (++attempts >= MAX_OFFER_ATTEMPTS)
+            {
+                buffer.getAndAddLong(OVERRUNS_OFFSET, 1L);
+                return false;
+            }
         }
         buffer.putLong(slot + WR_ID_OFFSET, wrId);
         buffer.putInt(slot + STATUS_OFFSET, status.value());

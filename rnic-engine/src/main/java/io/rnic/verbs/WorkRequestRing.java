@@ -150,7 +150,7 @@ public final class WorkRequestRing
             throw new VerbsException("a work request ring of " + requestedEntries + " entries needs " + required +
                 " bytes, the buffer has " + buffer.capacity());
         }
-        checkAlignment(buffer);
+        SharedRingHeaders.checkAlignment(buffer, "work request ring");
         buffer.setMemory(0, HEADER_LENGTH, (byte)0);
         buffer.putInt(KIND_OFFSET, kind);
         buffer.putInt(CAPACITY_OFFSET, capacity);
@@ -167,16 +167,7 @@ public final class WorkRequestRing
     public static WorkRequestRing attach(final int kind, final AtomicBuffer buffer)
     {
         checkKind(kind);
-        if (buffer.capacity() < HEADER_LENGTH)
-        {
-            throw new VerbsException("not a work request ring: " + buffer.capacity() + " bytes, shorter than its header");
-        }
-        checkAlignment(buffer);
-        final int magic = buffer.getIntVolatile(MAGIC_OFFSET);
-        if (magic != MAGIC)
-        {
-            throw new VerbsException("not a formatted work request ring: magic 0x" + Integer.toHexString(magic));
-        }
+        SharedRingHeaders.checkFormatted(buffer, HEADER_LENGTH, MAGIC, "work request ring");
         final int foundKind = buffer.getInt(KIND_OFFSET);
         if (foundKind != kind)
         {
@@ -222,17 +213,6 @@ public final class WorkRequestRing
         return kind == SEND ? "SEND" : kind == RECV ? "RECV" : "kind " + kind;
     }
 
-    private static void checkAlignment(final AtomicBuffer buffer)
-    {
-        try
-        {
-            buffer.verifyAlignment();
-        }
-        catch (final IllegalStateException ex)
-        {
-            throw new VerbsException("a work request ring needs an 8-byte aligned buffer: " + ex.getMessage());
-        }
-    }
 
     /** {@link #SEND} or {@link #RECV}. */
     public int kind()

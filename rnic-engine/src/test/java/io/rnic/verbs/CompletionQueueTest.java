@@ -1,5 +1,6 @@
 package io.rnic.verbs;
 
+import io.rnic.testing.SteadyStateAllocation;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -316,5 +317,22 @@ class CompletionQueueTest
             assertEquals((byte)0x5A, whole.getByte(guardBytes + length + i), "after the queue's buffer");
         }
         assertTrue(cq.remainingCapacity() >= 0 && cq.remainingCapacity() <= cq.capacity());
+    }
+
+    @Test
+    void shouldAllocateNothingPerCompletion()
+    {
+        final CompletionQueue cq = new CompletionQueue(1, 64);
+        final WorkCompletion[] wcs = completions(4);
+        final long bytes = SteadyStateAllocation.leastBytes(() ->
+        {
+            for (int i = 0; i < 10_000; i++)
+            {
+                cq.offer(i, WcStatus.SUCCESS, WcOpcode.SEND, i, 0, 1, 0, 0, 0);
+                cq.offer(i, WcStatus.RNR_RETRY_EXC_ERR, WcOpcode.RDMA_WRITE, 0, 0, 1, 0, 0, 0);
+                cq.poll(wcs, 4);
+            }
+        }, 1, 20);
+        assertEquals(0, bytes);
     }
 }

@@ -29,7 +29,8 @@ class WorkRequestRingTest
 
     private static WorkRequestRing ring(final int kind, final int entries, final int maxSge)
     {
-        return WorkRequestRing.format(kind, entries, maxSge, directBuffer(WorkRequestRing.requiredBytes(entries, maxSge)));
+        final AtomicBuffer buffer = directBuffer(WorkRequestRing.requiredBytes(entries, maxSge));
+        return WorkRequestRing.format(kind, entries, maxSge, buffer);
     }
 
     private static void assertSameSgl(final ScatterGatherList expected, final ScatterGatherList actual)
