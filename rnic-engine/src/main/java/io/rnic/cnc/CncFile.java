@@ -12,6 +12,7 @@ import java.io.File;
 import java.nio.MappedByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * The driver's command-and-control file ({@code cnc.dat} in the driver's directory), laid out as Aeron's CnC file:
@@ -148,6 +149,16 @@ public final class CncFile implements AutoCloseable
         }
         final File file = directory.resolve(FILE_NAME).toFile();
         final MappedByteBuffer mapped = IoUtil.mapNewFile(file, fileLength(lengths), true);
+        try
+        {
+            // clients write commands into it: the driver's group may, others may not (the directory is 0770 too)
+            Files.setPosixFilePermissions(file.toPath(), PosixFilePermissions.fromString("rw-rw----"));
+        }
+        catch (final java.io.IOException ex)
+        {
+            IoUtil.unmap(mapped);
+            throw new CncException("cannot set the permissions of " + file + ": " + ex.getMessage());
+        }
         final UnsafeBuffer header = new UnsafeBuffer(mapped, 0, HEADER_LENGTH);
         header.putInt(MAGIC_OFFSET, MAGIC);
         header.putLong(PID_OFFSET, ProcessHandle.current().pid());
