@@ -1,5 +1,6 @@
 package io.rnic.verbs;
 
+import io.rnic.shm.Futex;
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
@@ -25,7 +26,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  *  +-------------------------------+-------------------------------+
  *  |            magic              |           capacity            |  0
  *  +-------------------------------+-------------------------------+
- *  |         slot length           |   (to byte 128)               |  8
+ *  |         slot length           |   (to byte 64)                |  8
+ *  +-------------------------------+-------------------------------+
+ *  |     notify armed (0/1)        |   notify events (futex word)  |  64
  *  +-------------------------------+-------------------------------+
  *  |                     tail (next position to fill)              |  128
  *  |                     overruns                                  |  136
@@ -55,6 +58,10 @@ public final class CompletionQueue
     static final int MAGIC_OFFSET = 0;
     static final int CAPACITY_OFFSET = 4;
     static final int SLOT_LENGTH_OFFSET = 8;
+    /** Set by a consumer that will block ({@link #requestNotify}); cleared by the producer that wakes it. */
+    static final int NOTIFY_ARMED_OFFSET = BitUtil.CACHE_LINE_LENGTH;
+    /** Counts notifications; the futex word blocked consumers sleep on. */
+    static final int NOTIFY_EVENTS_OFFSET = NOTIFY_ARMED_OFFSET + 4;
     static final int TAIL_OFFSET = 2 * BitUtil.CACHE_LINE_LENGTH;
     static final int OVERRUNS_OFFSET = TAIL_OFFSET + 8;
     static final int HEAD_OFFSET = 4 * BitUtil.CACHE_LINE_LENGTH;
@@ -89,6 +96,11 @@ public final class CompletionQueue
 
     private CompletionQueue(final int handle, final AtomicBuffer buffer)
     {
+        if (buffer.byteArray() != null)
+        {
+            // blocked consumers sleep on a futex word, which has to be at a fixed native address
+            throw new VerbsException("a completion queue lives in off-heap memory, not in a byte[]");
+        }
         this.handle = handle;
         this.buffer = buffer;
         this.capacity = buffer.getInt(CAPACITY_OFFSET);
@@ -240,7 +252,87 @@ public final class CompletionQueue
         buffer.putInt(slot + FLAGS_OFFSET, wcFlags);
         buffer.putInt(slot + NETWORK_HEADER_TYPE_OFFSET, networkHeaderType);
         buffer.putLongRelease(slot + SEQUENCE_OFFSET, position + 1);
+        if (buffer.getIntVolatile(NOTIFY_ARMED_OFFSET) != 0)
+        {
+            notifyWaiters(); // a consumer blocks on this queue: the one system call, only when it asked for it
+        }
         return true;
+    }
+
+    private void notifyWaiters()
+    {
+        if (buffer.compareAndSetInt(NOTIFY_ARMED_OFFSET, 1, 0))
+        {
+            buffer.getAndAddInt(NOTIFY_EVENTS_OFFSET, 1);
+            Futex.wake(buffer.addressOffset() + NOTIFY_EVENTS_OFFSET, Integer.MAX_VALUE);
+        }
+    }
+
+    /**
+     * ibverbs {@code ibv_req_notify_cq}: the next completion added to this queue wakes the threads blocked in
+     * {@link #awaitNotification} (of any process sharing the queue). Notifications are one-shot: ask again after each.
+     */
+    public void requestNotify()
+    {
+        buffer.putIntVolatile(NOTIFY_ARMED_OFFSET, 1);
+    }
+
+    /** Notifications sent so far: read before {@link #requestNotify}, pass to {@link #awaitNotification}. */
+    public int notifications()
+    {
+        return buffer.getIntVolatile(NOTIFY_EVENTS_OFFSET);
+    }
+
+    /**
+     * ibverbs {@code ibv_get_cq_event}: blocks the calling thread until a notification later than
+     * {@code seenNotifications} (from {@link #notifications()}) or {@code timeoutNs}. From a virtual thread it pins
+     * its carrier while it blocks (a system call). Returns whether a notification came.
+     */
+    public boolean awaitNotification(final int seenNotifications, final long timeoutNs)
+    {
+        final long deadlineNs = System.nanoTime() + timeoutNs;
+        while (buffer.getIntVolatile(NOTIFY_EVENTS_OFFSET) == seenNotifications)
+        {
+            final long leftNs = deadlineNs - System.nanoTime();
+            if (leftNs <= 0)
+            {
+                return false;
+            }
+            Futex.await(buffer.addressOffset() + NOTIFY_EVENTS_OFFSET, seenNotifications, leftNs);
+        }
+        return true;
+    }
+
+    /**
+     * Polls, and when nothing is there blocks until a completion arrives or {@code timeoutNs} passes: the
+     * completion channel's usual loop ({@code ibv_req_notify_cq}, poll again, {@code ibv_get_cq_event}) in one call,
+     * without a lost wake-up. The engine makes a system call only for a queue someone is blocked on.
+     *
+     * @return the number of completions written, 0 after the timeout.
+     */
+    public int pollBlocking(final WorkCompletion[] completions, final int max, final long timeoutNs)
+    {
+        final long deadlineNs = System.nanoTime() + timeoutNs;
+        while (true)
+        {
+            int count = poll(completions, max);
+            if (count > 0)
+            {
+                return count;
+            }
+            final int seen = notifications();
+            requestNotify();
+            count = poll(completions, max); // one may have arrived before the request: it would not notify
+            if (count > 0)
+            {
+                return count;
+            }
+            final long leftNs = deadlineNs - System.nanoTime();
+            if (leftNs <= 0 || !awaitNotification(seen, leftNs))
+            {
+                return poll(completions, max);
+            }
+        }
     }
 
     /**

@@ -101,7 +101,7 @@ public final class EndpointPairScenario
         send.sgl.add(sa.mr.address(), 5000, sa.mr.lKey());
         assertEquals(0, sa.qp.postSend(send));
         assertEquals(WcStatus.SUCCESS, sa.await(sa.sendCq).status());
-        final WorkCompletion received = sb.await(sb.recvCq);
+        final WorkCompletion received = sb.awaitBlocking(sb.recvCq); // the completion channel: woken, not polling
         assertEquals(WcStatus.SUCCESS, received.status());
         assertEquals(5000, received.byteLength());
         assertEquals(0x1234_5678, received.immediateData());
@@ -167,6 +167,15 @@ public final class EndpointPairScenario
                     throw new AssertionError("no completion within 10 s on " + qp.describe());
                 }
                 Thread.sleep(0, 100_000);
+            }
+            return completion[0];
+        }
+
+        WorkCompletion awaitBlocking(final CompletionQueue cq)
+        {
+            if (cq.pollBlocking(completion, 1, 10_000_000_000L) == 0)
+            {
+                throw new AssertionError("no completion within 10 s on " + qp.describe());
             }
             return completion[0];
         }
