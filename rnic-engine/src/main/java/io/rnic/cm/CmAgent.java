@@ -100,6 +100,12 @@ public final class CmAgent implements Agent
         run(nowNs -> cm.listen(port));
     }
 
+    /** {@link ConnectionManager#stopListening}; in effect when this returns. */
+    public void stopListening(final int port)
+    {
+        run(nowNs -> cm.stopListening(port));
+    }
+
     /**
      * {@link ConnectionManager#connect}: the REQ is out when this returns; wait for {@link CmConnection#isEstablished}
      * with {@link #await}.

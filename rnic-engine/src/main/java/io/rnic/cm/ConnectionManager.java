@@ -154,6 +154,12 @@ public final class ConnectionManager implements AutoCloseable
         listening.add(port);
     }
 
+    /** Stops accepting REQs for this port: the next ones are rejected (invalid service ID), as nobody listens. */
+    public void stopListening(final int port)
+    {
+        listening.remove(port);
+    }
+
     /** The next REQ to a port we listen on, waiting for {@link #accept} or {@link #reject}; null if none. */
     public CmConnection pollConnectRequest()
     {
