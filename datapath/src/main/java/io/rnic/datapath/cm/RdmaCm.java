@@ -277,8 +277,9 @@ public final class RdmaCm implements AutoCloseable
     }
 
     /**
-     * Releases every connection still open (DREQs to their peers), stops the connection manager and destroys what it
-     * held. The context stays open. Idempotent.
+     * Releases every connection still open (a DREQ to each peer; their QPs destroyed), stops the connection manager
+     * and destroys what it held. The context stays open; closed before, the engine is gone and only the manager's
+     * state is released. Idempotent.
      */
     public void close()
     {
@@ -289,17 +290,16 @@ public final class RdmaCm implements AutoCloseable
             {
                 return;
             }
+            closed = true;
             open = connections.toArray(new RdmaConnection[0]);
+            connections.clear();
         }
+        endpoint.removeApplication(agent); // from here on the duty cycle no longer runs the manager: this thread does
+        final long nowNs = SystemNanoClock.INSTANCE.nanoTime();
         for (final RdmaConnection connection : open)
         {
-            connection.close();
+            manager.release(connection.cmConnection(), nowNs);
         }
-        synchronized (this)
-        {
-            closed = true;
-        }
-        endpoint.removeApplication(agent);
         manager.close();
     }
 

@@ -182,6 +182,25 @@ class RdmaCmTest
         assertEquals("a REQ carries at most 56 bytes of private data, not 57", error.getMessage());
     }
 
+    @Test
+    void shouldCloseQuietlyAfterItsContextWithConnectionsStillOpen() throws Exception
+    {
+        final Side a = new Side(pair.first());
+        final Side b = new Side(pair.second());
+        final RdmaListener listener = cmB.listen(PORT);
+        final CompletableFuture<RdmaConnection> accepted =
+            CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, new byte[0]));
+        final RdmaConnection active = cmA.connect(pair.secondIpv4(), PORT, a.init(), TIMEOUT, new byte[0]);
+        accepted.get(10, TimeUnit.SECONDS);
+
+        pair.close(); // the wrong order: the engines stop under the connection managers
+        final long startNs = System.nanoTime();
+        cmA.close();
+        cmB.close();
+        active.close();
+        assertTrue(System.nanoTime() - startNs < TimeUnit.SECONDS.toNanos(5), "closing waited for a stopped engine");
+    }
+
     /** A PD, two CQs and a 2 MiB region registered with every access right. */
     private static final class Side
     {
