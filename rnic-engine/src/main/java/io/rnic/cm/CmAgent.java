@@ -100,6 +100,12 @@ public final class CmAgent implements Agent
         run(nowNs -> cm.listen(port));
     }
 
+    /** {@link ConnectionManager#stopListening}; in effect when this returns. */
+    public void stopListening(final int port)
+    {
+        run(nowNs -> cm.stopListening(port));
+    }
+
     /**
      * {@link ConnectionManager#connect}: the REQ is out when this returns; wait for {@link CmConnection#isEstablished}
      * with {@link #await}.
@@ -107,19 +113,33 @@ public final class CmAgent implements Agent
     public CmConnection connect(final QueuePair qp, final long peerGidHigh, final long peerGidLow, final int port,
         final int responderResources, final int initiatorDepth)
     {
+        return connect(qp, peerGidHigh, peerGidLow, port, responderResources, initiatorDepth, new byte[0]);
+    }
+
+    /** {@link #connect(QueuePair, long, long, int, int, int)} with the consumer's private data in the REQ. */
+    public CmConnection connect(final QueuePair qp, final long peerGidHigh, final long peerGidLow, final int port,
+        final int responderResources, final int initiatorDepth, final byte[] privateData)
+    {
         if (callerResolver != null)
         {
             callerResolver.resolve(peerGidHigh, peerGidLow); // here, where waiting for the answer blocks no engine
         }
         return call(() -> cm.connect(qp, peerGidHigh, peerGidLow, port, responderResources, initiatorDepth,
-            clock.nanoTime()));
+            privateData, clock.nanoTime()));
     }
 
     /** {@link ConnectionManager#accept}: the QP is in RTS and the REP sent when this returns. */
     public void accept(final CmConnection c, final QueuePair qp, final int responderResources,
         final int initiatorDepth)
     {
-        run(nowNs -> cm.accept(c, qp, responderResources, initiatorDepth, nowNs));
+        accept(c, qp, responderResources, initiatorDepth, new byte[0]);
+    }
+
+    /** {@link #accept(CmConnection, QueuePair, int, int)} with the consumer's private data in the REP. */
+    public void accept(final CmConnection c, final QueuePair qp, final int responderResources,
+        final int initiatorDepth, final byte[] privateData)
+    {
+        run(nowNs -> cm.accept(c, qp, responderResources, initiatorDepth, privateData, nowNs));
     }
 
     /** {@link ConnectionManager#reject}. */

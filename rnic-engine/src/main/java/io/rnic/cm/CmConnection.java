@@ -34,6 +34,11 @@ public final class CmConnection
     int peerResponseTimeout;
     int maxRetries;
     QueuePair qp;
+    /**
+     * The peer's private data: the consumer's part of its REQ (passive side) or its REP (active side), the whole field,
+     * zero-padded. Written before the state that publishes it (a volatile write).
+     */
+    byte[] peerPrivateData = new byte[0];
     /** Passive: what the REQ asked for, before we grant it in the REP. */
     private int requestedResponderResources;
     private int requestedInitiatorDepth;
@@ -176,6 +181,16 @@ public final class CmConnection
     public int peerPort()
     {
         return peerPort;
+    }
+
+    /**
+     * The peer's private data: from its REQ on the passive side ({@value CmReqFlyweight#CONSUMER_PRIVATE_DATA_LENGTH}
+     * bytes), from its REP on the active side once established ({@value CmRepFlyweight#PRIVATE_DATA_LENGTH} bytes); the
+     * whole field, zero-padded, as librdmacm's {@code private_data}. Empty before.
+     */
+    public byte[] peerPrivateData()
+    {
+        return peerPrivateData.clone();
     }
 
     public QueuePair qp()

@@ -19,6 +19,8 @@ public final class CmRepFlyweight extends CmMadFlyweight
     static final int TARGET_ACK_DELAY_OFFSET = 50;
     static final int RNR_RETRY_OFFSET = 51;
     static final int LOCAL_CA_GUID_OFFSET = 52;
+    public static final int PRIVATE_DATA_OFFSET = 60;
+    public static final int PRIVATE_DATA_LENGTH = 196;
 
     public long localQkey()
     {
@@ -99,6 +101,21 @@ public final class CmRepFlyweight extends CmMadFlyweight
     public CmRepFlyweight localCaGuid(final long guid)
     {
         putU64(LOCAL_CA_GUID_OFFSET, guid);
+        return this;
+    }
+
+    /** Copies the private data, the whole field (zero-padded, as librdmacm hands it over). */
+    public byte[] privateData()
+    {
+        final byte[] data = new byte[PRIVATE_DATA_LENGTH];
+        getBytes(PRIVATE_DATA_OFFSET, data);
+        return data;
+    }
+
+    /** At most {@link #PRIVATE_DATA_LENGTH} bytes (the manager checks); the rest of the field stays zero. */
+    public CmRepFlyweight privateData(final byte[] data)
+    {
+        putBytes(PRIVATE_DATA_OFFSET, data);
         return this;
     }
 }

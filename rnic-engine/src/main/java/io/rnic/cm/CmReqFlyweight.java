@@ -381,6 +381,25 @@ public final class CmReqFlyweight extends CmMadFlyweight
         return this;
     }
 
+    /** The consumer's private data follows the RDMA CM header: 92 - 36 bytes, librdmacm's limit for a connect. */
+    public static final int CONSUMER_PRIVATE_DATA_OFFSET = CMA_HEADER_OFFSET + CMA_HEADER_LENGTH;
+    public static final int CONSUMER_PRIVATE_DATA_LENGTH = PRIVATE_DATA_LENGTH - CMA_HEADER_LENGTH;
+
+    /** Copies the consumer's private data, the whole field (zero-padded, as librdmacm hands it over). */
+    public byte[] consumerPrivateData()
+    {
+        final byte[] data = new byte[CONSUMER_PRIVATE_DATA_LENGTH];
+        getBytes(CONSUMER_PRIVATE_DATA_OFFSET, data);
+        return data;
+    }
+
+    /** At most {@link #CONSUMER_PRIVATE_DATA_LENGTH} bytes (the manager checks); the rest of the field stays zero. */
+    public CmReqFlyweight consumerPrivateData(final byte[] data)
+    {
+        putBytes(CONSUMER_PRIVATE_DATA_OFFSET, data);
+        return this;
+    }
+
     /** The RDMA CM's service ID of a port in the RDMA_PS_TCP space: {@code 0x0000000001060000 | port}. */
     public static long tcpServiceId(final int port)
     {

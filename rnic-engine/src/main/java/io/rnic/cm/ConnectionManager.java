@@ -57,6 +57,7 @@ public final class ConnectionManager implements AutoCloseable
     public static final long TIMEWAIT_NS_DERIVED = -1;
 
     private static final int GRH_BYTES = GsiChannel.GRH_BYTES;
+    private static final byte[] NO_PRIVATE_DATA = new byte[0];
 
     /** Where a peer's MAC comes from (ARP / neighbour discovery, or a static table): by the peer's GID. */
     @FunctionalInterface
@@ -153,6 +154,12 @@ public final class ConnectionManager implements AutoCloseable
         listening.add(port);
     }
 
+    /** Stops accepting REQs for this port: the next ones are rejected (invalid service ID), as nobody listens. */
+    public void stopListening(final int port)
+    {
+        listening.remove(port);
+    }
+
     /** The next REQ to a port we listen on, waiting for {@link #accept} or {@link #reject}; null if none. */
     public CmConnection pollConnectRequest()
     {
@@ -193,6 +200,17 @@ public final class ConnectionManager implements AutoCloseable
     public CmConnection connect(final QueuePair qp, final long peerGidHigh, final long peerGidLow, final int port,
         final int responderResources, final int initiatorDepth, final long nowNs)
     {
+        return connect(qp, peerGidHigh, peerGidLow, port, responderResources, initiatorDepth, NO_PRIVATE_DATA, nowNs);
+    }
+
+    /**
+     * {@link #connect(QueuePair, long, long, int, int, int, long)} with the consumer's private data in the REQ, after
+     * the RDMA CM header: at most {@link CmReqFlyweight#CONSUMER_PRIVATE_DATA_LENGTH} bytes, as librdmacm allows.
+     */
+    public CmConnection connect(final QueuePair qp, final long peerGidHigh, final long peerGidLow, final int port,
+        final int responderResources, final int initiatorDepth, final byte[] privateData, final long nowNs)
+    {
+        checkPrivateData(privateData, CmReqFlyweight.CONSUMER_PRIVATE_DATA_LENGTH, "REQ");
         final CmConnection c = new CmConnection(connections.newCommId(), CmState.REQ_SENT);
         c.qp = qp;
         c.transactionId = random.nextLong() & 0x0000_0000_FFFF_FFFFL | 0x0000_0002_0000_0000L;
@@ -232,6 +250,7 @@ public final class ConnectionManager implements AutoCloseable
             req.cmaHeaderIpv6(sourcePort, localPort.gidHigh(gidIndex), localPort.gidLow(gidIndex), peerGidHigh,
                 peerGidLow);
         }
+        req.consumerPrivateData(privateData);
         connections.add(c);
         sendAndAwait(c, nowNs);
         return c;
@@ -246,6 +265,17 @@ public final class ConnectionManager implements AutoCloseable
     public void accept(final CmConnection c, final QueuePair qp, final int responderResources,
         final int initiatorDepth, final long nowNs)
     {
+        accept(c, qp, responderResources, initiatorDepth, NO_PRIVATE_DATA, nowNs);
+    }
+
+    /**
+     * {@link #accept(CmConnection, QueuePair, int, int, long)} with the consumer's private data in the REP: at most
+     * {@link CmRepFlyweight#PRIVATE_DATA_LENGTH} bytes.
+     */
+    public void accept(final CmConnection c, final QueuePair qp, final int responderResources,
+        final int initiatorDepth, final byte[] privateData, final long nowNs)
+    {
+        checkPrivateData(privateData, CmRepFlyweight.PRIVATE_DATA_LENGTH, "REP");
         if (c.state() != CmState.REQ_RCVD)
         {
             throw new IllegalStateException("accept in state " + c.state());
@@ -261,7 +291,8 @@ public final class ConnectionManager implements AutoCloseable
         rep.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_REP, c.transactionId).localCommId(c.localCommId)
             .remoteCommId(c.remoteCommId);
         rep.localQpn(qp.qpn()).startingPsn(c.localPsn).responderResources(grantedResponder)
-            .initiatorDepth(grantedInitiator).targetAckDelay(15).rnrRetryCount(7).localCaGuid(caGuid);
+            .initiatorDepth(grantedInitiator).targetAckDelay(15).rnrRetryCount(7).localCaGuid(caGuid)
+            .privateData(privateData);
         c.state(CmState.REP_SENT);
         sendAndAwait(c, nowNs);
     }
@@ -435,6 +466,7 @@ public final class ConnectionManager implements AutoCloseable
         c.servicePort = CmReqFlyweight.tcpPortOf(req.serviceId());
         c.peerPort = req.cmaSourcePort();
         c.requested(req.responderResources(), req.initiatorDepth());
+        c.peerPrivateData = req.consumerPrivateData();
         c.localAckTimeout = req.primaryLocalAckTimeout();
         c.retryCount = req.retryCount();
         c.rnrRetryCount = req.rnrRetryCount();
@@ -495,6 +527,7 @@ public final class ConnectionManager implements AutoCloseable
         c.remoteQpn = rep.localQpn();
         c.remotePsn = rep.startingPsn();
         c.rnrRetryCount = rep.rnrRetryCount();
+        c.peerPrivateData = rep.privateData();
         // the peer's responder resources are our READs in flight; its initiator depth, its READs toward us
         final int maxReadAtomic = Math.max(1, Math.min(c.initiatorDepth, rep.responderResources()));
         final int maxDestReadAtomic = Math.max(1, c.responderResources);
@@ -722,6 +755,15 @@ public final class ConnectionManager implements AutoCloseable
     private void sendMad(final AddressVector to, final UnsafeBuffer from)
     {
         gsi.send(to, from);
+    }
+
+    private static void checkPrivateData(final byte[] privateData, final int maxBytes, final String message)
+    {
+        if (privateData.length > maxBytes)
+        {
+            throw new IllegalArgumentException("a " + message + " carries at most " + maxBytes +
+                " bytes of private data, not " + privateData.length);
+        }
     }
 
     /** IBTA's timeout encoding: 4.096 µs × 2^value. */

@@ -33,8 +33,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -125,6 +127,35 @@ class ConnectionManagerTest
             qp = device.createQp(new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq).capacity(8, 8));
             mr = device.registerMemoryRegion(pd, memory, AccessFlags.ALL);
         }
+    }
+
+    @Test
+    void shouldCarryPrivateDataInTheReqAfterTheCmaHeaderAndInTheRep()
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
+        final ConnectionManager cmA = manager(fabric, fabric.a(), 1);
+        final ConnectionManager cmB = listener(fabric, 2);
+        final Side a = new Side(fabric.a());
+        final Side b = new Side(fabric.b());
+        final byte[] fromA = new byte[CmReqFlyweight.CONSUMER_PRIVATE_DATA_LENGTH];
+        final byte[] fromB = { 'h', 'e', 'l', 'l', 'o' };
+        for (int i = 0; i < fromA.length; i++)
+        {
+            fromA[i] = (byte)(i + 1);
+        }
+
+        final CmConnection active = cmA.connect(a.qp, 0, IP_B_GID, PORT, 1, 1, fromA, fabric.clock().nanoTime());
+        final CmConnection passive = awaitConnectRequest(fabric, cmA, cmB);
+        assertArrayEquals(fromA, passive.peerPrivateData());
+        cmB.accept(passive, b.qp, 1, 1, fromB, fabric.clock().nanoTime());
+        assertTrue(run(fabric, () -> active.isEstablished() && passive.isEstablished(), cmA, cmB));
+
+        final byte[] expected = new byte[CmRepFlyweight.PRIVATE_DATA_LENGTH];
+        System.arraycopy(fromB, 0, expected, 0, fromB.length);
+        assertArrayEquals(expected, active.peerPrivateData(), "the whole field, zero-padded, as librdmacm's");
+        final IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class, () -> cmA.connect(
+            a.qp, 0, IP_B_GID, PORT, 1, 1, new byte[fromA.length + 1], fabric.clock().nanoTime()));
+        assertEquals("a REQ carries at most 56 bytes of private data, not 57", tooLong.getMessage());
     }
 
     @Test

@@ -1,11 +1,14 @@
 package io.rnic.example;
 
-import io.rnic.datapath.endpoint.Endpoint;
-import io.rnic.datapath.endpoint.EndpointOptions;
+import io.rnic.client.DriverContext;
+import io.rnic.datapath.cm.RdmaCm;
+import io.rnic.datapath.cm.RdmaConnection;
+import io.rnic.datapath.cm.RdmaListener;
+import io.rnic.datapath.endpoint.InMemoryContexts;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
-import io.rnic.datapath.port.InMemoryPort;
 import io.rnic.device.ConnectParameters;
 import io.rnic.device.QueuePair;
+import io.rnic.device.RnicContext;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
@@ -19,30 +22,34 @@ import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
- * What an embedder writes, compiled against the installed artifacts only: two endpoints in one JVM joined by
- * in-memory ports (no interface, no privileges), an RC QP on each, an RDMA WRITE of 1 MiB from A into B and an RDMA
- * READ of it back from B into A, each checked byte for byte. Prints one line and exits 0, or names what went wrong
- * and exits 1.
+ * What an embedder writes, compiled against the installed artifacts only: an RDMA WRITE of 1 MiB from A into B and an
+ * RDMA READ of it back from B into A, each checked byte for byte, written against {@link RnicContext} so that the
+ * same code runs embedded or through drivers.
+ * <ul>
+ * <li>No argument: two endpoints in this JVM joined in memory ({@link InMemoryContexts#pair()}: no interface, no
+ * privileges), connected with the RDMA CM ({@link RdmaCm}: listen, accept, connect, disconnect).</li>
+ * <li>{@code DIR_A DIR_B}: a client of each of two running {@code rnic driver}s ({@link DriverContext#open}), e.g. on
+ * the two ends of a veth pair; the connection API does not run through a driver yet, so the QPNs, PSNs and keys
+ * are exchanged out of band (here, in this process) and each QP is connected with {@link ConnectParameters}.</li>
+ * </ul>
+ * Prints one line and exits 0, or names what went wrong and exits 1.
  */
 public final class WriteReadExample
 {
     private static final int MESSAGE_BYTES = 1 << 20;
     private static final int REGION_BYTES = 2 * MESSAGE_BYTES;
-    private static final long MAC_A = 0x02_00_00_00_00_0AL;
-    private static final long MAC_B = 0x02_00_00_00_00_0BL;
-    private static final byte[] IP_A = { 10, 10, 0, 1 };
-    private static final byte[] IP_B = { 10, 10, 0, 2 };
-    private static final int MTU_BYTES = 4096;
-    private static final int RING_BYTES = 1 << 22;
-    private static final long COMPLETION_TIMEOUT_NS = 10_000_000_000L;
+    private static final int PORT = 7471;
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private WriteReadExample()
     {
@@ -50,56 +57,128 @@ public final class WriteReadExample
 
     public static void main(final String[] args) throws Exception
     {
-        final InMemoryPort[] ports = InMemoryPort.pair(MAC_A, MAC_B, MTU_BYTES, RING_BYTES);
-        // a yielding engine thread: the example may share a small machine; in memory the UDP port need not be held
-        final EndpointOptions options = EndpointOptions.defaults()
-            .withIdleStrategy("yield")
-            .withAnswerNeighbours(true)
-            .withHoldRocePort(false);
-
-        try (Arena arena = Arena.ofShared();
-            Endpoint a = Endpoint.start(ports[0], localPort(MAC_A, IP_A), options);
-            Endpoint b = Endpoint.start(ports[1], localPort(MAC_B, IP_B), options))
+        if (args.length != 0 && args.length != 2)
         {
-            final Side sideA = new Side(a, arena);
-            final Side sideB = new Side(b, arena);
-            final int psnA = ThreadLocalRandom.current().nextInt(1 << 24);
-            final int psnB = ThreadLocalRandom.current().nextInt(1 << 24);
-            sideA.connect(sideB, psnA, psnB, InetAddress.getByAddress(IP_B));
-            sideB.connect(sideA, psnB, psnA, InetAddress.getByAddress(IP_A));
-
-            for (int i = 0; i < MESSAGE_BYTES; i++)
+            System.err.println("usage: WriteReadExample            (two in-memory endpoints in this JVM)\n" +
+                "       WriteReadExample DIR_A DIR_B  (a client of each of two running drivers, e.g. " +
+                "/dev/shm/rnic-t0 /dev/shm/rnic-t1)");
+            System.exit(2);
+        }
+        try
+        {
+            if (args.length == 0)
             {
-                sideA.memory.set(ValueLayout.JAVA_BYTE, i, (byte)(i * 7 + 3 + (i >>> 12)));
+                embedded();
             }
-
-            final long startNs = System.nanoTime();
-            // WRITE A[0, 1 MiB) -> B[0, 1 MiB)
-            sideA.post(WrOpcode.RDMA_WRITE, 1, 0, sideB.mr.address(), sideB.mr.rKey());
-            sideA.awaitSend();
-            final long writeMismatch = sideB.memory.asSlice(0, MESSAGE_BYTES)
-                .mismatch(sideA.memory.asSlice(0, MESSAGE_BYTES));
-            check(writeMismatch == -1, "RDMA WRITE: B differs from A at byte " + writeMismatch);
-
-            // READ B[0, 1 MiB) -> A[1 MiB, 2 MiB)
-            sideA.post(WrOpcode.RDMA_READ, 2, MESSAGE_BYTES, sideB.mr.address(), sideB.mr.rKey());
-            sideA.awaitSend();
-            final long readMismatch = sideA.memory.asSlice(MESSAGE_BYTES, MESSAGE_BYTES)
-                .mismatch(sideB.memory.asSlice(0, MESSAGE_BYTES));
-            check(readMismatch == -1, "RDMA READ: A differs from B at byte " + readMismatch);
-            final long elapsedUs = (System.nanoTime() - startNs) / 1000;
-
-            System.out.println("rnic example: RDMA WRITE and READ of " + MESSAGE_BYTES +
-                " bytes between two in-memory endpoints, byte-exact, in " + elapsedUs + " us");
+            else
+            {
+                throughDrivers(Path.of(args[0]), Path.of(args[1]));
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            check(false, ex.getMessage()); // every rnic failure is one line naming its cause: no stack trace needed
         }
     }
 
-    private static LocalPort localPort(final long mac, final byte[] ipv4)
+    /** Two in-memory endpoints, connected with the RDMA CM. */
+    private static void embedded() throws Exception
     {
-        final LocalPort port = new LocalPort(mac).ethernetMtu(MTU_BYTES);
-        port.addGid(0xFE80_0000_0000_0000L, InterfaceAddresses.eui64(mac));    // GID 0: link-local
-        port.addIpv4((ipv4[0] & 0xFF) << 24 | (ipv4[1] & 0xFF) << 16 | (ipv4[2] & 0xFF) << 8 | ipv4[3] & 0xFF);
-        return port;                                                           // GID 1: RoCEv2 over IPv4
+        try (InMemoryContexts pair = InMemoryContexts.pair();
+            RdmaCm cmA = RdmaCm.open(pair.first());
+            RdmaCm cmB = RdmaCm.open(pair.second()))
+        {
+            final Side a = new Side(pair.first());
+            final Side b = new Side(pair.second());
+            // B: rdma_listen, then rdma_get_request + rdma_accept on another thread; A: rdma_connect
+            final RdmaListener listener = cmB.listen(PORT);
+            final CompletableFuture<RdmaConnection> accepted =
+                CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, new byte[0]));
+            try (RdmaConnection connection = cmA.connect(pair.secondIpv4(), PORT, a.init(), TIMEOUT, new byte[0]);
+                RdmaConnection unused = accepted.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS))
+            {
+                final long elapsedUs = writeAndRead(a, connection.qp(), b);
+                connection.disconnect();
+                check(connection.awaitDisconnected(TIMEOUT), "no DREP within " + TIMEOUT);
+                System.out.println("rnic example: RDMA WRITE and READ of " + MESSAGE_BYTES + " bytes between two " +
+                    "in-memory endpoints, connected with the RDMA CM, byte-exact, in " + elapsedUs + " us");
+            }
+        }
+    }
+
+    /** A client of each of two drivers; the QPs connected by hand, as any out-of-band exchange would. */
+    private static void throughDrivers(final Path directoryA, final Path directoryB) throws Exception
+    {
+        try (DriverContext contextA = DriverContext.open(directoryA);
+            DriverContext contextB = DriverContext.open(directoryB))
+        {
+            final Side a = new Side(contextA);
+            final Side b = new Side(contextB);
+            final QueuePair qpA = contextA.createQp(a.init());
+            final QueuePair qpB = contextB.createQp(b.init());
+            final int psnA = ThreadLocalRandom.current().nextInt(1 << 24);
+            final int psnB = ThreadLocalRandom.current().nextInt(1 << 24);
+            connect(contextA, qpA, psnA, contextB.port(), qpB.qpn(), psnB);
+            connect(contextB, qpB, psnB, contextA.port(), qpA.qpn(), psnA);
+            final long elapsedUs = writeAndRead(a, qpA, b);
+            contextA.destroyQp(qpA);
+            contextB.destroyQp(qpB);
+            System.out.println("rnic example: RDMA WRITE and READ of " + MESSAGE_BYTES + " bytes through the drivers " +
+                "of " + directoryA + " and " + directoryB + ", byte-exact, in " + elapsedUs + " us");
+        }
+    }
+
+    /** RESET to RTS towards the peer's QP, from our first IPv4 GID to the peer's; its MAC by ARP on our port. */
+    private static void connect(final RnicContext context, final QueuePair qp, final int localPsn,
+        final LocalPort peerPort, final int peerQpn, final int peerPsn)
+    {
+        final int sgidIndex = ipv4GidIndex(context.port());
+        final int peerGid = ipv4GidIndex(peerPort);
+        final InetAddress peer = InterfaceAddresses.gidAddress(peerPort.gidHigh(peerGid), peerPort.gidLow(peerGid));
+        final long peerMac = context.resolveMac(peer, sgidIndex, TIMEOUT);
+        final ConnectParameters parameters = new ConnectParameters()
+            .remote(peerQpn, peerPsn)
+            .localPsn(localPsn)
+            .pathMtu(PathMtu.forEthernetMtu(Math.min(context.port().ethernetMtu(), peerPort.ethernetMtu())))
+            .readAtomic(4, 4);
+        parameters.addressVector
+            .destinationIpv4((int)peerPort.gidLow(peerGid))
+            .destinationMac(peerMac)
+            .sourceGidIndex(sgidIndex);
+        parameters.applyTo(qp);
+    }
+
+    /** WRITE A[0, 1 MiB) into B[0, 1 MiB), READ it back into A[1 MiB, 2 MiB), both checked; returns the time taken. */
+    private static long writeAndRead(final Side a, final QueuePair qp, final Side b)
+    {
+        for (int i = 0; i < MESSAGE_BYTES; i++)
+        {
+            a.memory.set(ValueLayout.JAVA_BYTE, i, (byte)(i * 7 + 3 + (i >>> 12)));
+        }
+        final long startNs = System.nanoTime();
+        a.post(qp, WrOpcode.RDMA_WRITE, 1, 0, b.mr.address(), b.mr.rKey());
+        a.awaitSend();
+        final long writeMismatch = b.memory.asSlice(0, MESSAGE_BYTES).mismatch(a.memory.asSlice(0, MESSAGE_BYTES));
+        check(writeMismatch == -1, "RDMA WRITE: B differs from A at byte " + writeMismatch);
+
+        a.post(qp, WrOpcode.RDMA_READ, 2, MESSAGE_BYTES, b.mr.address(), b.mr.rKey());
+        a.awaitSend();
+        final long readMismatch = a.memory.asSlice(MESSAGE_BYTES, MESSAGE_BYTES)
+            .mismatch(b.memory.asSlice(0, MESSAGE_BYTES));
+        check(readMismatch == -1, "RDMA READ: A differs from B at byte " + readMismatch);
+        return (System.nanoTime() - startNs) / 1000;
+    }
+
+    private static int ipv4GidIndex(final LocalPort port)
+    {
+        for (int i = 0; i < port.gidCount(); i++)
+        {
+            if (port.isIpv4Gid(i))
+            {
+                return i;
+            }
+        }
+        throw new IllegalStateException("the port has no IPv4 address: " + port);
     }
 
     private static void check(final boolean condition, final String failure)
@@ -112,52 +191,36 @@ public final class WriteReadExample
     }
 
     /**
-     * One endpoint's resources: a PD, a CQ for sends, an RC QP and a 2 MiB region it registers with every access
-     * right, so that it can be written and read remotely.
+     * One side's resources: a PD, a CQ for sends and one for receives, and a 2 MiB region from the context's
+     * {@code allocate} (freed after the engine stops), registered with every access right so that it can be written
+     * and read remotely.
      */
     private static final class Side
     {
-        private final Endpoint endpoint;
+        private final ProtectionDomain pd;
         private final CompletionQueue sendCq;
-        private final QueuePair qp;
+        private final CompletionQueue recvCq;
         private final MemorySegment memory;
         private final MemoryRegion mr;
         private final SendWorkRequest request = new SendWorkRequest();
-        private final WorkCompletion[] completions = { new WorkCompletion() };
+        private final WorkCompletion[] completions = new WorkCompletion[1];
 
-        Side(final Endpoint endpoint, final Arena arena)
+        Side(final RnicContext context)
         {
-            this.endpoint = endpoint;
-            final ProtectionDomain pd = endpoint.device().allocPd();
-            sendCq = endpoint.device().createCq(64);
-            final CompletionQueue recvCq = endpoint.device().createCq(64);
-            qp = endpoint.device().createQp(new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq));
-            memory = arena.allocate(REGION_BYTES, 4096);
-            mr = endpoint.device().registerMemoryRegion(pd, memory, AccessFlags.ALL);
+            pd = context.allocPd();
+            sendCq = context.createCq(64);
+            recvCq = context.createCq(64);
+            memory = context.allocate(REGION_BYTES);
+            mr = context.registerMemoryRegion(pd, memory, AccessFlags.ALL);
         }
 
-        /**
-         * RESET to RTS towards the peer's QP: the peer's MAC is resolved by ARP over the port, as it would be on an
-         * interface; the QPNs and PSNs are exchanged by hand here (in one JVM, by reading them).
-         */
-        void connect(final Side peer, final int localPsn, final int peerPsn, final InetAddress peerAddress)
+        QpInitAttributes init()
         {
-            final int sgidIndex = 1;
-            final long peerMac = endpoint.resolveMac(peerAddress, sgidIndex, Duration.ofSeconds(5));
-            final ConnectParameters parameters = new ConnectParameters()
-                .remote(peer.qp.qpn(), peerPsn)
-                .localPsn(localPsn)
-                .pathMtu(PathMtu.forEthernetMtu(MTU_BYTES)) // 2048: a 4096-byte payload and headers exceed 4096
-                .readAtomic(4, 4);
-            parameters.addressVector
-                .destinationIpv4((int)InterfaceAddresses.gidOf(peerAddress)[1])
-                .destinationMac(peerMac)
-                .sourceGidIndex(sgidIndex);
-            parameters.applyTo(qp);
+            return new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq);
         }
 
-        void post(
-            final int opcode, final long wrId, final long localOffset, final long remoteAddress, final int rKey)
+        void post(final QueuePair qp, final int opcode, final long wrId, final long localOffset,
+            final long remoteAddress, final int rKey)
         {
             request.sgl.clear();
             request.opcode = opcode;
@@ -171,11 +234,10 @@ public final class WriteReadExample
 
         void awaitSend()
         {
-            final long deadlineNs = System.nanoTime() + COMPLETION_TIMEOUT_NS;
+            final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
             while (sendCq.poll(completions, 1) == 0)
             {
-                check(System.nanoTime() < deadlineNs, "no completion within 10 s; counters:\n" +
-                    endpoint.countersReport());
+                check(System.nanoTime() < deadlineNs, "no completion within " + TIMEOUT);
                 Thread.yield();
             }
             final WorkCompletion completion = completions[0];

@@ -1,0 +1,34 @@
+package io.rnic.datapath.cm;
+
+/**
+ * A connection that could not be made or accepted, with one line naming the cause: the peer's REJ and its reason,
+ * no reply within the timeout, no ARP / neighbour answer from the peer, no connect request within the timeout.
+ */
+public final class RdmaCmException extends RuntimeException
+{
+    public RdmaCmException(final String message)
+    {
+        super(message);
+    }
+
+    /** IBTA 12.6.7.2's name of a REJ reason (librdmacm reports the number as the event's status). */
+    public static String rejectReasonName(final int reason)
+    {
+        return switch (reason)
+        {
+            case 1 -> "no QP available";
+            case 3 -> "no resources available";
+            case 4 -> "timeout";
+            case 5 -> "unsupported request";
+            case 6 -> "invalid communication ID";
+            case 7 -> "invalid communication instance";
+            case 8 -> "invalid service ID: nobody listens on that port";
+            case 9 -> "invalid transport service type";
+            case 10 -> "stale connection";
+            case 12 -> "invalid primary GID";
+            case 26 -> "invalid path MTU";
+            case 28 -> "consumer reject: the listener refused it";
+            default -> "reason " + reason;
+        };
+    }
+}

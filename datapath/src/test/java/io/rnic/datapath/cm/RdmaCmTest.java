@@ -1,0 +1,254 @@
+package io.rnic.datapath.cm;
+
+import io.rnic.datapath.endpoint.EmbeddedContext;
+import io.rnic.datapath.endpoint.InMemoryContexts;
+import io.rnic.device.QueuePair;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.RecvWorkRequest;
+import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
+import io.rnic.verbs.WrOpcode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The librdmacm-shaped connection API between two in-memory endpoints: listen / accept / connect, a WRITE and a READ
+ * of 1 MiB through the connection's QP, disconnect with its flush; and the failures, each one line naming its cause.
+ */
+class RdmaCmTest
+{
+    private static final int PORT = 7471;
+    private static final int MESSAGE_BYTES = 1 << 20;
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private InMemoryContexts pair;
+    private RdmaCm cmA;
+    private RdmaCm cmB;
+
+    @BeforeEach
+    void start()
+    {
+        pair = InMemoryContexts.pair();
+        cmA = RdmaCm.open(pair.first());
+        cmB = RdmaCm.open(pair.second());
+    }
+
+    @AfterEach
+    void stop()
+    {
+        cmA.close();
+        cmB.close();
+        pair.close();
+    }
+
+    @Test
+    void shouldConnectWriteAndReadOneMebibyteByteExactAndDisconnect() throws Exception
+    {
+        final Side a = new Side(pair.first());
+        final Side b = new Side(pair.second());
+        final byte[] hello = { 'h', 'e', 'l', 'l', 'o' };
+        final byte[] welcome = { 'w', 'e', 'l', 'c', 'o', 'm', 'e' };
+        final RdmaListener listener = cmB.listen(pair.secondIpv4(), PORT);
+        final CompletableFuture<RdmaConnection> accepted =
+            CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, welcome));
+
+        final RdmaConnection active = cmA.connect(pair.secondIpv4(), PORT, a.init(), TIMEOUT, hello);
+        final RdmaConnection passive = accepted.get(10, TimeUnit.SECONDS);
+        assertTrue(active.isConnected());
+        assertTrue(passive.isConnected());
+        assertEquals(QpState.RTS, active.qp().state());
+        assertEquals(QpState.RTS, passive.qp().state());
+        assertEquals(passive.qp().qpn(), active.remoteQpn());
+        assertEquals(pair.firstIpv4(), passive.peerAddress());
+        assertArrayEquals(hello, Arrays.copyOf(passive.peerPrivateData(), hello.length));
+        assertArrayEquals(welcome, Arrays.copyOf(active.peerPrivateData(), welcome.length));
+
+        for (int i = 0; i < MESSAGE_BYTES; i++)
+        {
+            a.memory.set(ValueLayout.JAVA_BYTE, i, (byte)(i * 7 + 3 + (i >>> 12)));
+        }
+        a.post(active.qp(), WrOpcode.RDMA_WRITE, 0, b.mr.address(), b.mr.rKey());
+        assertEquals(WcStatus.SUCCESS, a.await(a.sendCq).status());
+        assertEquals(-1, b.memory.asSlice(0, MESSAGE_BYTES).mismatch(a.memory.asSlice(0, MESSAGE_BYTES)));
+        a.post(active.qp(), WrOpcode.RDMA_READ, MESSAGE_BYTES, b.mr.address(), b.mr.rKey());
+        assertEquals(WcStatus.SUCCESS, a.await(a.sendCq).status());
+        assertEquals(-1, a.memory.asSlice(MESSAGE_BYTES, MESSAGE_BYTES).mismatch(b.memory.asSlice(0, MESSAGE_BYTES)));
+
+        // a receive still posted on the passive side completes flushed once the peer disconnects
+        final RecvWorkRequest recv = new RecvWorkRequest();
+        recv.wrId = 77;
+        recv.sgl.add(b.mr.address(), 64, b.mr.lKey());
+        assertEquals(0, passive.qp().postRecv(recv));
+        active.disconnect();
+        assertTrue(active.awaitDisconnected(TIMEOUT), "no DREP");
+        assertTrue(passive.awaitDisconnected(TIMEOUT), "no DREQ");
+        assertFalse(active.isConnected());
+        assertEquals(QpState.ERR, active.qp().state());
+        assertEquals(QpState.ERR, passive.qp().state());
+        final WorkCompletion flushed = b.await(b.recvCq);
+        assertEquals(77, flushed.wrId());
+        assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status());
+        active.close();
+        passive.close();
+        listener.close();
+    }
+
+    @Test
+    void shouldRejectAConnectToAPortNobodyListensOnNamingTheReason()
+    {
+        final Side a = new Side(pair.first());
+        final RdmaCmException error = assertThrows(RdmaCmException.class,
+            () -> cmA.connect(pair.secondIpv4(), PORT + 1, a.init(), TIMEOUT, new byte[0]));
+        assertEquals("connect to 192.0.2.2 port 7472: rejected: invalid service ID: nobody listens on that port " +
+            "(REJ reason 8)", error.getMessage());
+    }
+
+    @Test
+    void shouldRejectAConnectTheListenerRefuses() throws Exception
+    {
+        final Side a = new Side(pair.first());
+        final RdmaListener listener = cmB.listen(PORT);
+        final CompletableFuture<byte[]> refused = CompletableFuture.supplyAsync(() ->
+        {
+            final RdmaConnectRequest request = listener.getRequest(TIMEOUT);
+            request.reject();
+            return request.privateData();
+        });
+        final RdmaCmException error = assertThrows(RdmaCmException.class,
+            () -> cmA.connect(pair.secondIpv4(), PORT, a.init(), TIMEOUT, new byte[]{ 42 }));
+        assertEquals("connect to 192.0.2.2 port 7471: rejected: consumer reject: the listener refused it (REJ reason " +
+            "28)", error.getMessage());
+        assertEquals(42, refused.get(10, TimeUnit.SECONDS)[0]);
+    }
+
+    @Test
+    void shouldTimeOutAnAcceptCleanlyAndAcceptTheNextConnect() throws Exception
+    {
+        final Side a = new Side(pair.first());
+        final Side b = new Side(pair.second());
+        final RdmaListener listener = cmB.listen(PORT);
+        final RdmaCmException error = assertThrows(RdmaCmException.class,
+            () -> listener.accept(b.init(), Duration.ofMillis(200), new byte[0]));
+        assertEquals("no connect request on port 7471 within 200 ms", error.getMessage());
+
+        final CompletableFuture<RdmaConnection> accepted =
+            CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, new byte[0]));
+        try (RdmaConnection active = cmA.connect(pair.secondIpv4(), PORT, a.init(), TIMEOUT, new byte[0]);
+            RdmaConnection passive = accepted.get(10, TimeUnit.SECONDS))
+        {
+            assertTrue(active.isConnected() && passive.isConnected());
+        }
+    }
+
+    @Test
+    void shouldNameTheMissingRouteWhenNobodyAnswersArp() throws Exception
+    {
+        final Side a = new Side(pair.first());
+        final InetAddress nobody = InetAddress.getByAddress(new byte[]{ (byte)192, 0, 2, 99 });
+        final RdmaCmException error = assertThrows(RdmaCmException.class,
+            () -> cmA.connect(nobody, PORT, a.init(), Duration.ofMillis(300), new byte[0]));
+        assertTrue(error.getMessage().startsWith("connect to 192.0.2.99 port 7471: no route: no ARP/neighbour reply " +
+            "from 192.0.2.99"), error.getMessage());
+    }
+
+    @Test
+    void shouldRefusePrivateDataLongerThanAReqCarries()
+    {
+        final Side a = new Side(pair.first());
+        final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+            () -> cmA.connect(pair.secondIpv4(), PORT, a.init(), TIMEOUT, new byte[57]));
+        assertEquals("a REQ carries at most 56 bytes of private data, not 57", error.getMessage());
+    }
+
+    @Test
+    void shouldCloseQuietlyAfterItsContextWithConnectionsStillOpen() throws Exception
+    {
+        final Side a = new Side(pair.first());
+        final Side b = new Side(pair.second());
+        final RdmaListener listener = cmB.listen(PORT);
+        final CompletableFuture<RdmaConnection> accepted =
+            CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, new byte[0]));
+        final RdmaConnection active = cmA.connect(pair.secondIpv4(), PORT, a.init(), TIMEOUT, new byte[0]);
+        accepted.get(10, TimeUnit.SECONDS);
+
+        pair.close(); // the wrong order: the engines stop under the connection managers
+        final long startNs = System.nanoTime();
+        cmA.close();
+        cmB.close();
+        active.close();
+        assertTrue(System.nanoTime() - startNs < TimeUnit.SECONDS.toNanos(5), "closing waited for a stopped engine");
+    }
+
+    /** A PD, two CQs and a 2 MiB region registered with every access right. */
+    private static final class Side
+    {
+        final ProtectionDomain pd;
+        final CompletionQueue sendCq;
+        final CompletionQueue recvCq;
+        final MemorySegment memory;
+        final MemoryRegion mr;
+        final SendWorkRequest request = new SendWorkRequest();
+        final WorkCompletion[] completion = new WorkCompletion[1];
+
+        Side(final EmbeddedContext context)
+        {
+            pd = context.allocPd();
+            sendCq = context.createCq(64);
+            recvCq = context.createCq(64);
+            memory = context.allocate(2L * MESSAGE_BYTES);
+            mr = context.registerMemoryRegion(pd, memory, AccessFlags.ALL);
+        }
+
+        QpInitAttributes init()
+        {
+            return new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq);
+        }
+
+        void post(final QueuePair qp, final int opcode, final long localOffset, final long remoteAddress,
+            final int rKey)
+        {
+            request.sgl.clear();
+            request.opcode = opcode;
+            request.sgl.add(mr.address() + localOffset, MESSAGE_BYTES, mr.lKey());
+            request.remoteAddress = remoteAddress;
+            request.rKey = rKey;
+            assertEquals(0, qp.postSend(request));
+        }
+
+        WorkCompletion await(final CompletionQueue cq)
+        {
+            final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
+            while (cq.poll(completion, 1) == 0)
+            {
+                if (System.nanoTime() > deadlineNs)
+                {
+                    throw new AssertionError("no completion within " + TIMEOUT);
+                }
+                Thread.yield();
+            }
+            return completion[0];
+        }
+    }
+}
