@@ -5,7 +5,11 @@
 # kept in $OUT. Builds and boots what it needs and always shuts the guest down.
 #
 #   deploy/interop/run.sh [-o OUTDIR] [-n ITERS] [-f FILTER_REGEX] [--sizes "2 4096 65536"] [--keep-up] [--reuse]
+#                         [--driver]
 #
+# --driver: our side runs through one `bin/rnic driver` on rxhost0 (started here, stopped at the end), each tool as
+# its client (--driver DIR) instead of an engine of its own; the RDMA CM tests (perftest -R, rping) are skipped then,
+# as the CM does not run through a driver yet.
 # -f: only the tests whose name matches (e.g. 'pingpong|write'); --keep-up: leave the guest running;
 # --reuse: use a guest that is already up (and leave it up) instead of building and booting one.
 # Needs root (netns, QEMU). RX_MTU (default 1500: IB MTU 1024) is passed to the harness. While the file
@@ -20,6 +24,7 @@ FILTER=.
 SIZES="2 4096 65536"
 KEEP_UP=0
 REUSE=0
+DRIVER=0
 while (($#)); do
   case $1 in
     -o) OUT=$2; shift 2 ;;
@@ -28,7 +33,8 @@ while (($#)); do
     --sizes) SIZES=$2; shift 2 ;;
     --keep-up) KEEP_UP=1; shift ;;
     --reuse) REUSE=1; KEEP_UP=1; shift ;;
-    *) echo "usage: $0 [-o OUTDIR] [-n ITERS] [-f FILTER_REGEX] [--sizes \"2 4096 65536\"] [--keep-up] [--reuse]" >&2; exit 2 ;;
+    --driver) DRIVER=1; shift ;;
+    *) echo "usage: $0 [-o OUTDIR] [-n ITERS] [-f FILTER_REGEX] [--sizes \"2 4096 65536\"] [--keep-up] [--reuse] [--driver]" >&2; exit 2 ;;
   esac
 done
 export RX_MTU=${RX_MTU:-1500}
@@ -43,8 +49,12 @@ wait_bench() {
   while [[ -e $BENCH_LOCK ]]; do log "benchmark lock $BENCH_LOCK present: waiting"; sleep 30; done
 }
 
+DRIVER_DIR=/dev/shm/rnic-interop$$
+DRIVER_PID=
 cleanup() {
   local pid
+  if [[ -n $DRIVER_PID ]]; then kill -TERM "$DRIVER_PID" 2>/dev/null || true; wait "$DRIVER_PID" 2>/dev/null || true; fi
+  rm -rf "$DRIVER_DIR"
   for pid in $(jobs -p); do kill "$pid" 2>/dev/null || true; done
   if ((KEEP_UP == 0)); then "$RXE/down.sh" >/dev/null 2>&1 || true; fi
 }
@@ -72,6 +82,18 @@ g 1 'uname -r; dpkg-query -W -f="\${Package} \${Version}\n" perftest ibverbs-uti
 COUNTERS='cd /sys/class/infiniband/rxe0/ports/1/hw_counters && grep -H . * | sed "s/:/ /"'
 g 1 "$COUNTERS" > "$OUT/hw_counters.before" 2>&1 || true
 RNIC=("$REPO/bin/rnic")
+PORT=(-d "$IF")   # how our tools reach the port: their own engine on the interface, or a driver's
+if ((DRIVER)); then
+  log "starting bin/rnic driver on $IF ($DRIVER_DIR)"
+  ip netns exec "$NS" "${RNIC[@]}" driver -d "$IF" --dir "$DRIVER_DIR" --idle yield > "$OUT/driver.txt" 2>&1 &
+  DRIVER_PID=$!
+  for _ in $(seq 600); do
+    [[ -f $DRIVER_DIR/cnc.dat ]] && "${RNIC[@]}" devinfo --dir "$DRIVER_DIR" >/dev/null 2>&1 && break
+    kill -0 "$DRIVER_PID" 2>/dev/null || { cat "$OUT/driver.txt" >&2; exit 1; }
+    sleep 0.1
+  done
+  PORT=(--driver "$DRIVER_DIR")
+fi
 
 RESULTS=()
 NO_TCP=0
@@ -88,7 +110,7 @@ run_guest_server() {  # name guest-cmd rnic-tool rnic-args...
   g 1 "pkill -x -f '^(ib_|ibv_).*' 2>/dev/null; rm -f /tmp/s.log; (timeout $T_GUEST $gcmd; echo \"exit=\$?\") > /tmp/s.log 2>&1 &" >/dev/null || true
   sleep 1
   local rc=0
-  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" "$tool" -d "$IF" "$@" --timeout-ms "$T_RNIC_MS" "$GUEST" \
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" "$tool" "${PORT[@]}" "$@" --timeout-ms "$T_RNIC_MS" "$GUEST" \
     > "$f.rnic.txt" 2>&1 || rc=$?
   g -t $((T_GUEST + 10)) 1 "for i in \$(seq $((T_GUEST * 5))); do grep -q '^exit=' /tmp/s.log && break; sleep 0.2; done; cat /tmp/s.log" \
     > "$f.guest.txt" 2>&1 || true
@@ -102,7 +124,7 @@ run_rnic_server() {  # name guest-cmd rnic-tool rnic-args...
   local name=$1 gcmd=$2 tool=$3; shift 3
   local f="$OUT/$name.rnic-server"
   wait_bench
-  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" "$tool" -d "$IF" "$@" --timeout-ms "$T_RNIC_MS" \
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" "$tool" "${PORT[@]}" "$@" --timeout-ms "$T_RNIC_MS" \
     > "$f.rnic.txt" 2>&1 &
   local pid=$!
   if ((NO_TCP)); then
@@ -123,6 +145,7 @@ run_rnic_server() {  # name guest-cmd rnic-tool rnic-args...
 
 both() {  # name guest-cmd rnic-tool rnic-args...
   [[ $1 =~ $FILTER ]] || return 0
+  if ((DRIVER && NO_TCP)); then return 0; fi # the RDMA CM does not run through a driver yet
   run_guest_server "$@"
   run_rnic_server "$@"
 }
@@ -191,14 +214,14 @@ rping_rnic_server() {
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "rnic server/guest client" PASS "$pings pings"
   else record "$name" "rnic server/guest client" FAIL "rnic exit $rc, guest exit ${grc:-none}, $pings pings"; fi
 }
-if [[ rping =~ $FILTER ]]; then
+if [[ rping =~ $FILTER ]] && ((DRIVER == 0)); then
   rping_guest_server
   rping_rnic_server
 fi
 
 g 1 "$COUNTERS" > "$OUT/hw_counters.after" 2>&1 || true
 {
-  echo "rxe interop $(date -u '+%Y-%m-%d %H:%M UTC'), RX_MTU=$RX_MTU, -n $ITERS, guest: $(head -1 "$OUT/guest-info.txt"), rnic $(git -C "$REPO" rev-parse --short HEAD)"
+  echo "rxe interop $(date -u '+%Y-%m-%d %H:%M UTC'), RX_MTU=$RX_MTU, -n $ITERS,$( ((DRIVER)) && echo ' our side through bin/rnic driver (no -R, no rping),') guest: $(head -1 "$OUT/guest-info.txt"), rnic $(git -C "$REPO" rev-parse --short HEAD)"
   echo
   echo "| test | role | result | detail |"
   echo "| --- | --- | --- | --- |"
