@@ -3,6 +3,7 @@ package io.rnic.verbs;
 import io.rnic.shm.Futex;
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -83,6 +84,14 @@ public final class CompletionQueue
     private final int capacity;
     private final int mask;
     private final AtomicBuffer buffer;
+    /**
+     * The buffer's memory as Unsafe addresses it (the array, or null off-heap, and the offset of byte 0): offer and
+     * poll access the slots through these rather than through the buffer, whose accessors check bounds on every call
+     * (on unless {@code agrona.disable.bounds.checks}); every offset is a masked slot index times the slot length
+     * plus a constant below it, within the capacity checked against the buffer's length once, in format or attach.
+     */
+    private final byte[] base;
+    private final long baseOffset;
 
     /**
      * Made by {@code RnicDevice.createCq}, which numbers the queues of a device; applications ask it for one.
@@ -103,6 +112,8 @@ public final class CompletionQueue
         }
         this.handle = handle;
         this.buffer = buffer;
+        this.base = buffer.byteArray();
+        this.baseOffset = buffer.addressOffset();
         this.capacity = buffer.getInt(CAPACITY_OFFSET);
         this.mask = capacity - 1;
     }
@@ -213,46 +224,47 @@ public final class CompletionQueue
         final int wcFlags,
         final int networkHeaderType)
     {
-        final AtomicBuffer buffer = this.buffer;
+        final byte[] base = this.base;
+        final long tailAddress = baseOffset + TAIL_OFFSET;
         long position;
-        int slot;
+        long slot;
         int attempts = 0;
         while (true)
         {
-            position = buffer.getLongVolatile(TAIL_OFFSET);
-            slot = HEADER_LENGTH + ((int)position & mask) * SLOT_LENGTH;
-            final long sequence = buffer.getLongAcquire(slot + SEQUENCE_OFFSET);
+            position = UnsafeApi.getLongVolatile(base, tailAddress);
+            slot = baseOffset + HEADER_LENGTH + ((int)position & mask) * SLOT_LENGTH;
+            final long sequence = UnsafeApi.getLongAcquire(base, slot + SEQUENCE_OFFSET);
             if (sequence == position)
             {
-                if (buffer.compareAndSetLong(TAIL_OFFSET, position, position + 1))
+                if (UnsafeApi.compareAndSetLong(base, tailAddress, position, position + 1))
                 {
                     break;
                 }
             }
             else if (sequence < position)
             {
-                buffer.getAndAddLong(OVERRUNS_OFFSET, 1L);
+                UnsafeApi.getAndAddLong(base, baseOffset + OVERRUNS_OFFSET, 1L);
                 return false;
             }
             // else another producer took this slot, or won the CAS: reread the tail, a bounded number of times
             if (++attempts >= MAX_OFFER_ATTEMPTS)
             {
-                buffer.getAndAddLong(OVERRUNS_OFFSET, 1L);
+                UnsafeApi.getAndAddLong(base, baseOffset + OVERRUNS_OFFSET, 1L);
                 return false;
             }
         }
-        buffer.putLong(slot + WR_ID_OFFSET, wrId);
-        buffer.putInt(slot + STATUS_OFFSET, status.value());
-        buffer.putInt(slot + OPCODE_OFFSET, opcode);
-        buffer.putInt(slot + VENDOR_ERROR_OFFSET, 0);
-        buffer.putInt(slot + BYTE_LENGTH_OFFSET, byteLength);
-        buffer.putInt(slot + IMMEDIATE_OFFSET, immediate);
-        buffer.putInt(slot + QP_NUMBER_OFFSET, qpNumber);
-        buffer.putInt(slot + SOURCE_QP_OFFSET, sourceQp);
-        buffer.putInt(slot + FLAGS_OFFSET, wcFlags);
-        buffer.putInt(slot + NETWORK_HEADER_TYPE_OFFSET, networkHeaderType);
-        buffer.putLongRelease(slot + SEQUENCE_OFFSET, position + 1);
-        if (buffer.getIntVolatile(NOTIFY_ARMED_OFFSET) != 0)
+        UnsafeApi.putLong(base, slot + WR_ID_OFFSET, wrId);
+        UnsafeApi.putInt(base, slot + STATUS_OFFSET, status.value());
+        UnsafeApi.putInt(base, slot + OPCODE_OFFSET, opcode);
+        UnsafeApi.putInt(base, slot + VENDOR_ERROR_OFFSET, 0);
+        UnsafeApi.putInt(base, slot + BYTE_LENGTH_OFFSET, byteLength);
+        UnsafeApi.putInt(base, slot + IMMEDIATE_OFFSET, immediate);
+        UnsafeApi.putInt(base, slot + QP_NUMBER_OFFSET, qpNumber);
+        UnsafeApi.putInt(base, slot + SOURCE_QP_OFFSET, sourceQp);
+        UnsafeApi.putInt(base, slot + FLAGS_OFFSET, wcFlags);
+        UnsafeApi.putInt(base, slot + NETWORK_HEADER_TYPE_OFFSET, networkHeaderType);
+        UnsafeApi.putLongRelease(base, slot + SEQUENCE_OFFSET, position + 1);
+        if (UnsafeApi.getIntVolatile(base, baseOffset + NOTIFY_ARMED_OFFSET) != 0)
         {
             notifyWaiters(); // a consumer blocks on this queue: the one system call, only when it asked for it
         }
@@ -356,14 +368,15 @@ public final class CompletionQueue
      */
     public int poll(final WorkCompletion[] completions, final int max)
     {
-        final AtomicBuffer buffer = this.buffer;
+        final byte[] base = this.base;
+        final long headAddress = baseOffset + HEAD_OFFSET;
         final int limit = Math.min(max, completions.length);
         int count = 0;
         while (count < limit)
         {
-            final long position = buffer.getLongVolatile(HEAD_OFFSET);
-            final int slot = HEADER_LENGTH + ((int)position & mask) * SLOT_LENGTH;
-            final long sequence = buffer.getLongAcquire(slot + SEQUENCE_OFFSET);
+            final long position = UnsafeApi.getLongVolatile(base, headAddress);
+            final long slot = baseOffset + HEADER_LENGTH + ((int)position & mask) * SLOT_LENGTH;
+            final long sequence = UnsafeApi.getLongAcquire(base, slot + SEQUENCE_OFFSET);
             if (sequence != position + 1)
             {
                 if (sequence < position + 1)
@@ -378,24 +391,24 @@ public final class CompletionQueue
                 wc = new WorkCompletion(); // before the claim: nothing can fail once the slot is ours
                 completions[count] = wc;
             }
-            if (!buffer.compareAndSetLong(HEAD_OFFSET, position, position + 1))
+            if (!UnsafeApi.compareAndSetLong(base, headAddress, position, position + 1))
             {
                 continue;
             }
             count++;
-            wc.wrId = buffer.getLong(slot + WR_ID_OFFSET);
-            wc.status = buffer.getInt(slot + STATUS_OFFSET);
-            wc.opcode = buffer.getInt(slot + OPCODE_OFFSET);
-            wc.vendorError = buffer.getInt(slot + VENDOR_ERROR_OFFSET);
-            wc.byteLength = buffer.getInt(slot + BYTE_LENGTH_OFFSET);
-            wc.immediateOrInvalidatedRKey = buffer.getInt(slot + IMMEDIATE_OFFSET);
-            wc.qpNumber = buffer.getInt(slot + QP_NUMBER_OFFSET);
-            wc.sourceQp = buffer.getInt(slot + SOURCE_QP_OFFSET);
-            wc.flags = buffer.getInt(slot + FLAGS_OFFSET);
-            wc.networkHeaderType = buffer.getInt(slot + NETWORK_HEADER_TYPE_OFFSET);
+            wc.wrId = UnsafeApi.getLong(base, slot + WR_ID_OFFSET);
+            wc.status = UnsafeApi.getInt(base, slot + STATUS_OFFSET);
+            wc.opcode = UnsafeApi.getInt(base, slot + OPCODE_OFFSET);
+            wc.vendorError = UnsafeApi.getInt(base, slot + VENDOR_ERROR_OFFSET);
+            wc.byteLength = UnsafeApi.getInt(base, slot + BYTE_LENGTH_OFFSET);
+            wc.immediateOrInvalidatedRKey = UnsafeApi.getInt(base, slot + IMMEDIATE_OFFSET);
+            wc.qpNumber = UnsafeApi.getInt(base, slot + QP_NUMBER_OFFSET);
+            wc.sourceQp = UnsafeApi.getInt(base, slot + SOURCE_QP_OFFSET);
+            wc.flags = UnsafeApi.getInt(base, slot + FLAGS_OFFSET);
+            wc.networkHeaderType = UnsafeApi.getInt(base, slot + NETWORK_HEADER_TYPE_OFFSET);
             wc.pkeyIndex = 0;
             wc.serviceLevel = 0;
-            buffer.putLongRelease(slot + SEQUENCE_OFFSET, position + capacity);
+            UnsafeApi.putLongRelease(base, slot + SEQUENCE_OFFSET, position + capacity);
         }
         return count;
     }

@@ -1,6 +1,7 @@
 package io.rnic.verbs;
 
 import org.agrona.BitUtil;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -88,6 +89,14 @@ public final class WorkRequestRing
     private static final int NOT_CREDIBLE = -2;
 
     private final AtomicBuffer buffer;
+    /**
+     * The buffer's memory as Unsafe addresses it (the array, or null off-heap, and the offset of byte 0): offers and
+     * polls go through these rather than the buffer, whose accessors check bounds on every call. Every offset is a
+     * masked index times the entry length (checked against maxSge and the buffer's length once, at format or attach)
+     * plus a field's offset, or an SGE's below a count checked against maxSge.
+     */
+    private final byte[] base;
+    private final long baseOffset;
     private final int kind;
     private final int capacity;
     private final int mask;
@@ -103,6 +112,8 @@ public final class WorkRequestRing
     private WorkRequestRing(final AtomicBuffer buffer)
     {
         this.buffer = buffer;
+        base = buffer.byteArray();
+        baseOffset = buffer.addressOffset();
         kind = buffer.getInt(KIND_OFFSET);
         capacity = buffer.getInt(CAPACITY_OFFSET);
         mask = capacity - 1;
@@ -248,32 +259,32 @@ public final class WorkRequestRing
     {
         final ScatterGatherList sgl = request.sgl;
         checkOffer(SEND, sgl);
-        final int entry = claim();
+        final long entry = claim();
         if (entry < 0)
         {
             return false;
         }
-        final AtomicBuffer buffer = this.buffer;
+        final byte[] base = this.base;
         final AddressVector av = request.udAddress;
-        buffer.putLong(entry + WR_ID_OFFSET, request.wrId);
-        buffer.putLong(entry + REMOTE_ADDRESS_OFFSET, request.remoteAddress);
-        buffer.putLong(entry + COMPARE_ADD_OFFSET, request.compareAdd);
-        buffer.putLong(entry + SWAP_OFFSET, request.swap);
-        buffer.putLong(entry + DGID_HIGH_OFFSET, av.destinationGidHigh());
-        buffer.putLong(entry + DGID_LOW_OFFSET, av.destinationGidLow());
-        buffer.putLong(entry + DESTINATION_MAC_OFFSET, av.destinationMac());
-        buffer.putInt(entry + OPCODE_OFFSET, request.opcode);
-        buffer.putInt(entry + SEND_FLAGS_OFFSET, request.sendFlags);
-        buffer.putInt(entry + IMMEDIATE_OFFSET, request.immediateOrInvalidateRKey);
-        buffer.putInt(entry + RKEY_OFFSET, request.rKey);
-        buffer.putInt(entry + UD_REMOTE_QPN_OFFSET, request.udRemoteQpn);
-        buffer.putInt(entry + UD_REMOTE_QKEY_OFFSET, request.udRemoteQkey);
-        buffer.putInt(entry + SGID_INDEX_OFFSET, av.sourceGidIndex());
-        buffer.putInt(entry + HOP_LIMIT_OFFSET, av.hopLimit());
-        buffer.putInt(entry + TRAFFIC_CLASS_OFFSET, av.trafficClass());
-        buffer.putInt(entry + FLOW_LABEL_OFFSET, av.flowLabel());
-        buffer.putInt(entry + SERVICE_LEVEL_OFFSET, av.serviceLevel());
-        buffer.putInt(entry + SEND_SGE_COUNT_OFFSET, sgl.count);
+        UnsafeApi.putLong(base, entry + WR_ID_OFFSET, request.wrId);
+        UnsafeApi.putLong(base, entry + REMOTE_ADDRESS_OFFSET, request.remoteAddress);
+        UnsafeApi.putLong(base, entry + COMPARE_ADD_OFFSET, request.compareAdd);
+        UnsafeApi.putLong(base, entry + SWAP_OFFSET, request.swap);
+        UnsafeApi.putLong(base, entry + DGID_HIGH_OFFSET, av.destinationGidHigh());
+        UnsafeApi.putLong(base, entry + DGID_LOW_OFFSET, av.destinationGidLow());
+        UnsafeApi.putLong(base, entry + DESTINATION_MAC_OFFSET, av.destinationMac());
+        UnsafeApi.putInt(base, entry + OPCODE_OFFSET, request.opcode);
+        UnsafeApi.putInt(base, entry + SEND_FLAGS_OFFSET, request.sendFlags);
+        UnsafeApi.putInt(base, entry + IMMEDIATE_OFFSET, request.immediateOrInvalidateRKey);
+        UnsafeApi.putInt(base, entry + RKEY_OFFSET, request.rKey);
+        UnsafeApi.putInt(base, entry + UD_REMOTE_QPN_OFFSET, request.udRemoteQpn);
+        UnsafeApi.putInt(base, entry + UD_REMOTE_QKEY_OFFSET, request.udRemoteQkey);
+        UnsafeApi.putInt(base, entry + SGID_INDEX_OFFSET, av.sourceGidIndex());
+        UnsafeApi.putInt(base, entry + HOP_LIMIT_OFFSET, av.hopLimit());
+        UnsafeApi.putInt(base, entry + TRAFFIC_CLASS_OFFSET, av.trafficClass());
+        UnsafeApi.putInt(base, entry + FLOW_LABEL_OFFSET, av.flowLabel());
+        UnsafeApi.putInt(base, entry + SERVICE_LEVEL_OFFSET, av.serviceLevel());
+        UnsafeApi.putInt(base, entry + SEND_SGE_COUNT_OFFSET, sgl.count);
         putSgl(entry + SEND_SGL_OFFSET, sgl);
         publish();
         return true;
@@ -289,13 +300,13 @@ public final class WorkRequestRing
     {
         final ScatterGatherList sgl = request.sgl;
         checkOffer(RECV, sgl);
-        final int entry = claim();
+        final long entry = claim();
         if (entry < 0)
         {
             return false;
         }
-        buffer.putLong(entry + WR_ID_OFFSET, request.wrId);
-        buffer.putInt(entry + RECV_SGE_COUNT_OFFSET, sgl.count);
+        UnsafeApi.putLong(base, entry + WR_ID_OFFSET, request.wrId);
+        UnsafeApi.putInt(base, entry + RECV_SGE_COUNT_OFFSET, sgl.count);
         putSgl(entry + RECV_SGL_OFFSET, sgl);
         publish();
         return true;
@@ -312,32 +323,33 @@ public final class WorkRequestRing
     public int pollSend(final SendWorkRequest into)
     {
         checkPoll(SEND, into.sgl);
-        final int entry = nextEntry();
+        final long entry = nextEntry();
         if (entry < 0)
         {
             return entry == EMPTY ? 0 : -1;
         }
-        final AtomicBuffer buffer = this.buffer;
-        into.wrId = buffer.getLong(entry + WR_ID_OFFSET);
-        into.remoteAddress = buffer.getLong(entry + REMOTE_ADDRESS_OFFSET);
-        into.compareAdd = buffer.getLong(entry + COMPARE_ADD_OFFSET);
-        into.swap = buffer.getLong(entry + SWAP_OFFSET);
-        into.opcode = buffer.getInt(entry + OPCODE_OFFSET);
-        into.sendFlags = buffer.getInt(entry + SEND_FLAGS_OFFSET);
-        into.immediateOrInvalidateRKey = buffer.getInt(entry + IMMEDIATE_OFFSET);
-        into.rKey = buffer.getInt(entry + RKEY_OFFSET);
-        into.udRemoteQpn = buffer.getInt(entry + UD_REMOTE_QPN_OFFSET);
-        into.udRemoteQkey = buffer.getInt(entry + UD_REMOTE_QKEY_OFFSET);
+        final byte[] base = this.base;
+        into.wrId = UnsafeApi.getLong(base, entry + WR_ID_OFFSET);
+        into.remoteAddress = UnsafeApi.getLong(base, entry + REMOTE_ADDRESS_OFFSET);
+        into.compareAdd = UnsafeApi.getLong(base, entry + COMPARE_ADD_OFFSET);
+        into.swap = UnsafeApi.getLong(base, entry + SWAP_OFFSET);
+        into.opcode = UnsafeApi.getInt(base, entry + OPCODE_OFFSET);
+        into.sendFlags = UnsafeApi.getInt(base, entry + SEND_FLAGS_OFFSET);
+        into.immediateOrInvalidateRKey = UnsafeApi.getInt(base, entry + IMMEDIATE_OFFSET);
+        into.rKey = UnsafeApi.getInt(base, entry + RKEY_OFFSET);
+        into.udRemoteQpn = UnsafeApi.getInt(base, entry + UD_REMOTE_QPN_OFFSET);
+        into.udRemoteQkey = UnsafeApi.getInt(base, entry + UD_REMOTE_QKEY_OFFSET);
         into.udAddress
-            .destinationGid(buffer.getLong(entry + DGID_HIGH_OFFSET), buffer.getLong(entry + DGID_LOW_OFFSET))
-            .destinationMac(buffer.getLong(entry + DESTINATION_MAC_OFFSET))
-            .sourceGidIndex(buffer.getInt(entry + SGID_INDEX_OFFSET))
-            .hopLimit(buffer.getInt(entry + HOP_LIMIT_OFFSET))
-            .trafficClass(buffer.getInt(entry + TRAFFIC_CLASS_OFFSET))
-            .flowLabel(buffer.getInt(entry + FLOW_LABEL_OFFSET))
-            .serviceLevel(buffer.getInt(entry + SERVICE_LEVEL_OFFSET));
+            .destinationGid(
+                UnsafeApi.getLong(base, entry + DGID_HIGH_OFFSET), UnsafeApi.getLong(base, entry + DGID_LOW_OFFSET))
+            .destinationMac(UnsafeApi.getLong(base, entry + DESTINATION_MAC_OFFSET))
+            .sourceGidIndex(UnsafeApi.getInt(base, entry + SGID_INDEX_OFFSET))
+            .hopLimit(UnsafeApi.getInt(base, entry + HOP_LIMIT_OFFSET))
+            .trafficClass(UnsafeApi.getInt(base, entry + TRAFFIC_CLASS_OFFSET))
+            .flowLabel(UnsafeApi.getInt(base, entry + FLOW_LABEL_OFFSET))
+            .serviceLevel(UnsafeApi.getInt(base, entry + SERVICE_LEVEL_OFFSET));
         final boolean wellFormed = getSgl(
-            buffer.getInt(entry + SEND_SGE_COUNT_OFFSET), entry + SEND_SGL_OFFSET, into.sgl);
+            UnsafeApi.getInt(base, entry + SEND_SGE_COUNT_OFFSET), entry + SEND_SGL_OFFSET, into.sgl);
         release();
         return wellFormed ? 1 : -1;
     }
@@ -351,14 +363,14 @@ public final class WorkRequestRing
     public int pollRecv(final RecvWorkRequest into)
     {
         checkPoll(RECV, into.sgl);
-        final int entry = nextEntry();
+        final long entry = nextEntry();
         if (entry < 0)
         {
             return entry == EMPTY ? 0 : -1;
         }
-        into.wrId = buffer.getLong(entry + WR_ID_OFFSET);
+        into.wrId = UnsafeApi.getLong(base, entry + WR_ID_OFFSET);
         final boolean wellFormed = getSgl(
-            buffer.getInt(entry + RECV_SGE_COUNT_OFFSET), entry + RECV_SGL_OFFSET, into.sgl);
+            UnsafeApi.getInt(base, entry + RECV_SGE_COUNT_OFFSET), entry + RECV_SGL_OFFSET, into.sgl);
         release();
         return wellFormed ? 1 : -1;
     }
@@ -406,41 +418,41 @@ public final class WorkRequestRing
         }
     }
 
-    /** The offset of the entry to fill, or -1 when the ring is full. */
-    private int claim()
+    /** The Unsafe offset of the entry to fill (positive: an address or an array offset), or -1 when full. */
+    private long claim()
     {
         final long position = producerPosition;
         if (position - consumerPositionCache >= capacity)
         {
-            consumerPositionCache = buffer.getLongVolatile(CONSUMER_POSITION_OFFSET);
+            consumerPositionCache = UnsafeApi.getLongVolatile(base, baseOffset + CONSUMER_POSITION_OFFSET);
             if (position - consumerPositionCache >= capacity)
             {
                 return -1;
             }
         }
-        return HEADER_LENGTH + ((int)position & mask) * entryLength;
+        return baseOffset + HEADER_LENGTH + ((int)position & mask) * entryLength;
     }
 
     private void publish()
     {
-        buffer.putLongRelease(PRODUCER_POSITION_OFFSET, ++producerPosition);
+        UnsafeApi.putLongRelease(base, baseOffset + PRODUCER_POSITION_OFFSET, ++producerPosition);
     }
 
-    private void putSgl(final int offset, final ScatterGatherList sgl)
+    private void putSgl(final long offset, final ScatterGatherList sgl)
     {
         for (int i = 0, count = sgl.count; i < count; i++)
         {
-            final int sge = offset + i * SGE_LENGTH;
-            buffer.putLong(sge + SGE_ADDRESS_OFFSET, sgl.addresses[i]);
-            buffer.putInt(sge + SGE_LENGTH_OFFSET, sgl.lengths[i]);
-            buffer.putInt(sge + SGE_LKEY_OFFSET, sgl.lKeys[i]);
+            final long sge = offset + i * SGE_LENGTH;
+            UnsafeApi.putLong(base, sge + SGE_ADDRESS_OFFSET, sgl.addresses[i]);
+            UnsafeApi.putInt(base, sge + SGE_LENGTH_OFFSET, sgl.lengths[i]);
+            UnsafeApi.putInt(base, sge + SGE_LKEY_OFFSET, sgl.lKeys[i]);
         }
     }
 
-    /** The offset of the entry to take, {@link #EMPTY} or {@link #NOT_CREDIBLE}. */
-    private int nextEntry()
+    /** The Unsafe offset of the entry to take (positive), {@link #EMPTY} or {@link #NOT_CREDIBLE}. */
+    private long nextEntry()
     {
-        final long available = buffer.getLongAcquire(PRODUCER_POSITION_OFFSET) - consumerPosition;
+        final long available = UnsafeApi.getLongAcquire(base, baseOffset + PRODUCER_POSITION_OFFSET) - consumerPosition;
         if (available == 0)
         {
             return EMPTY;
@@ -449,16 +461,16 @@ public final class WorkRequestRing
         {
             return NOT_CREDIBLE;
         }
-        return HEADER_LENGTH + ((int)consumerPosition & mask) * entryLength;
+        return baseOffset + HEADER_LENGTH + ((int)consumerPosition & mask) * entryLength;
     }
 
     private void release()
     {
-        buffer.putLongRelease(CONSUMER_POSITION_OFFSET, ++consumerPosition);
+        UnsafeApi.putLongRelease(base, baseOffset + CONSUMER_POSITION_OFFSET, ++consumerPosition);
     }
 
     /** Reads {@code count} entries into {@code sgl}, each field once; false if the count or a length is invalid. */
-    private boolean getSgl(final int count, final int offset, final ScatterGatherList sgl)
+    private boolean getSgl(final int count, final long offset, final ScatterGatherList sgl)
     {
         if (count < 0 || count > maxSge)
         {
@@ -467,16 +479,16 @@ public final class WorkRequestRing
         }
         for (int i = 0; i < count; i++)
         {
-            final int sge = offset + i * SGE_LENGTH;
-            final int length = buffer.getInt(sge + SGE_LENGTH_OFFSET);
+            final long sge = offset + i * SGE_LENGTH;
+            final int length = UnsafeApi.getInt(base, sge + SGE_LENGTH_OFFSET);
             if (length < 0)
             {
                 sgl.count = i;
                 return false;
             }
-            sgl.addresses[i] = buffer.getLong(sge + SGE_ADDRESS_OFFSET);
+            sgl.addresses[i] = UnsafeApi.getLong(base, sge + SGE_ADDRESS_OFFSET);
             sgl.lengths[i] = length;
-            sgl.lKeys[i] = buffer.getInt(sge + SGE_LKEY_OFFSET);
+            sgl.lKeys[i] = UnsafeApi.getInt(base, sge + SGE_LKEY_OFFSET);
         }
         sgl.count = count;
         return true;

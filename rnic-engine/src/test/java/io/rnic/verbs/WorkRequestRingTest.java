@@ -6,6 +6,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -383,5 +384,53 @@ class WorkRequestRingTest
             }
         }, 1, 20);
         assertEquals(0, bytes);
+    }
+
+    /**
+     * Whatever a client writes into its side of the shared memory, the engine's polls return -1, 0 or 1 with a list
+     * it can hold, and nothing is written outside the ring's buffer (a slice of a larger one whose edges are checked).
+     */
+    @Test
+    void shouldStayInsideTheBufferWhateverIsScribbledOnIt()
+    {
+        final int guardBytes = 4096;
+        final int length = WorkRequestRing.requiredBytes(8, 3);
+        final AtomicBuffer whole = directBuffer(guardBytes + length + guardBytes);
+        whole.setMemory(0, whole.capacity(), (byte)0x5A);
+        final AtomicBuffer buffer = new UnsafeBuffer(whole, guardBytes, length);
+        final WorkRequestRing engineSide = WorkRequestRing.format(WorkRequestRing.SEND, 8, 3, buffer);
+        final WorkRequestRing clientSide = WorkRequestRing.attach(WorkRequestRing.SEND, otherMapping(buffer));
+        final SendWorkRequest request = new SendWorkRequest(3);
+        request.sgl.add(1, 2, 3).add(4, 5, 6).add(7, 8, 9);
+        final SendWorkRequest taken = new SendWorkRequest(3);
+        final SplittableRandom random = new SplittableRandom(14);
+        final int[] results = new int[3];
+        for (int round = 0; round < 20_000; round++)
+        {
+            clientSide.offerSend(request);
+            for (int s = random.nextInt(4); s > 0; s--)
+            {
+                // the client's side: its own position and the entries (the consumer position is the engine's)
+                final int offset = random.nextBoolean() ? WorkRequestRing.PRODUCER_POSITION_OFFSET :
+                    random.nextInt(WorkRequestRing.HEADER_LENGTH / 8, length / 8) * 8;
+                final long value = switch (random.nextInt(3))
+                {
+                    case 0 -> random.nextLong();
+                    case 1 -> random.nextInt(-2, 12);
+                    default -> buffer.getLong(WorkRequestRing.CONSUMER_POSITION_OFFSET) + random.nextInt(-2, 10);
+                };
+                buffer.putLong(offset, value);
+            }
+            final int result = engineSide.pollSend(taken);
+            results[result + 1]++;
+            assertTrue(taken.sgl.count() >= 0 && taken.sgl.count() <= 3);
+        }
+        assertTrue(results[0] > 0 && results[2] > 0, "malformed and well-formed entries both seen: " +
+            results[0] + " / " + results[1] + " / " + results[2]);
+        for (int i = 0; i < guardBytes; i++)
+        {
+            assertEquals((byte)0x5A, whole.getByte(i), "before the ring's buffer");
+            assertEquals((byte)0x5A, whole.getByte(guardBytes + length + i), "after the ring's buffer");
+        }
     }
 }
