@@ -36,7 +36,17 @@ public final class ForkedJvm
     public static Result run(final Class<?> main, final Set<String> without, final String... args)
         throws IOException, InterruptedException
     {
-        final List<String> command = new ArrayList<>();
+        return run(List.of(), main, without, args);
+    }
+
+    /**
+     * @param prefix what runs the JVM, e.g. {@code setpriv --reuid=65534 ...} to run it as another user.
+     */
+    public static Result run(
+        final List<String> prefix, final Class<?> main, final Set<String> without, final String... args)
+        throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         final List<String> inherited = ManagementFactory.getRuntimeMXBean().getInputArguments();
         for (int i = 0; i < inherited.size(); i++)
