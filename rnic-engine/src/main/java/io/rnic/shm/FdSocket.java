@@ -11,7 +11,6 @@ import static io.rnic.shm.LinuxMemfd.callState;
 import static io.rnic.shm.LinuxMemfd.errno;
 import static io.rnic.shm.LinuxMemfd.strerror;
 import static io.rnic.shm.LinuxUnixSockets.*;
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -33,20 +32,13 @@ public final class FdSocket implements AutoCloseable
 
     private final int fd;
     private final Path path;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment state = callState(arena);
-    private final MemorySegment message = arena.allocate(MSGHDR_LENGTH, 8);
-    private final MemorySegment iovec = arena.allocate(IOVEC_LENGTH, 8);
-    private final MemorySegment payload = arena.allocate(TOKEN_LENGTH, 8);
-    private final MemorySegment control = arena.allocate(CMSG_SPACE_ONE_FD, 8);
+    private final FdMessage message = new FdMessage(CMSG_SPACE_TWO_FDS);
     private boolean closed;
 
     private FdSocket(final int fd, final Path path)
     {
         this.fd = fd;
         this.path = path;
-        iovec.set(ADDRESS, 0, payload);
-        iovec.set(JAVA_LONG, IOV_LEN_OFFSET, TOKEN_LENGTH);
     }
 
     /**
@@ -86,28 +78,35 @@ public final class FdSocket implements AutoCloseable
      */
     public boolean send(final long tokenHigh, final long tokenLow, final int passedFd)
     {
+        return send(tokenHigh, tokenLow, passedFd, -1);
+    }
+
+    /** For tests: a message with two descriptors, {@code secondFd} too, which the protocol does not allow. */
+    boolean send(final long tokenHigh, final long tokenLow, final int passedFd, final int secondFd)
+    {
         if (closed)
         {
             throw new ShmException("the socket to " + path + " is closed");
         }
+        final MemorySegment payload = message.payload;
+        final MemorySegment control = message.control;
         payload.set(JAVA_LONG_LE, 0, tokenHigh);
         payload.set(JAVA_LONG_LE, Long.BYTES, tokenLow);
-        message.fill((byte)0);
-        message.set(ADDRESS, MSG_IOV_OFFSET, iovec);
-        message.set(JAVA_LONG, MSG_IOVLEN_OFFSET, 1L);
-        if (passedFd >= 0)
+        final int fds = passedFd < 0 ? 0 : secondFd < 0 ? 1 : 2;
+        if (fds > 0)
         {
             control.fill((byte)0);
-            control.set(JAVA_LONG, 0, CMSG_LEN_ONE_FD);
+            control.set(JAVA_LONG, 0, CMSG_DATA_OFFSET + fds * Integer.BYTES);
             control.set(JAVA_INT, CMSG_LEVEL_OFFSET, SOL_SOCKET);
             control.set(JAVA_INT, CMSG_TYPE_OFFSET, SCM_RIGHTS);
             control.set(JAVA_INT, CMSG_DATA_OFFSET, passedFd);
-            message.set(ADDRESS, MSG_CONTROL_OFFSET, control);
-            message.set(JAVA_LONG, MSG_CONTROLLEN_OFFSET, CMSG_SPACE_ONE_FD);
+            control.set(JAVA_INT, CMSG_DATA_OFFSET + Integer.BYTES, secondFd);
         }
+        final MemorySegment header = message.reset(fds == 0 ? 0 : fds == 1 ? CMSG_SPACE_ONE_FD : CMSG_SPACE_TWO_FDS);
+        final MemorySegment state = message.state;
         while (true)
         {
-            final long sent = sendmsg(state, fd, message, MSG_DONTWAIT | MSG_NOSIGNAL);
+            final long sent = sendmsg(state, fd, header, MSG_DONTWAIT | MSG_NOSIGNAL);
             if (sent == TOKEN_LENGTH)
             {
                 return true;
@@ -139,7 +138,7 @@ public final class FdSocket implements AutoCloseable
         {
             closed = true;
             LinuxMemfd.close(fd);
-            arena.close();
+            message.close();
         }
     }
 

@@ -15,7 +15,6 @@ import static io.rnic.shm.LinuxMemfd.callState;
 import static io.rnic.shm.LinuxMemfd.errno;
 import static io.rnic.shm.LinuxMemfd.strerror;
 import static io.rnic.shm.LinuxUnixSockets.*;
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -118,14 +117,12 @@ public final class FdSocketServer implements AutoCloseable
 
     private final int fd;
     private final Path path;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment state = callState(arena);
-    private final MemorySegment message = arena.allocate(MSGHDR_LENGTH, 8);
-    private final MemorySegment iovec = arena.allocate(IOVEC_LENGTH, 8);
-    private final MemorySegment payload = arena.allocate(TOKEN_LENGTH, 8);
-    private final MemorySegment control = arena.allocate(CONTROL_LENGTH, 8);
-    private final MemorySegment credentials = arena.allocate(UCRED_LENGTH, 8);
-    private final MemorySegment credentialsLength = arena.allocate(JAVA_INT);
+    private final FdMessage message = new FdMessage(CONTROL_LENGTH);
+    private final MemorySegment state = message.state;
+    private final MemorySegment payload = message.payload;
+    private final MemorySegment control = message.control;
+    private final MemorySegment credentials = message.arena.allocate(UCRED_LENGTH, 8);
+    private final MemorySegment credentialsLength = message.arena.allocate(JAVA_INT);
     private final List<Connection> connections = new ArrayList<>();
     private boolean closed;
 
@@ -133,8 +130,6 @@ public final class FdSocketServer implements AutoCloseable
     {
         this.fd = fd;
         this.path = path;
-        iovec.set(ADDRESS, 0, payload);
-        iovec.set(JAVA_LONG, IOV_LEN_OFFSET, TOKEN_LENGTH);
     }
 
     /**
@@ -235,7 +230,7 @@ public final class FdSocketServer implements AutoCloseable
             }
             connections.clear();
             LinuxMemfd.close(fd);
-            arena.close();
+            message.close();
             try
             {
                 Files.deleteIfExists(path);
@@ -282,12 +277,8 @@ public final class FdSocketServer implements AutoCloseable
         int received = 0;
         while (!connection.closed && received < MESSAGES_PER_CONNECTION)
         {
-            message.fill((byte)0);
-            message.set(ADDRESS, MSG_IOV_OFFSET, iovec);
-            message.set(JAVA_LONG, MSG_IOVLEN_OFFSET, 1L);
-            message.set(ADDRESS, MSG_CONTROL_OFFSET, control);
-            message.set(JAVA_LONG, MSG_CONTROLLEN_OFFSET, CONTROL_LENGTH);
-            final long length = recvmsg(state, connection.fd, message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+            final long length =
+                recvmsg(state, connection.fd, message.reset(CONTROL_LENGTH), MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
             if (length < 0)
             {
                 final int errno = errno(state);
@@ -309,7 +300,7 @@ public final class FdSocketServer implements AutoCloseable
                 closeByPeer(connection, handler);
                 break;
             }
-            final int flags = message.get(JAVA_INT, MSG_FLAGS_OFFSET);
+            final int flags = message.header.get(JAVA_INT, MSG_FLAGS_OFFSET);
             if (length != TOKEN_LENGTH || (flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || passedFd == MALFORMED)
             {
                 if (passedFd >= 0)
@@ -331,7 +322,7 @@ public final class FdSocketServer implements AutoCloseable
      */
     private int receivedFd()
     {
-        final long controlLength = message.get(JAVA_LONG, MSG_CONTROLLEN_OFFSET);
+        final long controlLength = message.header.get(JAVA_LONG, MSG_CONTROLLEN_OFFSET);
         int found = -1;
         boolean more = false;
         long offset = 0;

@@ -58,6 +58,8 @@ final class LinuxUnixSockets
     static final int CMSG_LEN_ONE_FD = CMSG_DATA_OFFSET + Integer.BYTES;
     /** {@code CMSG_SPACE(sizeof(int))}. */
     static final int CMSG_SPACE_ONE_FD = 24;
+    /** {@code CMSG_SPACE(2 * sizeof(int))}. */
+    static final int CMSG_SPACE_TWO_FDS = 24;
 
     /** {@code struct ucred}: pid, uid, gid. */
     static final int UCRED_LENGTH = 12;

@@ -1,6 +1,7 @@
 package io.rnic.shm;
 
 import io.rnic.testing.ForkedJvm;
+import io.rnic.testing.OpenDescriptors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,6 +73,23 @@ class FdSocketTest
             received.pollUntil(() -> received.messages.size() == 1);
 
             assertEquals(new ReceivedFds.Message(received.connected.getFirst(), 7, 8, -1), received.messages.getFirst());
+        }
+    }
+
+    @Test
+    void shouldDropAMessageWithTwoDescriptorsAndCloseBoth()
+    {
+        final String name = "rnic-test-two-fds";
+        try (ReceivedFds received = new ReceivedFds(directory);
+            SharedMemory created = SharedMemory.create(name, LENGTH_BYTES, false))
+        {
+            assertTrue(received.client.send(1, 2, created.fd(), created.fd()));
+            assertTrue(received.client.send(1, 3, -1));
+            received.pollUntil(() -> received.messages.size() == 1);
+
+            assertEquals(1, received.malformed);
+            assertEquals(3, received.messages.getFirst().tokenLow(), "the connection goes on");
+            assertEquals(1, OpenDescriptors.ofMemfd(name), "the creator's only: both received ones are closed");
         }
     }
 

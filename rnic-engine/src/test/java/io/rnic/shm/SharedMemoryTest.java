@@ -1,5 +1,6 @@
 package io.rnic.shm;
 
+import io.rnic.testing.OpenDescriptors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static io.rnic.shm.LinuxMemfd.EPERM;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -62,7 +62,7 @@ class SharedMemoryTest
             assertEquals(LENGTH_BYTES, opened.lengthBytes());
             assertEquals(LENGTH_BYTES, opened.segment().byteSize());
             assertEquals(-1, opened.fd(), "the received descriptor is closed once mapped");
-            assertEquals(1, descriptorsOf("rnic-test-same-bytes"), "the creator's only");
+            assertEquals(1, OpenDescriptors.ofMemfd("rnic-test-same-bytes"), "the creator's only");
             assertTrue(opened.segment().address() != created.segment().address(), "two mappings");
 
             created.segment().set(JAVA_LONG, 0, 0x0123_4567_89AB_CDEFL);
@@ -128,7 +128,7 @@ class SharedMemoryTest
             assertEquals("received fd " + fd + " (/memfd:" + name + " (deleted)) is not " +
                 "sealed against shrinking (F_SEAL_SHRINK), so its owner could truncate it under the mapping: " +
                 "allocate it with SharedMemory.create, which seals it", ex.getMessage());
-            assertEquals(1, descriptorsOf(name), "the refused duplicate is closed");
+            assertEquals(1, OpenDescriptors.ofMemfd(name), "the refused duplicate is closed");
         }
     }
 
@@ -149,7 +149,7 @@ class SharedMemoryTest
                 "memory was created with", larger.getMessage());
             assertTrue(smaller.getMessage().endsWith(" is " + LENGTH_BYTES + " bytes, not the " + (LENGTH_BYTES - 1) +
                 " expected: pass the length the memory was created with"), smaller.getMessage());
-            assertEquals(1, descriptorsOf(name), "the refused duplicates are closed");
+            assertEquals(1, OpenDescriptors.ofMemfd(name), "the refused duplicates are closed");
         }
     }
 
@@ -187,7 +187,7 @@ class SharedMemoryTest
         final String nextName = "rnic-test-close-twice-next";
         final SharedMemory created = SharedMemory.create(name, LENGTH_BYTES, false);
         final SharedMemory opened = receive(created, LENGTH_BYTES);
-        assertEquals(1, descriptorsOf(name), "the received one is closed once mapped");
+        assertEquals(1, OpenDescriptors.ofMemfd(name), "the received one is closed once mapped");
 
         opened.close();
         created.close();
@@ -197,8 +197,8 @@ class SharedMemoryTest
             opened.close();
             created.close();
 
-            assertEquals(0, descriptorsOf(name), "the descriptor is closed");
-            assertEquals(1, descriptorsOf(nextName), "a second close() closes nothing: " + next.fd());
+            assertEquals(0, OpenDescriptors.ofMemfd(name), "the descriptor is closed");
+            assertEquals(1, OpenDescriptors.ofMemfd(nextName), "a second close() closes nothing: " + next.fd());
         }
     }
 
@@ -229,29 +229,5 @@ class SharedMemoryTest
             () -> SharedMemory.create("rnic-test-huge-unaligned", lengthBytes + 4096, true));
         assertTrue(unaligned.getMessage().endsWith(": not a multiple of the huge page size " + lengthBytes +
             "; round it up to SharedMemory.pageSize(true)"), unaligned.getMessage());
-    }
-
-    /** How many of this process's descriptors point to the memfd called {@code name}. */
-    private static long descriptorsOf(final String name)
-    {
-        final String target = "/memfd:" + name + " (deleted)";
-        try (Stream<Path> descriptors = Files.list(Path.of("/proc/self/fd")))
-        {
-            return descriptors.filter(descriptor ->
-            {
-                try
-                {
-                    return Files.readSymbolicLink(descriptor).toString().equals(target);
-                }
-                catch (final IOException ex)
-                {
-                    return false;
-                }
-            }).count();
-        }
-        catch (final IOException ex)
-        {
-            throw new AssertionError(ex);
-        }
     }
 }

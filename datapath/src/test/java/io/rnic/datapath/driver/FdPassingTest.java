@@ -5,6 +5,7 @@ import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.QpQueuesLayout;
 import io.rnic.shm.FdSocket;
 import io.rnic.shm.SharedMemory;
+import io.rnic.testing.OpenDescriptors;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.broadcast.BroadcastReceiver;
@@ -23,7 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -84,7 +84,7 @@ class FdPassingTest
             assertEquals("error 14: create_cq: no memfd with token 2 came over this client's fds.sock connection: " +
                 "send it there before the command", first.call(ControlProtocol.CREATE_CQ, 2, CQ_FILE_BYTES,
                 CQ_ENTRIES));
-            assertEquals(1, descriptorsOf("rnic-test-cq"), "the memfd's own, the one the CQ maps is closed");
+            assertEquals(1, OpenDescriptors.ofMemfd("rnic-test-cq"), "the memfd's own, the one the CQ maps is closed");
         }
     }
 
@@ -101,7 +101,7 @@ class FdPassingTest
             assertTrue(answer.startsWith("error 14: create_cq: received fd ") && answer.endsWith(" is " +
                 2 * CQ_FILE_BYTES + " bytes, not the " + CQ_FILE_BYTES + " expected: pass the length the memory was " +
                 "created with"), answer);
-            assertEquals(1, descriptorsOf("rnic-test-large"), "the refused fd is closed");
+            assertEquals(1, OpenDescriptors.ofMemfd("rnic-test-large"), "the refused fd is closed");
         }
     }
 
@@ -115,11 +115,11 @@ class FdPassingTest
             client.sendFd(7, memory.fd());
             client.sendFd(8, memory.fd());
             assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("result "));
-            assertEquals(3, descriptorsOf("rnic-test-unused"), "ours and the two the driver holds");
+            assertEquals(3, OpenDescriptors.ofMemfd("rnic-test-unused"), "ours and the two the driver holds");
 
             assertTrue(client.call(ControlProtocol.DETACH).startsWith("result "));
 
-            assertEquals(1, descriptorsOf("rnic-test-unused"));
+            assertEquals(1, OpenDescriptors.ofMemfd("rnic-test-unused"));
         }
     }
 
@@ -139,7 +139,7 @@ class FdPassingTest
             await(() -> fixture.driver.clientCount() == 0, "the client is reclaimed long before its 60 s timeout");
             assertEquals(1, counter("driver clients gone (fds.sock closed)"));
             assertEquals(0, counter("driver client timeouts"));
-            await(() -> descriptorsOf("rnic-test-died") == 1, "the CQ's mapping is gone");
+            await(() -> OpenDescriptors.ofMemfd("rnic-test-died") == 1, "the CQ's mapping is gone");
             assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("error 107: "), "it must attach again");
         }
     }
@@ -189,30 +189,6 @@ class FdPassingTest
         {
             assertTrue(System.nanoTime() < deadlineNs, what);
             Thread.onSpinWait();
-        }
-    }
-
-    /** How many of this process's descriptors (the client's and the driver's: one JVM) point to memfd {@code name}. */
-    private static long descriptorsOf(final String name)
-    {
-        final String target = "/memfd:" + name + " (deleted)";
-        try (Stream<Path> descriptors = Files.list(Path.of("/proc/self/fd")))
-        {
-            return descriptors.filter(descriptor ->
-            {
-                try
-                {
-                    return Files.readSymbolicLink(descriptor).toString().equals(target);
-                }
-                catch (final IOException ex)
-                {
-                    return false;
-                }
-            }).count();
-        }
-        catch (final IOException ex)
-        {
-            throw new AssertionError(ex);
         }
     }
 
