@@ -32,9 +32,4 @@ final class ClientFds
     {
         return (int)pending.remove(token);
     }
-
-    public String toString()
-    {
-        return "fds.sock connection of " + connection;
-    }
 }

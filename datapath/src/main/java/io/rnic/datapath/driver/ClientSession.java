@@ -35,6 +35,6 @@ final class ClientSession
     public String toString()
     {
         return "client " + Long.toHexString(clientId) + " (pid " + pid +
-            (fds == null ? ")" : "; " + fds.connection + " as the driver sees it)");
+            (fds == null ? ")" : "; fds.sock peer " + fds.connection + ")");
     }
 }

@@ -5,28 +5,37 @@ import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.QpQueuesLayout;
 import io.rnic.shm.FdSocket;
 import io.rnic.shm.SharedMemory;
+import io.rnic.testing.ForkedJvm;
 import io.rnic.testing.OpenDescriptors;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.broadcast.BroadcastReceiver;
 import org.agrona.concurrent.broadcast.CopyBroadcastReceiver;
+import org.agrona.concurrent.errors.ErrorLogReader;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The driver's end of memfd passing, driven by raw clients that write commands into the CnC and send over
@@ -38,6 +47,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FdPassingTest
 {
     private static final long CQ_ENTRIES = 16;
+    private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
+    private static final int NOBODY = 65534;
     private static final long CQ_FILE_BYTES = QpQueuesLayout.completionQueueFileLength((int)CQ_ENTRIES);
 
     private DriverFixture fixture;
@@ -142,6 +153,55 @@ class FdPassingTest
             await(() -> OpenDescriptors.ofMemfd("rnic-test-died") == 1, "the CQ's mapping is gone");
             assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("error 107: "), "it must attach again");
         }
+    }
+
+    @Test
+    void shouldServeAClientOfAnotherUserInTheDirectorysGroup(@TempDir final Path copies)
+        throws IOException, InterruptedException
+    {
+        assumeTrue(Files.isExecutable(SETPRIV) && "root".equals(System.getProperty("user.name")),
+            "needs root and setpriv to start a client as another user");
+        final int group = ((Number)Files.getAttribute(fixture.directory, "unix:gid")).intValue();
+        final ForkedJvm.Result result = ForkedJvm.run(
+            List.of(SETPRIV.toString(), "--reuid=" + NOBODY, "--regid=" + group, "--clear-groups"),
+            readableClassPath(copies), DriverClientMain.class, Set.of(), fixture.directory.toString());
+
+        assertEquals(0, result.exit(), result.toString());
+        assertTrue(result.stdout().matches("attached as [0-9a-f]+: rkey true, qpn true\n"), result.toString());
+        await(() -> fixture.driver.clientCount() == 0, "the exited client is reclaimed before its 60 s timeout");
+        assertEquals(1, counter("driver clients gone (fds.sock closed)"));
+        assertEquals(0, counter("driver command errors"));
+        final StringBuilder errors = new StringBuilder();
+        ErrorLogReader.read(cnc.errorLogBuffer(), (count, first, last, error) -> errors.append(error));
+        assertTrue(errors.toString().matches("(?s).*; fds\\.sock peer pid [0-9]+ uid " + NOBODY + " gid " + group +
+            "\\) closed its fds\\.sock connection without detaching.*"), errors.toString());
+    }
+
+    /**
+     * This JVM's class path with every jar copied into {@code copies} (made readable by all): the local Maven
+     * repository may sit in a home directory another user cannot enter.
+     */
+    private static String readableClassPath(final Path copies) throws IOException
+    {
+        Files.setPosixFilePermissions(copies, PosixFilePermissions.fromString("rwxr-xr-x"));
+        final List<String> entries = new ArrayList<>();
+        int index = 0;
+        for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator))
+        {
+            final Path path = Path.of(entry);
+            if (Files.isRegularFile(path))
+            {
+                final Path copy = copies.resolve(index++ + "-" + path.getFileName());
+                Files.copy(path, copy);
+                Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
+                entries.add(copy.toString());
+            }
+            else
+            {
+                entries.add(entry);
+            }
+        }
+        return String.join(File.pathSeparator, entries);
     }
 
     @Test
