@@ -100,7 +100,10 @@ public final class FdSocket implements AutoCloseable
             control.set(JAVA_INT, CMSG_LEVEL_OFFSET, SOL_SOCKET);
             control.set(JAVA_INT, CMSG_TYPE_OFFSET, SCM_RIGHTS);
             control.set(JAVA_INT, CMSG_DATA_OFFSET, passedFd);
-            control.set(JAVA_INT, CMSG_DATA_OFFSET + Integer.BYTES, secondFd);
+            if (fds == 2)
+            {
+                control.set(JAVA_INT, CMSG_DATA_OFFSET + Integer.BYTES, secondFd);
+            }
         }
         final MemorySegment header = message.reset(fds == 0 ? 0 : fds == 1 ? CMSG_SPACE_ONE_FD : CMSG_SPACE_TWO_FDS);
         final MemorySegment state = message.state;
@@ -123,12 +126,6 @@ public final class FdSocket implements AutoCloseable
             throw new ShmException("cannot send " + (passedFd >= 0 ? "fd " + passedFd : "a message") + " to " + path +
                 ": " + (sent < 0 ? strerror(errno) : "sent " + sent + " of " + TOKEN_LENGTH + " bytes"));
         }
-    }
-
-    /** The socket's own descriptor, for tests. */
-    int fd()
-    {
-        return fd;
     }
 
     /** Closes the socket: the receiver sees the connection end. Idempotent. */

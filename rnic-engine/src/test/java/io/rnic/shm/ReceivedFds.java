@@ -3,6 +3,7 @@ package io.rnic.shm;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * A server and a handler that records what arrives, for tests: {@link #pass} sends a descriptor over a real socket
@@ -40,7 +41,7 @@ final class ReceivedFds implements FdSocketServer.Handler, AutoCloseable
     }
 
     /** Polls the server until {@code condition} holds, for at most ten seconds. */
-    void pollUntil(final java.util.function.BooleanSupplier condition)
+    void pollUntil(final BooleanSupplier condition)
     {
         final long deadlineNs = System.nanoTime() + 10_000_000_000L;
         while (!condition.getAsBoolean())
