@@ -5,6 +5,7 @@ import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.QpQueuesLayout;
 import io.rnic.shm.FdSocket;
 import io.rnic.shm.SharedMemory;
+import io.rnic.shm.ShmException;
 import io.rnic.testing.ForkedJvm;
 import io.rnic.testing.OpenDescriptors;
 import org.agrona.DirectBuffer;
@@ -40,8 +41,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The driver's end of memfd passing, driven by raw clients that write commands into the CnC and send over
  * {@code fds.sock} by hand: a token names only a memfd its own client's connection sent, descriptors never used are
- * closed when the client goes, and a client whose connection closes is reclaimed without waiting for its keepalive
- * timeout (a minute here).
+ * closed when the client goes, a client whose connection closes is reclaimed without waiting for its keepalive
+ * timeout (a minute here), a connection that never attaches is closed after it, and a client of another user in the
+ * directory's group is served.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class FdPassingTest
@@ -202,6 +204,29 @@ class FdPassingTest
             }
         }
         return String.join(File.pathSeparator, entries);
+    }
+
+    @Test
+    void shouldCloseAConnectionThatNeverAttachesOnceTheClientTimeoutPasses()
+    {
+        fixture.restart(TimeUnit.MILLISECONDS.toNanos(300));
+        try (FdSocket socket = FdSocket.connect(fixture.directory.resolve(ControlProtocol.FD_SOCKET_FILE_NAME)))
+        {
+            assertTrue(socket.send(0x8888, 1, -1), "hello");
+
+            await(() ->
+            {
+                try
+                {
+                    socket.send(0x8888, 2, -1);
+                    return false;
+                }
+                catch (final ShmException closed)
+                {
+                    return closed.getMessage().contains("Broken pipe");
+                }
+            }, "the driver closes its end");
+        }
     }
 
     @Test
