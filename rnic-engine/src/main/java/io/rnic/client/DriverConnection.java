@@ -3,6 +3,8 @@ package io.rnic.client;
 import io.rnic.cnc.CncException;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.ControlProtocol;
+import io.rnic.shm.FdSocket;
+import io.rnic.shm.ShmException;
 import io.rnic.verbs.VerbsException;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -22,6 +24,10 @@ import java.util.concurrent.locks.LockSupport;
  * broadcast by client id and correlation id, a keepalive thread that tells the driver this client lives and watches the
  * driver's heartbeat. A driver that stops beating for its client timeout is gone: every later call fails at once
  * with one line saying so (within the timeout and one keepalive interval of the driver's death, never a hang).
+ * <p>
+ * Memory goes to the driver over its {@link ControlProtocol#FD_SOCKET_FILE_NAME} socket: the connection says hello
+ * with a random nonce before {@code ATTACH} carries it, and each memfd is sent with a fresh token before the command
+ * that names it ({@link #passFd}). Closing the socket (this process exits) tells the driver the client is gone.
  */
 final class DriverConnection implements AutoCloseable
 {
@@ -32,11 +38,14 @@ final class DriverConnection implements AutoCloseable
     private final ManyToOneRingBuffer toDriver;
     private final CopyBroadcastReceiver answers;
     private final long clientId;
+    private final long nonce;
+    private final FdSocket fdSocket;
     private final long driverTimeoutNs;
     private final UnsafeBuffer command = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH));
     private final UnsafeBuffer keepalive = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.ARGS_OFFSET));
     private final Thread keepaliveThread;
     private long nextCorrelationId = 1;
+    private long nextFdToken = 1;
     private volatile String gone;
     private volatile boolean closed;
     // the answer being waited for, written by the broadcast handler on the calling thread
@@ -54,13 +63,35 @@ final class DriverConnection implements AutoCloseable
         this.toDriver = new ManyToOneRingBuffer(cnc.toDriverBuffer());
         this.answers = new CopyBroadcastReceiver(new BroadcastReceiver(cnc.toClientsBuffer()),
             new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH + 4096)));
-        this.clientId = new SecureRandom().nextLong();
+        final SecureRandom random = new SecureRandom();
+        this.clientId = random.nextLong();
+        this.nonce = random.nextLong();
         this.driverTimeoutNs = cnc.clientTimeoutNs();
         checkHeartbeat();
         if (gone != null)
         {
             cnc.close();
             throw new CncException(gone);
+        }
+        final Path socketPath = directory.resolve(ControlProtocol.FD_SOCKET_FILE_NAME);
+        try
+        {
+            this.fdSocket = FdSocket.connect(socketPath);
+        }
+        catch (final ShmException ex)
+        {
+            cnc.close();
+            throw new CncException("cannot attach to the rnic driver at " + directory + ": " + ex.getMessage());
+        }
+        try
+        {
+            send(nonce, -1, ControlProtocol.ATTACH);
+        }
+        catch (final RuntimeException ex)
+        {
+            fdSocket.close();
+            cnc.close();
+            throw ex;
         }
         this.keepaliveThread = Thread.ofPlatform().daemon().name("rnic-client-keepalive").unstarted(this::keepAlive);
     }
@@ -73,6 +104,43 @@ final class DriverConnection implements AutoCloseable
     long clientId()
     {
         return clientId;
+    }
+
+    /** What {@code ATTACH} carries to link this client to its socket connection. */
+    long nonce()
+    {
+        return nonce;
+    }
+
+    /**
+     * Sends {@code fd} to the driver with a fresh token, to be named in the next command instead of the descriptor.
+     *
+     * @return the token.
+     * @throws CncException when the driver is gone or does not take it within its client timeout.
+     */
+    synchronized long passFd(final int fd, final int commandType)
+    {
+        checkAlive();
+        final long token = nextFdToken++;
+        send(token, fd, commandType);
+        return token;
+    }
+
+    private void send(final long tokenLow, final int fd, final int commandType)
+    {
+        final long deadlineNs = System.nanoTime() + driverTimeoutNs;
+        try
+        {
+            while (!fdSocket.send(clientId, tokenLow, fd))
+            {
+                waitOrFail(deadlineNs, commandType); // the socket is full: the driver is behind
+            }
+        }
+        catch (final ShmException ex)
+        {
+            throw new CncException("cannot pass memory to the rnic driver at " + directory + " (" +
+                ControlProtocol.commandName(commandType) + "): " + ex.getMessage());
+        }
     }
 
     CncFile cnc()
@@ -212,7 +280,7 @@ final class DriverConnection implements AutoCloseable
         }
     }
 
-    /** Stops the keepalive thread and unmaps the CnC file. */
+    /** Stops the keepalive thread, closes the socket and unmaps the CnC file. */
     public void close()
     {
         closed = true;
@@ -228,6 +296,7 @@ final class DriverConnection implements AutoCloseable
         {
             Thread.currentThread().interrupt();
         }
+        fdSocket.close();
         cnc.close();
     }
 }

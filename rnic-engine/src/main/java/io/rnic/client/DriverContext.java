@@ -34,8 +34,11 @@ import java.util.Map;
  * receive queues and CQs are rings in shared memory, posted and polled without a system call. Control calls are
  * commands to the driver and wait for its answer.
  * <p>
- * The driver destroys everything of a client that stops sending keepalives (a crash, {@code kill -9}); a client
- * whose driver dies gets a {@link io.rnic.cnc.CncException} saying so on its next call.
+ * Memfds reach the driver over its Unix socket ({@code SCM_RIGHTS}): any process that may open the directory's
+ * {@code cnc.dat} and {@code fds.sock} (the driver's user or group) may attach, from any PID namespace.
+ * <p>
+ * The driver destroys everything of a client that stops sending keepalives or whose socket closes (a crash,
+ * {@code kill -9}); a client whose driver dies gets a {@link io.rnic.cnc.CncException} saying so on its next call.
  */
 public final class DriverContext implements RnicContext
 {
@@ -67,7 +70,7 @@ public final class DriverContext implements RnicContext
         try
         {
             connection.start();
-            connection.call(ControlProtocol.ATTACH, ProcessHandle.current().pid());
+            connection.call(ControlProtocol.ATTACH, ProcessHandle.current().pid(), connection.nonce());
             return new DriverContext(directory, connection);
         }
         catch (final RuntimeException ex)
@@ -164,7 +167,8 @@ public final class DriverContext implements RnicContext
             throw new VerbsException("no protection domain given");
         }
         final SharedMemory memory = allocationOf(segment);
-        final long[] answer = connection.call(ControlProtocol.REG_MR, pd.handle(), memory.fd(), memory.lengthBytes(),
+        final long token = connection.passFd(memory.fd(), ControlProtocol.REG_MR);
+        final long[] answer = connection.call(ControlProtocol.REG_MR, pd.handle(), token, memory.lengthBytes(),
             segment.address() - memory.segment().address(), segment.byteSize(), segment.address(), access);
         final int handle = (int)answer[0];
         final MemoryRegion region =
@@ -194,7 +198,8 @@ public final class DriverContext implements RnicContext
         final SharedMemory memory = SharedMemory.create("rnic-cq", fileLength, false);
         try
         {
-            final long[] answer = connection.call(ControlProtocol.CREATE_CQ, memory.fd(), fileLength, entries);
+            final long token = connection.passFd(memory.fd(), ControlProtocol.CREATE_CQ);
+            final long[] answer = connection.call(ControlProtocol.CREATE_CQ, token, fileLength, entries);
             final CompletionQueue cq = CompletionQueue.attach((int)answer[0],
                 new UnsafeBuffer(memory.segment().address(), CompletionQueue.requiredBytes(entries)));
             cqs.put(cq, memory);
@@ -239,9 +244,10 @@ public final class DriverContext implements RnicContext
         final SharedMemory memory = SharedMemory.create("rnic-qp", fileLength, false);
         try
         {
+            final long token = connection.passFd(memory.fd(), ControlProtocol.CREATE_QP);
             final long[] answer = connection.call(ControlProtocol.CREATE_QP, init.pd.handle(), init.sendCq.handle(),
                 init.recvCq.handle(), init.type.ordinal(), init.maxSendWr, init.maxRecvWr, init.maxSendSge,
-                init.maxRecvSge, init.signalAll ? 1 : 0, memory.fd(), fileLength);
+                init.maxRecvSge, init.signalAll ? 1 : 0, token, fileLength);
             final ClientQueuePair qp = new ClientQueuePair(this, connection, (int)answer[0], (int)answer[1], init.type,
                 memory, init.maxSendWr, init.maxSendSge, init.maxRecvWr, init.maxRecvSge);
             qps.add(qp);

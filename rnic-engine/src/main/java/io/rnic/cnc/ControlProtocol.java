@@ -8,11 +8,21 @@ import org.agrona.MutableDirectBuffer;
  * {@link #MAX_ARGS} {@code long} arguments; the driver answers each (but {@link #KEEPALIVE}) with a {@link #RESULT}
  * of {@code long} values or an {@link #ERROR} with a one-line message, both naming the client and the correlation id.
  * Fixed offsets, little-endian, no allocation to read a message. A message of the wrong length is malformed.
+ * <p>
+ * Memory travels beside the ring: a client connects to the driver's {@link #FD_SOCKET_FILE_NAME} once, sends
+ * {@code (client id, nonce)} without a descriptor, then {@link #ATTACH} with the same nonce, which links that
+ * connection to the client. For each memfd it then sends {@code (client id, sequence)} with the descriptor attached
+ * ({@code io.rnic.shm.FdSocket}), a sequence of its own that it never reuses, and names that sequence, the
+ * <em>token</em>, in the command that uses the memory ({@link #REG_MR}, {@link #CREATE_CQ}, {@link #CREATE_QP}).
+ * The driver takes a token only from the descriptors that came over that client's own connection.
  */
 public final class ControlProtocol
 {
     // client to driver (message type ids of the command ring)
-    /** args: pid. A client's first command. */
+    /**
+     * args: pid, nonce. A client's first command; the nonce links it to the {@link #FD_SOCKET_FILE_NAME} connection
+     * that sent {@code (client id, nonce)} first. Without a nonce (pid only) the client can use no memory.
+     */
     public static final int ATTACH = 1;
     /** no args, no answer: the client is alive. */
     public static final int KEEPALIVE = 2;
@@ -22,17 +32,20 @@ public final class ControlProtocol
     public static final int ALLOC_PD = 4;
     /** args: PD handle. */
     public static final int DEALLOC_PD = 5;
-    /** args: PD, memfd of the client, file length, offset in the file, length, iova, access → MR handle, lKey, rKey. */
+    /**
+     * args: PD, token of the memfd sent over the socket, file length, offset in the file, length, iova, access → MR
+     * handle, lKey, rKey.
+     */
     public static final int REG_MR = 6;
     /** args: MR handle. */
     public static final int DEREG_MR = 7;
-    /** args: memfd, file length, entries → CQ handle, capacity. */
+    /** args: token of the memfd sent over the socket, file length, entries → CQ handle, capacity. */
     public static final int CREATE_CQ = 8;
     /** args: CQ handle. */
     public static final int DESTROY_CQ = 9;
     /**
      * args: PD, send CQ, receive CQ, QP type, max send WR, max receive WR, max send SGE, max receive SGE, signal all
-     * (0/1), memfd, file length → QP handle, QPN.
+     * (0/1), token of the memfd sent over the socket, file length → QP handle, QPN.
      */
     public static final int CREATE_QP = 10;
     /** args: QP handle, mask, then {@link QpAttributesCodec}'s fields → new state. */
@@ -41,6 +54,9 @@ public final class ControlProtocol
     public static final int DESTROY_QP = 12;
     /** args: source GID index, timeout ms, 1 for IPv4, then the address's high and low 64 bits → MAC. */
     public static final int RESOLVE_MAC = 13;
+
+    /** The driver's AF_UNIX socket in its directory, mode 0660 like the CnC file: clients pass memfds over it. */
+    public static final String FD_SOCKET_FILE_NAME = "fds.sock";
 
     // driver to clients (message type ids of the broadcast buffer)
     public static final int RESULT = 101;
@@ -58,7 +74,7 @@ public final class ControlProtocol
     // error codes, errno-like
     /** A handle that does not exist or belongs to another client (ibverbs would not let it be named). */
     public static final int ERROR_UNKNOWN_HANDLE = 2;
-    /** Memory the driver cannot map: missing, not sealed, of another size. */
+    /** Memory the driver cannot map: an unknown token, not a sealed memfd, of another size. */
     public static final int ERROR_BAD_MEMORY = 14;
     /** The command is malformed or its arguments out of range. */
     public static final int ERROR_INVALID = 22;

@@ -19,7 +19,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * Every Linux declaration shared memory uses, in one place and in jextract's shape (constants, layouts, one
  * {@code MethodHandle} and one static wrapper per function) — from {@code <sys/mman.h>}, {@code <fcntl.h>},
- * {@code <unistd.h>}, {@code <sys/stat.h>} and {@code <sys/syscall.h>}, x86_64, as
+ * {@code <unistd.h>} and {@code <sys/stat.h>}, x86_64, as
  * {@code io.rnic.datapath.afpacket.LinuxPacketSockets} is for AF_PACKET. Calls that can fail take a
  * {@code captureCallState("errno")} segment first; {@link #errno} reads it.
  */
@@ -39,14 +39,8 @@ final class LinuxMemfd
     static final int PROT_WRITE = 2;
     static final int MAP_SHARED = 1;
     static final long MAP_FAILED = -1L;
-    static final long SYS_PIDFD_OPEN = 434;
-    static final long SYS_PIDFD_GETFD = 438;
     static final int EPERM = 1;
-    static final int ENOENT = 2;
-    static final int ESRCH = 3;
-    static final int EBADF = 9;
     static final int ENOMEM = 12;
-    static final int EACCES = 13;
 
     /** {@code struct stat} of x86_64, 144 bytes; only the size is read. */
     static final StructLayout STAT = MemoryLayout.structLayout(
@@ -73,7 +67,6 @@ final class LinuxMemfd
     private static final MethodHandle FCNTL;
     private static final MethodHandle FSTAT;
     private static final MethodHandle OPEN;
-    private static final MethodHandle SYSCALL;
     private static final MethodHandle MMAP;
     private static final MethodHandle MUNMAP;
     private static final MethodHandle CLOSE;
@@ -96,10 +89,6 @@ final class LinuxMemfd
         // int open(const char *path, int flags, ...): without O_CREAT the mode is not read
         OPEN = linker.downcallHandle(libc.find("open").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), errno);
-        // long syscall(long number, ...): pidfd_open and pidfd_getfd, which glibc wraps only from 2.36
-        SYSCALL = linker.downcallHandle(libc.find("syscall").orElseThrow(),
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), errno,
-            Linker.Option.firstVariadicArg(1));
         MMAP = linker.downcallHandle(libc.find("mmap").orElseThrow(),
             FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), errno);
         MUNMAP = linker.downcallHandle(libc.find("munmap").orElseThrow(),
@@ -175,32 +164,6 @@ final class LinuxMemfd
         catch (final Throwable ex)
         {
             throw new IllegalStateException("open downcall", ex);
-        }
-    }
-
-    /** {@code pidfd_open(pid, 0)}: a file descriptor of the process, or -1. */
-    static int pidfdOpen(final MemorySegment state, final int pid)
-    {
-        try
-        {
-            return (int)(long)SYSCALL.invokeExact(state, SYS_PIDFD_OPEN, (long)pid, 0L, 0L);
-        }
-        catch (final Throwable ex)
-        {
-            throw new IllegalStateException("pidfd_open downcall", ex);
-        }
-    }
-
-    /** {@code pidfd_getfd(pidfd, targetFd, 0)}: a duplicate of the process's descriptor in this one, or -1. */
-    static int pidfdGetfd(final MemorySegment state, final int pidfd, final int targetFd)
-    {
-        try
-        {
-            return (int)(long)SYSCALL.invokeExact(state, SYS_PIDFD_GETFD, (long)pidfd, (long)targetFd, 0L);
-        }
-        catch (final Throwable ex)
-        {
-            throw new IllegalStateException("pidfd_getfd downcall", ex);
         }
     }
 

@@ -14,12 +14,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * A sealed memfd mapped shared read/write.
  * <p>
- * The process that creates the memory (a client) hands its pid and descriptor to the process that maps it too (the
- * driver), which takes its own descriptor of the same file through {@code /proc/<pid>/fd} or {@code pidfd_getfd}.
+ * The process that creates the memory (a client) sends its descriptor to the process that maps it too (the driver)
+ * over a Unix socket ({@link FdSocket}, {@code SCM_RIGHTS}), which so receives its own descriptor of the same file:
+ * no ptrace permission and no shared PID namespace needed.
  * The driver must survive anything the client does afterwards: a file mapped by one process and truncated by another
  * raises SIGBUS on the next access past the new end, and kills the JVM. A memfd has no name in any directory, so it
  * cannot be deleted, and {@code F_SEAL_SHRINK} makes the kernel refuse every {@code ftruncate} that would shrink it;
- * seals can be added but never removed. {@link #openFromProcess} therefore maps nothing that is not a memfd sealed
+ * seals can be added but never removed. {@link #fromReceivedFd} therefore maps nothing that is not a memfd sealed
  * against shrinking, of exactly the size registered.
  * <p>
  * Control path only: every call allocates and makes system calls. Not thread-safe: one owner creates and closes it;
@@ -33,7 +34,6 @@ public final class SharedMemory implements AutoCloseable
     private static final long PAGE_SIZE_BYTES = 4096;
     private static final Path MEMINFO = Path.of("/proc/meminfo");
     private static final String MEMFD_LINK_PREFIX = "/memfd:";
-    private static final String PERMISSION_FIX = ": run the driver as the client's user, or with CAP_SYS_PTRACE";
 
     private final int fd;
     private final long lengthBytes;
@@ -63,76 +63,66 @@ public final class SharedMemory implements AutoCloseable
         return create(name, lengthBytes, hugePages, SEALS);
     }
 
-    /** For tests: a memfd that {@link #openFromProcess} must refuse, because its owner can still shrink it. */
+    /** For tests: a memfd that {@link #fromReceivedFd} must refuse, because its owner can still shrink it. */
     static SharedMemory createUnsealed(final String name, final long lengthBytes)
     {
         return create(name, lengthBytes, false, 0);
     }
 
     /**
-     * Takes a duplicate of descriptor {@code fd} of process {@code pid} ({@code open("/proc/<pid>/fd/<fd>", O_RDWR)};
-     * when that is refused with EACCES or EPERM, {@code pidfd_open} and {@code pidfd_getfd}), checks that it is a
-     * memfd sealed with at least {@code F_SEAL_SHRINK} and that its size is exactly {@code expectedLengthBytes}, then
-     * maps it. Its owner may close its own descriptor, unmap, or exit afterwards: the memory lives until this
-     * {@link #close}s.
+     * Maps a descriptor this process received from another ({@link FdSocketServer}), once it has checked that it is a
+     * memfd sealed with at least {@code F_SEAL_SHRINK} and that its size is exactly {@code expectedLengthBytes}. The
+     * descriptor is closed in every case, mapped or refused: the mapping keeps the memory alive until
+     * {@link #close}, whatever its owner does meanwhile (close its own descriptor, unmap, exit), and the mapper holds
+     * no descriptor per region. {@link #fd()} of the result is {@code -1}.
      *
-     * @throws ShmException in one line naming what is wrong and the fix; nothing stays open.
+     * @throws ShmException in one line naming what is wrong and the fix.
      */
-    public static SharedMemory openFromProcess(final long pid, final int fd, final long expectedLengthBytes)
+    public static SharedMemory fromReceivedFd(final int fd, final long expectedLengthBytes)
     {
-        return openFromProcess(pid, fd, expectedLengthBytes, false);
-    }
-
-    /**
-     * @param throughPidfd go straight to {@code pidfd_getfd}, the way taken when {@code /proc} refuses: for tests,
-     *                     which cannot make {@code /proc} refuse a process its own descriptors.
-     */
-    static SharedMemory openFromProcess(
-        final long pid, final int fd, final long expectedLengthBytes, final boolean throughPidfd)
-    {
-        final String what = "fd " + fd + " of process " + pid;
-        if (pid <= 0 || pid > Integer.MAX_VALUE || fd < 0)
+        final String what = "received fd " + fd;
+        if (fd < 0)
         {
-            throw new ShmException("no " + what + ": a pid is a positive int, a descriptor is not negative");
+            throw new ShmException("no " + what + ": a descriptor is not negative");
         }
         if (expectedLengthBytes <= 0)
         {
-            throw new ShmException(what + ": expected length " + expectedLengthBytes + " is not positive");
+            throw failed(fd, what + ": expected length " + expectedLengthBytes + " is not positive");
         }
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment state = callState(arena);
-            final int ours = throughPidfd ?
-                duplicateThroughPidfd(state, (int)pid, fd, what) : duplicate(arena, state, (int)pid, fd, what);
-            final String target = linkTarget(ours);
+            final String target = linkTarget(fd);
             final String file = what + " (" + target + ")";
             if (!target.startsWith(MEMFD_LINK_PREFIX))
             {
-                throw failed(ours, file + " is not a memfd: allocate the memory with SharedMemory.create and pass " +
+                throw failed(fd, file + " is not a memfd: allocate the memory with SharedMemory.create and pass " +
                     "its fd()");
             }
-            final int seals = fcntl(state, ours, F_GET_SEALS, 0);
+            final int seals = fcntl(state, fd, F_GET_SEALS, 0);
             if (seals < 0)
             {
-                throw failed(ours, "cannot read the seals of " + file + ": " + strerror(errno(state)));
+                throw failed(fd, "cannot read the seals of " + file + ": " + strerror(errno(state)));
             }
             if ((seals & F_SEAL_SHRINK) == 0)
             {
-                throw failed(ours, file + " is not sealed against shrinking (F_SEAL_SHRINK), so its owner could " +
+                throw failed(fd, file + " is not sealed against shrinking (F_SEAL_SHRINK), so its owner could " +
                     "truncate it under the mapping: allocate it with SharedMemory.create, which seals it");
             }
             final MemorySegment stat = arena.allocate(STAT);
-            if (fstat(state, ours, stat) < 0)
+            if (fstat(state, fd, stat) < 0)
             {
-                throw failed(ours, "cannot read the size of " + file + ": " + strerror(errno(state)));
+                throw failed(fd, "cannot read the size of " + file + ": " + strerror(errno(state)));
             }
             final long sizeBytes = stat.get(JAVA_LONG, ST_SIZE_OFFSET);
             if (sizeBytes != expectedLengthBytes)
             {
-                throw failed(ours, file + " is " + sizeBytes + " bytes, not the " + expectedLengthBytes +
+                throw failed(fd, file + " is " + sizeBytes + " bytes, not the " + expectedLengthBytes +
                     " expected: pass the length the memory was created with");
             }
-            return map(state, ours, expectedLengthBytes, file, false);
+            final SharedMemory mapped = map(state, fd, expectedLengthBytes, file, false);
+            LinuxMemfd.close(fd);
+            return new SharedMemory(-1, expectedLengthBytes, mapped.segment);
         }
     }
 
@@ -162,6 +152,7 @@ public final class SharedMemory implements AutoCloseable
         return kibibytes * 1024;
     }
 
+    /** The descriptor of memory this process created; {@code -1} for memory received ({@link #fromReceivedFd}). */
     public int fd()
     {
         return fd;
@@ -189,7 +180,10 @@ public final class SharedMemory implements AutoCloseable
                 final MemorySegment state = callState(arena);
                 final int unmapped = munmap(state, segment, lengthBytes);
                 final int errno = errno(state);
-                LinuxMemfd.close(fd);
+                if (fd >= 0)
+                {
+                    LinuxMemfd.close(fd);
+                }
                 if (unmapped < 0)
                 {
                     throw new ShmException("cannot unmap fd " + fd + " (" + lengthBytes + " bytes): " +
@@ -260,60 +254,6 @@ public final class SharedMemory implements AutoCloseable
                 ": reserve huge pages (sysctl vm.nr_hugepages) or use hugePages=false" : ""));
         }
         return new SharedMemory(fd, lengthBytes, mapped.reinterpret(lengthBytes));
-    }
-
-    /** {@code open("/proc/<pid>/fd/<fd>", O_RDWR)}, and {@code pidfd_getfd} when that is not permitted. */
-    private static int duplicate(
-        final Arena arena, final MemorySegment state, final int pid, final int fd, final String what)
-    {
-        final String path = "/proc/" + pid + "/fd/" + fd;
-        final int ours = open(state, arena.allocateFrom(path), O_RDWR | O_CLOEXEC);
-        if (ours >= 0)
-        {
-            return ours;
-        }
-        final int errno = errno(state);
-        if (errno == EACCES || errno == EPERM)
-        {
-            return duplicateThroughPidfd(state, pid, fd, what);
-        }
-        if (errno == ENOENT)
-        {
-            throw new ShmException(Files.isDirectory(Path.of("/proc", Integer.toString(pid))) ?
-                noSuchDescriptor(what) : noSuchProcess(what));
-        }
-        throw new ShmException("cannot open " + what + " (" + path + "): " + strerror(errno) +
-            ": allocate the memory with SharedMemory.create and pass its fd()");
-    }
-
-    private static int duplicateThroughPidfd(final MemorySegment state, final int pid, final int fd, final String what)
-    {
-        final int pidfd = pidfdOpen(state, pid);
-        if (pidfd < 0)
-        {
-            final int errno = errno(state);
-            throw new ShmException(errno == ESRCH ? noSuchProcess(what) :
-                "cannot take " + what + " (pidfd_open): " + strerror(errno) + PERMISSION_FIX);
-        }
-        final int ours = pidfdGetfd(state, pidfd, fd);
-        final int errno = errno(state);
-        LinuxMemfd.close(pidfd);
-        if (ours < 0)
-        {
-            throw new ShmException(errno == EBADF ? noSuchDescriptor(what) : errno == ESRCH ? noSuchProcess(what) :
-                "cannot take " + what + " (pidfd_getfd): " + strerror(errno) + PERMISSION_FIX);
-        }
-        return ours;
-    }
-
-    private static String noSuchProcess(final String what)
-    {
-        return "cannot take " + what + ": no such process; the client must stay alive until the memory is mapped";
-    }
-
-    private static String noSuchDescriptor(final String what)
-    {
-        return "cannot take " + what + ": no such descriptor; pass the fd() of a SharedMemory the client keeps open";
     }
 
     /** Where this process's descriptor points: {@code /memfd:<name> (deleted)} for a memfd. */

@@ -1,7 +1,9 @@
 /**
  * Memory that one process allocates and another maps, through the FFM API: {@link io.rnic.shm.SharedMemory} creates
- * a sealed memfd, or takes one from another process by pid and descriptor and checks it before mapping it, so that
- * the process which maps it (the driver) can never take SIGBUS because the owner (a client) shrank it.
- * {@code LinuxMemfd} declares the libc calls in one place. It depends on no other rnic package.
+ * a sealed memfd, or maps one received from another process and checks it first, so that the process which maps it
+ * (the driver) can never take SIGBUS because the owner (a client) shrank it. The descriptors travel over an AF_UNIX
+ * socket as {@code SCM_RIGHTS} ({@link io.rnic.shm.FdSocket} sends, {@link io.rnic.shm.FdSocketServer} receives,
+ * with the sender's credentials). {@code LinuxMemfd} and {@code LinuxUnixSockets} declare the libc calls. It depends
+ * on no other rnic package.
  */
 package io.rnic.shm;

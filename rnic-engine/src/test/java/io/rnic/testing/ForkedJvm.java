@@ -36,7 +36,28 @@ public final class ForkedJvm
     public static Result run(final Class<?> main, final Set<String> without, final String... args)
         throws IOException, InterruptedException
     {
-        final List<String> command = new ArrayList<>();
+        return run(List.of(), main, without, args);
+    }
+
+    /**
+     * @param prefix what runs the JVM, e.g. {@code setpriv --reuid=65534 ...} to run it as another user.
+     */
+    public static Result run(
+        final List<String> prefix, final Class<?> main, final Set<String> without, final String... args)
+        throws IOException, InterruptedException
+    {
+        return run(prefix, System.getProperty("java.class.path"), main, without, args);
+    }
+
+    /**
+     * @param classPath the forked JVM's, instead of this one's: e.g. copies another user can read.
+     */
+    public static Result run(
+        final List<String> prefix, final String classPath, final Class<?> main, final Set<String> without,
+        final String... args)
+        throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         final List<String> inherited = ManagementFactory.getRuntimeMXBean().getInputArguments();
         for (int i = 0; i < inherited.size(); i++)
@@ -55,7 +76,7 @@ public final class ForkedJvm
         }
         command.add("-D" + SharedFiles.SHARED_DIR_PROP_NAME + "=" + SharedFiles.sharedDir());
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath);
         command.add(main.getName());
         command.addAll(List.of(args));
         final Process process = new ProcessBuilder(command).start();

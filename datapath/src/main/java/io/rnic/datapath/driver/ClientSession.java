@@ -11,16 +11,19 @@ final class ClientSession
 {
     final long clientId;
     final long pid;
+    /** Its connection to {@code fds.sock}; null when it attached without one (it can then use no memory). */
+    final ClientFds fds;
     long lastKeepaliveNs;
     final Int2ObjectHashMap<ProtectionDomain> pds = new Int2ObjectHashMap<>();
     final Int2ObjectHashMap<ClientMr> mrs = new Int2ObjectHashMap<>();
     final Int2ObjectHashMap<ClientCq> cqs = new Int2ObjectHashMap<>();
     final Int2ObjectHashMap<ClientQp> qps = new Int2ObjectHashMap<>();
 
-    ClientSession(final long clientId, final long pid, final long nowNs)
+    ClientSession(final long clientId, final long pid, final ClientFds fds, final long nowNs)
     {
         this.clientId = clientId;
         this.pid = pid;
+        this.fds = fds;
         this.lastKeepaliveNs = nowNs;
     }
 
@@ -31,6 +34,7 @@ final class ClientSession
 
     public String toString()
     {
-        return "client " + Long.toHexString(clientId) + " (pid " + pid + ")";
+        return "client " + Long.toHexString(clientId) + " (pid " + pid +
+            (fds == null ? ")" : "; fds.sock peer " + fds.connection + ")");
     }
 }

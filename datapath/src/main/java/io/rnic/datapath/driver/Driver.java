@@ -2,9 +2,12 @@ package io.rnic.datapath.driver;
 
 import io.rnic.cnc.CncException;
 import io.rnic.cnc.CncFile;
+import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.DeviceInfo;
 import io.rnic.datapath.agent.EngineAgent;
 import io.rnic.datapath.endpoint.Endpoint;
+import io.rnic.shm.FdSocketServer;
+import io.rnic.shm.ShmException;
 import io.rnic.transport.LocalPort;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
@@ -27,8 +30,9 @@ import java.util.function.Function;
 /**
  * {@code rnic driver}: one endpoint on one port, shared by every application of the machine through shared memory,
  * as Aeron's media driver shares its publications. It keeps a directory holding its CnC file ({@link CncFile}: the
- * clients' command ring, the answers, every counter, the error log, its heartbeat) and a lock that refuses a second
- * driver on it; the port's own lock refuses a second engine on the port. Clients attach with
+ * clients' command ring, the answers, every counter, the error log, its heartbeat), the socket clients pass their
+ * memfds over ({@link ControlProtocol#FD_SOCKET_FILE_NAME}, mode 0660 like the CnC file) and a lock that refuses a
+ * second driver on it; the port's own lock refuses a second engine on the port. Clients attach with
  * {@code io.rnic.client.DriverContext}; their QPs run on the driver's engine threads.
  */
 public final class Driver implements AutoCloseable
@@ -42,6 +46,7 @@ public final class Driver implements AutoCloseable
     private final Path directory;
     private final DirectoryLock lock;
     private final CncFile cnc;
+    private final FdSocketServer fdServer;
     private final Endpoint endpoint;
     private final DriverConductor conductor;
     private final AgentRunner conductorRunner;
@@ -49,12 +54,14 @@ public final class Driver implements AutoCloseable
     private boolean closed;
 
     private Driver(
-        final Path directory, final DirectoryLock lock, final CncFile cnc, final Endpoint endpoint,
-        final DriverConductor conductor, final ClientQueues[] queues, final DistinctErrorLog errorLog)
+        final Path directory, final DirectoryLock lock, final CncFile cnc, final FdSocketServer fdServer,
+        final Endpoint endpoint, final DriverConductor conductor, final ClientQueues[] queues,
+        final DistinctErrorLog errorLog)
     {
         this.directory = directory;
         this.lock = lock;
         this.cnc = cnc;
+        this.fdServer = fdServer;
         this.endpoint = endpoint;
         this.conductor = conductor;
         this.queues = queues;
@@ -75,10 +82,12 @@ public final class Driver implements AutoCloseable
         makeDirectory(directory);
         final DirectoryLock lock = DirectoryLock.acquire(directory);
         CncFile cnc = null;
+        FdSocketServer fdServer = null;
         Endpoint endpoint = null;
         try
         {
             cnc = CncFile.create(directory, CncFile.Lengths.defaults(), clientTimeoutNs);
+            fdServer = bindFdSocket(directory);
             final CountersManager counters = new CountersManager(cnc.countersMetadataBuffer(),
                 cnc.countersValuesBuffer(), StandardCharsets.US_ASCII);
             final DistinctErrorLog errorLog = new DistinctErrorLog(cnc.errorLogBuffer(), SystemEpochClock.INSTANCE);
@@ -93,8 +102,8 @@ public final class Driver implements AutoCloseable
                 agents[i].addApplication(queues[i]);
             }
             final DriverConductor conductor =
-                new DriverConductor(cnc, endpoint, queues, errorLog, driverCounters, counters, clientTimeoutNs);
-            final Driver driver = new Driver(directory, lock, cnc, endpoint, conductor, queues, errorLog);
+                new DriverConductor(cnc, endpoint, queues, errorLog, driverCounters, counters, fdServer, clientTimeoutNs);
+            final Driver driver = new Driver(directory, lock, cnc, fdServer, endpoint, conductor, queues, errorLog);
             AgentRunner.startOnThread(driver.conductorRunner);
             cnc.markReady();
             return driver;
@@ -104,6 +113,10 @@ public final class Driver implements AutoCloseable
             if (endpoint != null)
             {
                 endpoint.close();
+            }
+            if (fdServer != null)
+            {
+                fdServer.close();
             }
             if (cnc != null)
             {
@@ -133,6 +146,18 @@ public final class Driver implements AutoCloseable
                 String.format("%016x%016x", port.gidHigh(i), port.gidLow(i))));
         }
         return entries;
+    }
+
+    private static FdSocketServer bindFdSocket(final Path directory)
+    {
+        try
+        {
+            return FdSocketServer.bind(directory.resolve(ControlProtocol.FD_SOCKET_FILE_NAME));
+        }
+        catch (final ShmException ex)
+        {
+            throw new CncException(ex.getMessage() + " (choose another --dir)");
+        }
     }
 
     private static void makeDirectory(final Path directory)
@@ -186,6 +211,7 @@ public final class Driver implements AutoCloseable
             endpoint.agents()[i].removeApplication(queues[i]);
         }
         endpoint.close();
+        fdServer.close(); // after the conductor: it polls the socket
         cnc.close();
         deleteQuietly(directory.resolve(CncFile.FILE_NAME));
         lock.close();

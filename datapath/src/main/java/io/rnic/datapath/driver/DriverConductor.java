@@ -8,6 +8,7 @@ import io.rnic.datapath.agent.EngineAgent;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.device.EngineQueuePair;
 import io.rnic.device.RnicDevice;
+import io.rnic.shm.FdSocketServer;
 import io.rnic.shm.SharedMemory;
 import io.rnic.shm.ShmException;
 import io.rnic.verbs.CompletionQueue;
@@ -41,14 +42,21 @@ import java.util.List;
  * destroys what they ask for on the device, answers on the broadcast buffer, keeps the driver's heartbeat and times
  * out clients that stopped sending theirs. Every command is checked against the client that sends it; a bad one gets
  * an error answer and a counter, never a crash. It is the only thread that touches the sessions.
+ * <p>
+ * Clients' memfds arrive on {@code fds.sock} ({@link FdSocketServer}), each with a token the command that uses it
+ * names: a token is looked up only among the descriptors that came over the connection linked to the commanding
+ * client (by the nonce of its hello and of its {@code ATTACH}). A descriptor is closed once mapped, and those never
+ * used when the client goes. A connection that closes is a client that died: it is reclaimed at once.
  */
-final class DriverConductor implements Agent
+final class DriverConductor implements Agent, FdSocketServer.Handler
 {
     /** How often clients' liveness is checked. */
     static final long LIVENESS_CHECK_NS = 100_000_000L;
     private static final int COMMANDS_PER_CYCLE = 32;
     private static final long MAX_MEMORY_FILE_BYTES = 1L << 40;
     private static final long MAX_RESOLVE_MS = 10_000;
+    /** Memfds a connection may have sent and not yet named in a command: more is a client leaking the driver's fds. */
+    static final int MAX_PENDING_FDS = 64;
 
     private final CncFile cnc;
     private final Endpoint endpoint;
@@ -60,10 +68,12 @@ final class DriverConductor implements Agent
     private final DistinctErrorLog errorLog;
     private final DriverCounters counters;
     private final CountersManager countersManager;
+    private final FdSocketServer fdServer;
     private final long clientTimeoutNs;
     private final UnsafeBuffer answer = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH +
         4096));
     private final Long2ObjectHashMap<ClientSession> sessions = new Long2ObjectHashMap<>();
+    private final List<ClientFds> fdConnections = new ArrayList<>();
     /** Answers computed off this thread (address resolution waits for the wire), sent from it. */
     private final ManyToOneConcurrentLinkedQueue<long[]> lateResults = new ManyToOneConcurrentLinkedQueue<>();
     private final ManyToOneConcurrentLinkedQueue<Object[]> lateErrors = new ManyToOneConcurrentLinkedQueue<>();
@@ -74,9 +84,11 @@ final class DriverConductor implements Agent
 
     DriverConductor(
         final CncFile cnc, final Endpoint endpoint, final ClientQueues[] queues, final DistinctErrorLog errorLog,
-        final DriverCounters counters, final CountersManager countersManager, final long clientTimeoutNs)
+        final DriverCounters counters, final CountersManager countersManager, final FdSocketServer fdServer,
+        final long clientTimeoutNs)
     {
         this.countersManager = countersManager;
+        this.fdServer = fdServer;
         this.cnc = cnc;
         this.endpoint = endpoint;
         this.device = endpoint.device();
@@ -98,7 +110,8 @@ final class DriverConductor implements Agent
             lastHeartbeatMs = nowMs;
             cnc.heartbeat(nowMs);
         }
-        int work = toDriver.read(this::onCommand, COMMANDS_PER_CYCLE);
+        int work = fdServer.poll(this); // first: a command's memfd was sent before the command
+        work += toDriver.read(this::onCommand, COMMANDS_PER_CYCLE);
         work += sendLateAnswers();
         if (nowNs >= nextLivenessCheckNs)
         {
@@ -115,6 +128,10 @@ final class DriverConductor implements Agent
         {
             reclaim(session);
         }
+        for (final ClientFds fds : new ArrayList<>(fdConnections))
+        {
+            closeFds(fds);
+        }
     }
 
     public String roleName()
@@ -125,6 +142,129 @@ final class DriverConductor implements Agent
     int clientCount()
     {
         return sessions.size();
+    }
+
+    public void onConnected(final FdSocketServer.Connection connection)
+    {
+        final ClientFds fds = new ClientFds(connection, nowNs);
+        connection.attachment = fds;
+        fdConnections.add(fds);
+    }
+
+    public void onMessage(
+        final FdSocketServer.Connection connection, final long tokenHigh, final long tokenLow, final int fd)
+    {
+        final ClientFds fds = (ClientFds)connection.attachment;
+        if (!fds.helloed)
+        {
+            if (fd >= 0 || sessions.containsKey(tokenHigh) || helloOf(tokenHigh) != null)
+            {
+                // a hello carries no fd, and names a client no other connection serves: the first claim wins
+                refuseFd(fd);
+                closeFds(fds);
+                return;
+            }
+            fds.helloed = true;
+            fds.clientId = tokenHigh;
+            fds.nonce = tokenLow;
+            return;
+        }
+        if (fd < 0 || tokenHigh != fds.clientId || fds.pending.size() >= MAX_PENDING_FDS ||
+            fds.pending.containsKey(tokenLow))
+        {
+            refuseFd(fd);
+            return;
+        }
+        fds.pending.put(tokenLow, fd);
+    }
+
+    public void onMalformed(final FdSocketServer.Connection connection)
+    {
+        counters.fdMessagesRefused.increment();
+    }
+
+    public void onClosed(final FdSocketServer.Connection connection)
+    {
+        final ClientFds fds = (ClientFds)connection.attachment;
+        final ClientSession session = fds.session;
+        closeFds(fds);
+        if (session != null && sessions.get(session.clientId) == session)
+        {
+            counters.clientsGone.increment();
+            errorLog.record(new IllegalStateException(session + " closed its fds.sock connection without " +
+                "detaching (it died): its QPs, CQs and memory regions were destroyed"));
+            reclaim(session);
+        }
+    }
+
+    private void refuseFd(final int fd)
+    {
+        counters.fdMessagesRefused.increment();
+        if (fd >= 0)
+        {
+            FdSocketServer.closeFd(fd);
+        }
+    }
+
+    /** The live connection whose hello named {@code clientId}, or null. */
+    private ClientFds helloOf(final long clientId)
+    {
+        for (int i = 0; i < fdConnections.size(); i++)
+        {
+            final ClientFds fds = fdConnections.get(i);
+            if (fds.helloed && fds.clientId == clientId)
+            {
+                return fds;
+            }
+        }
+        return null;
+    }
+
+    /** Closes a connection and every memfd it sent that no command used. */
+    private void closeFds(final ClientFds fds)
+    {
+        fds.pending.forEachLong((token, fd) -> FdSocketServer.closeFd((int)fd));
+        fds.pending.clear();
+        fdConnections.remove(fds);
+        fds.connection.close();
+    }
+
+    /**
+     * Maps the memfd the client sent with {@code token} over its own connection. The socket is read again first when
+     * it has not arrived: the client sent it before the command, so it waits in the socket if not yet read.
+     */
+    private SharedMemory mapReceived(final ClientSession session, final long token, final long fileLength)
+    {
+        if (session.fds == null)
+        {
+            throw new ShmException("this client attached without a connection to " +
+                ControlProtocol.FD_SOCKET_FILE_NAME + " (no nonce in its attach): it can pass no memory");
+        }
+        int fd = session.fds.take(token);
+        if (fd < 0)
+        {
+            fdServer.poll(this);
+            fd = session.fds.connection.isClosed() ? -1 : session.fds.take(token);
+        }
+        if (fd < 0)
+        {
+            throw new ShmException("no memfd with token " + token + " came over this client's " +
+                ControlProtocol.FD_SOCKET_FILE_NAME + " connection: send it there before the command");
+        }
+        return SharedMemory.fromReceivedFd(fd, fileLength);
+    }
+
+    /** A command that named {@code token} failed before mapping it: its memfd is of no more use. */
+    private static void discardFd(final ClientSession session, final long token)
+    {
+        if (session.fds != null)
+        {
+            final int fd = session.fds.take(token);
+            if (fd >= 0)
+            {
+                FdSocketServer.closeFd(fd);
+            }
+        }
     }
 
     private void onCommand(final int type, final DirectBuffer buffer, final int offset, final int length)
@@ -181,13 +321,22 @@ final class DriverConductor implements Agent
     {
         if (type == ControlProtocol.ATTACH)
         {
-            expectArgs(type, args, 1);
+            if (args != 1)
+            {
+                expectArgs(type, args, 2);
+            }
             if (sessions.containsKey(clientId))
             {
                 throw new IllegalArgumentException("client " + Long.toHexString(clientId) + " is attached already");
             }
             final long pid = ControlProtocol.arg(buffer, offset, 0);
-            sessions.put(clientId, new ClientSession(clientId, pid, nowNs));
+            final ClientFds fds = args == 2 ? linkFds(clientId, ControlProtocol.arg(buffer, offset, 1)) : null;
+            final ClientSession session = new ClientSession(clientId, pid, fds, nowNs);
+            if (fds != null)
+            {
+                fds.session = session;
+            }
+            sessions.put(clientId, session);
             counters.clients.setOrdered(sessions.size());
             result(clientId, correlationId, clientTimeoutNs);
             return;
@@ -307,25 +456,52 @@ final class DriverConductor implements Agent
         }
     }
 
+    /** The connection that said hello with this client id and nonce, read again from the socket when not there yet. */
+    private ClientFds linkFds(final long clientId, final long nonce)
+    {
+        ClientFds fds = helloOf(clientId);
+        if (fds == null)
+        {
+            fdServer.poll(this); // the hello was sent before the attach: it waits in the socket
+            fds = helloOf(clientId);
+        }
+        if (fds == null || fds.nonce != nonce || fds.session != null)
+        {
+            throw new IllegalArgumentException("no " + ControlProtocol.FD_SOCKET_FILE_NAME + " connection said " +
+                "hello with this client's id and nonce: connect there and say hello before attaching");
+        }
+        return fds;
+    }
+
     private void registerMemory(
         final ClientSession session, final DirectBuffer buffer, final int offset, final int args,
         final long correlationId)
     {
         expectArgs(ControlProtocol.REG_MR, args, 7);
-        final ProtectionDomain pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
-        final int fd = (int)ControlProtocol.arg(buffer, offset, 1);
+        final long token = ControlProtocol.arg(buffer, offset, 1);
         final long fileLength = ControlProtocol.arg(buffer, offset, 2);
         final long fileOffset = ControlProtocol.arg(buffer, offset, 3);
         final long length = ControlProtocol.arg(buffer, offset, 4);
         final long iova = ControlProtocol.arg(buffer, offset, 5);
         final int access = (int)ControlProtocol.arg(buffer, offset, 6);
-        if (fileLength <= 0 || fileLength > MAX_MEMORY_FILE_BYTES || fileOffset < 0 || length <= 0 ||
-            length > Integer.MAX_VALUE || fileOffset > fileLength - length)
+        final ProtectionDomain pd;
+        final SharedMemory memory;
+        try
         {
-            throw new IllegalArgumentException("region of " + length + " bytes at offset " + fileOffset +
-                " does not lie in a file of " + fileLength + " bytes");
+            pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+            if (fileLength <= 0 || fileLength > MAX_MEMORY_FILE_BYTES || fileOffset < 0 || length <= 0 ||
+                length > Integer.MAX_VALUE || fileOffset > fileLength - length)
+            {
+                throw new IllegalArgumentException("region of " + length + " bytes at offset " + fileOffset +
+                    " does not lie in a file of " + fileLength + " bytes");
+            }
+            memory = mapReceived(session, token, fileLength);
         }
-        final SharedMemory memory = SharedMemory.openFromProcess(session.pid, fd, fileLength);
+        catch (final RuntimeException ex)
+        {
+            discardFd(session, token);
+            throw ex;
+        }
         final MemoryRegion region;
         try
         {
@@ -355,20 +531,29 @@ final class DriverConductor implements Agent
         final long correlationId)
     {
         expectArgs(ControlProtocol.CREATE_CQ, args, 3);
-        final int fd = (int)ControlProtocol.arg(buffer, offset, 0);
+        final long token = ControlProtocol.arg(buffer, offset, 0);
         final long fileLength = ControlProtocol.arg(buffer, offset, 1);
         final long entries = ControlProtocol.arg(buffer, offset, 2);
-        if (entries < 1 || entries > (1 << 22))
+        final SharedMemory memory;
+        try
         {
-            throw new VerbsException("CQ size " + entries + " out of range 1.." + (1 << 22));
+            if (entries < 1 || entries > (1 << 22))
+            {
+                throw new VerbsException("CQ size " + entries + " out of range 1.." + (1 << 22));
+            }
+            final long expected = QpQueuesLayout.completionQueueFileLength((int)entries);
+            if (fileLength != expected)
+            {
+                throw new IllegalArgumentException("a CQ of " + entries + " entries needs a file of " + expected +
+                    " bytes, not " + fileLength);
+            }
+            memory = mapReceived(session, token, fileLength);
         }
-        final long expected = QpQueuesLayout.completionQueueFileLength((int)entries);
-        if (fileLength != expected)
+        catch (final RuntimeException ex)
         {
-            throw new IllegalArgumentException("a CQ of " + entries + " entries needs a file of " + expected +
-                " bytes, not " + fileLength);
+            discardFd(session, token);
+            throw ex;
         }
-        final SharedMemory memory = SharedMemory.openFromProcess(session.pid, fd, fileLength);
         final int handle = nextHandle++;
         final CompletionQueue cq;
         try
@@ -391,29 +576,45 @@ final class DriverConductor implements Agent
         final long correlationId)
     {
         expectArgs(ControlProtocol.CREATE_QP, args, 11);
-        final ProtectionDomain pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
-        final ClientCq sendCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 1));
-        final ClientCq recvCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 2));
         final long typeOrdinal = ControlProtocol.arg(buffer, offset, 3);
-        final int maxSendWr = bounded(ControlProtocol.arg(buffer, offset, 4), 1 << 16, "max send WR");
-        final int maxRecvWr = bounded(ControlProtocol.arg(buffer, offset, 5), 1 << 16, "max receive WR");
-        final int maxSendSge = bounded(ControlProtocol.arg(buffer, offset, 6), ScatterGatherList.MAX_SGE, "max send SGE");
-        final int maxRecvSge = bounded(ControlProtocol.arg(buffer, offset, 7), ScatterGatherList.MAX_SGE,
-            "max receive SGE");
         final boolean signalAll = ControlProtocol.arg(buffer, offset, 8) != 0;
-        final int fd = (int)ControlProtocol.arg(buffer, offset, 9);
+        final long token = ControlProtocol.arg(buffer, offset, 9);
         final long fileLength = ControlProtocol.arg(buffer, offset, 10);
-        if (typeOrdinal < 0 || typeOrdinal >= QpType.values().length)
+        final ProtectionDomain pd;
+        final ClientCq sendCq;
+        final ClientCq recvCq;
+        final int maxSendWr;
+        final int maxRecvWr;
+        final int maxSendSge;
+        final int maxRecvSge;
+        final SharedMemory memory;
+        try
         {
-            throw new IllegalArgumentException("QP type " + typeOrdinal + " is not a type");
+            pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+            sendCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 1));
+            recvCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 2));
+            maxSendWr = bounded(ControlProtocol.arg(buffer, offset, 4), 1 << 16, "max send WR");
+            maxRecvWr = bounded(ControlProtocol.arg(buffer, offset, 5), 1 << 16, "max receive WR");
+            maxSendSge = bounded(ControlProtocol.arg(buffer, offset, 6), ScatterGatherList.MAX_SGE, "max send SGE");
+            maxRecvSge = bounded(ControlProtocol.arg(buffer, offset, 7), ScatterGatherList.MAX_SGE,
+                "max receive SGE");
+            if (typeOrdinal < 0 || typeOrdinal >= QpType.values().length)
+            {
+                throw new IllegalArgumentException("QP type " + typeOrdinal + " is not a type");
+            }
+            final long expected = QpQueuesLayout.fileLength(maxSendWr, maxSendSge, maxRecvWr, maxRecvSge);
+            if (fileLength != expected)
+            {
+                throw new IllegalArgumentException("this QP's queues need a file of " + expected + " bytes, not " +
+                    fileLength);
+            }
+            memory = mapReceived(session, token, fileLength);
         }
-        final long expected = QpQueuesLayout.fileLength(maxSendWr, maxSendSge, maxRecvWr, maxRecvSge);
-        if (fileLength != expected)
+        catch (final RuntimeException ex)
         {
-            throw new IllegalArgumentException("this QP's queues need a file of " + expected + " bytes, not " +
-                fileLength);
+            discardFd(session, token);
+            throw ex;
         }
-        final SharedMemory memory = SharedMemory.openFromProcess(session.pid, fd, fileLength);
         final QpInitAttributes init = new QpInitAttributes();
         init.type = QpType.values()[(int)typeOrdinal];
         init.pd = pd;
@@ -553,6 +754,14 @@ final class DriverConductor implements Agent
 
     private int timeOutClients()
     {
+        for (int i = fdConnections.size() - 1; i >= 0; i--)
+        {
+            final ClientFds fds = fdConnections.get(i);
+            if (fds.session == null && nowNs - fds.connectedNs > clientTimeoutNs)
+            {
+                closeFds(fds); // connected and never attached
+            }
+        }
         List<ClientSession> expired = null;
         for (final ClientSession session : sessions.values())
         {
@@ -595,6 +804,10 @@ final class DriverConductor implements Agent
         }
         counted(-session.pds.size());
         session.pds.clear();
+        if (session.fds != null)
+        {
+            closeFds(session.fds); // its unused memfds with it
+        }
         sessions.remove(session.clientId);
         counters.clients.setOrdered(sessions.size());
     }

@@ -13,6 +13,8 @@ final class DriverCounters
     final AtomicCounter clientTimeouts;
     final AtomicCounter resources;
     final AtomicCounter malformedWorkRequests;
+    final AtomicCounter fdMessagesRefused;
+    final AtomicCounter clientsGone;
 
     DriverCounters(final CountersManager manager)
     {
@@ -22,6 +24,8 @@ final class DriverCounters
         clientTimeouts = allocate(manager, 3, "driver client timeouts");
         resources = allocate(manager, 4, "driver client resources (PDs, MRs, CQs, QPs)");
         malformedWorkRequests = allocate(manager, 5, "driver malformed work requests");
+        fdMessagesRefused = allocate(manager, 6, "driver fds.sock messages refused");
+        clientsGone = allocate(manager, 7, "driver clients gone (fds.sock closed)");
     }
 
     private static AtomicCounter allocate(final CountersManager manager, final int index, final String label)

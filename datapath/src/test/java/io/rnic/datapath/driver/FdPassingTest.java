@@ -1,0 +1,362 @@
+package io.rnic.datapath.driver;
+
+import io.rnic.cnc.CncFile;
+import io.rnic.cnc.ControlProtocol;
+import io.rnic.cnc.QpQueuesLayout;
+import io.rnic.shm.FdSocket;
+import io.rnic.shm.SharedMemory;
+import io.rnic.shm.ShmException;
+import io.rnic.testing.ForkedJvm;
+import io.rnic.testing.OpenDescriptors;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.broadcast.BroadcastReceiver;
+import org.agrona.concurrent.broadcast.CopyBroadcastReceiver;
+import org.agrona.concurrent.errors.ErrorLogReader;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.status.CountersReader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The driver's end of memfd passing, driven by raw clients that write commands into the CnC and send over
+ * {@code fds.sock} by hand: a token names only a memfd its own client's connection sent, descriptors never used are
+ * closed when the client goes, a client whose connection closes is reclaimed without waiting for its keepalive
+ * timeout (a minute here), a connection that never attaches is closed after it, and a client of another user in the
+ * directory's group is served.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class FdPassingTest
+{
+    private static final long CQ_ENTRIES = 16;
+    private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
+    private static final int NOBODY = 65534;
+    private static final long CQ_FILE_BYTES = QpQueuesLayout.completionQueueFileLength((int)CQ_ENTRIES);
+
+    private DriverFixture fixture;
+    private CncFile cnc;
+    private CountersReader counters;
+
+    @BeforeEach
+    void start() throws IOException
+    {
+        fixture = DriverFixture.withTimeoutMs(60_000);
+        cnc = CncFile.open(fixture.directory);
+        counters = new CountersReader(cnc.countersMetadataBuffer(), cnc.countersValuesBuffer(),
+            StandardCharsets.US_ASCII);
+    }
+
+    @AfterEach
+    void stop() throws IOException
+    {
+        cnc.close();
+        fixture.close();
+    }
+
+    @Test
+    void shouldTakeATokenOnlyFromTheConnectionOfTheClientThatNamesIt()
+    {
+        try (RawClient first = new RawClient(cnc, fixture.directory, 0x1111);
+            RawClient second = new RawClient(cnc, fixture.directory, 0x2222);
+            SharedMemory memory = SharedMemory.create("rnic-test-cq", CQ_FILE_BYTES, false))
+        {
+            first.attach();
+            second.attach();
+            first.sendFd(1, memory.fd());
+
+            assertEquals("error 14: create_cq: no memfd with token 1 came over this client's fds.sock connection: " +
+                "send it there before the command", second.call(ControlProtocol.CREATE_CQ, 1, CQ_FILE_BYTES,
+                CQ_ENTRIES), "the other client names the first one's token");
+            assertTrue(first.call(ControlProtocol.CREATE_CQ, 1, CQ_FILE_BYTES, CQ_ENTRIES).startsWith("result "),
+                "the token is still its own client's");
+
+            // a message naming another client's id over one's own connection is refused, its fd closed
+            assertTrue(second.socket.send(first.clientId, 2, memory.fd()));
+            assertTrue(second.call(ControlProtocol.ALLOC_PD).startsWith("result "));
+            assertEquals(1, counter("driver fds.sock messages refused"));
+            assertEquals("error 14: create_cq: no memfd with token 2 came over this client's fds.sock connection: " +
+                "send it there before the command", first.call(ControlProtocol.CREATE_CQ, 2, CQ_FILE_BYTES,
+                CQ_ENTRIES));
+            assertEquals(1, OpenDescriptors.ofMemfd("rnic-test-cq"), "the memfd's own, the one the CQ maps is closed");
+        }
+    }
+
+    @Test
+    void shouldRefuseAMemfdOfAnotherSizeThanTheCommandSays()
+    {
+        try (RawClient client = new RawClient(cnc, fixture.directory, 0x3333);
+            SharedMemory memory = SharedMemory.create("rnic-test-large", 2 * CQ_FILE_BYTES, false))
+        {
+            client.attach();
+            client.sendFd(1, memory.fd());
+
+            final String answer = client.call(ControlProtocol.CREATE_CQ, 1, CQ_FILE_BYTES, CQ_ENTRIES);
+            assertTrue(answer.startsWith("error 14: create_cq: received fd ") && answer.endsWith(" is " +
+                2 * CQ_FILE_BYTES + " bytes, not the " + CQ_FILE_BYTES + " expected: pass the length the memory was " +
+                "created with"), answer);
+            assertEquals(1, OpenDescriptors.ofMemfd("rnic-test-large"), "the refused fd is closed");
+        }
+    }
+
+    @Test
+    void shouldCloseTheMemfdsAClientNeverUsedWhenItDetaches()
+    {
+        try (RawClient client = new RawClient(cnc, fixture.directory, 0x4444);
+            SharedMemory memory = SharedMemory.create("rnic-test-unused", 4096, false))
+        {
+            client.attach();
+            client.sendFd(7, memory.fd());
+            client.sendFd(8, memory.fd());
+            assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("result "));
+            assertEquals(3, OpenDescriptors.ofMemfd("rnic-test-unused"), "ours and the two the driver holds");
+
+            assertTrue(client.call(ControlProtocol.DETACH).startsWith("result "));
+
+            assertEquals(1, OpenDescriptors.ofMemfd("rnic-test-unused"));
+        }
+    }
+
+    @Test
+    void shouldReclaimAClientWhoseConnectionClosesAtOnce()
+    {
+        try (RawClient client = new RawClient(cnc, fixture.directory, 0x5555);
+            SharedMemory memory = SharedMemory.create("rnic-test-died", CQ_FILE_BYTES, false))
+        {
+            client.attach();
+            client.sendFd(1, memory.fd());
+            assertTrue(client.call(ControlProtocol.CREATE_CQ, 1, CQ_FILE_BYTES, CQ_ENTRIES).startsWith("result "));
+            assertEquals(1, fixture.driver.clientCount());
+
+            client.socket.close(); // what the kernel does when the client dies
+
+            await(() -> fixture.driver.clientCount() == 0, "the client is reclaimed long before its 60 s timeout");
+            assertEquals(1, counter("driver clients gone (fds.sock closed)"));
+            assertEquals(0, counter("driver client timeouts"));
+            await(() -> OpenDescriptors.ofMemfd("rnic-test-died") == 1, "the CQ's mapping is gone");
+            assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("error 107: "), "it must attach again");
+        }
+    }
+
+    @Test
+    void shouldServeAClientOfAnotherUserInTheDirectorysGroup(@TempDir final Path copies)
+        throws IOException, InterruptedException
+    {
+        assumeTrue(Files.isExecutable(SETPRIV) && "root".equals(System.getProperty("user.name")),
+            "needs root and setpriv to start a client as another user");
+        final int group = ((Number)Files.getAttribute(fixture.directory, "unix:gid")).intValue();
+        final ForkedJvm.Result result = ForkedJvm.run(
+            List.of(SETPRIV.toString(), "--reuid=" + NOBODY, "--regid=" + group, "--clear-groups"),
+            readableClassPath(copies), DriverClientMain.class, Set.of(), fixture.directory.toString());
+
+        assertEquals(0, result.exit(), result.toString());
+        assertTrue(result.stdout().matches("attached as [0-9a-f]+: rkey true, qpn true\n"), result.toString());
+        await(() -> fixture.driver.clientCount() == 0, "the exited client is reclaimed before its 60 s timeout");
+        assertEquals(1, counter("driver clients gone (fds.sock closed)"));
+        assertEquals(0, counter("driver command errors"));
+        final StringBuilder errors = new StringBuilder();
+        ErrorLogReader.read(cnc.errorLogBuffer(), (count, first, last, error) -> errors.append(error));
+        assertTrue(errors.toString().matches("(?s).*; fds\\.sock peer pid [0-9]+ uid " + NOBODY + " gid " + group +
+            "\\) closed its fds\\.sock connection without detaching.*"), errors.toString());
+    }
+
+    /**
+     * This JVM's class path with every jar copied into {@code copies} (made readable by all): the local Maven
+     * repository may sit in a home directory another user cannot enter.
+     */
+    private static String readableClassPath(final Path copies) throws IOException
+    {
+        Files.setPosixFilePermissions(copies, PosixFilePermissions.fromString("rwxr-xr-x"));
+        final List<String> entries = new ArrayList<>();
+        int index = 0;
+        for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator))
+        {
+            final Path path = Path.of(entry);
+            if (Files.isRegularFile(path))
+            {
+                final Path copy = copies.resolve(index++ + "-" + path.getFileName());
+                Files.copy(path, copy);
+                Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
+                entries.add(copy.toString());
+            }
+            else
+            {
+                entries.add(entry);
+            }
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+
+    @Test
+    void shouldCloseAConnectionThatNeverAttachesOnceTheClientTimeoutPasses()
+    {
+        fixture.restart(TimeUnit.MILLISECONDS.toNanos(300));
+        try (FdSocket socket = FdSocket.connect(fixture.directory.resolve(ControlProtocol.FD_SOCKET_FILE_NAME)))
+        {
+            assertTrue(socket.send(0x8888, 1, -1), "hello");
+
+            await(() ->
+            {
+                try
+                {
+                    socket.send(0x8888, 2, -1);
+                    return false;
+                }
+                catch (final ShmException closed)
+                {
+                    return closed.getMessage().contains("Broken pipe");
+                }
+            }, "the driver closes its end");
+        }
+    }
+
+    @Test
+    void shouldRefuseAnAttachWhoseNonceNoConnectionSent()
+    {
+        try (RawClient client = new RawClient(cnc, fixture.directory, 0x6666))
+        {
+            assertEquals("error 22: attach: no fds.sock connection said hello with this client's id and nonce: " +
+                "connect there and say hello before attaching", client.call(ControlProtocol.ATTACH,
+                ProcessHandle.current().pid(), client.nonce + 1));
+            assertEquals(0, fixture.driver.clientCount());
+        }
+    }
+
+    @Test
+    void shouldLetAClientAttachedWithoutANonceUseNoMemory()
+    {
+        try (RawClient client = new RawClient(cnc, fixture.directory, 0x7777))
+        {
+            assertTrue(client.call(ControlProtocol.ATTACH, ProcessHandle.current().pid()).startsWith("result "));
+
+            assertEquals("error 14: create_cq: this client attached without a connection to fds.sock (no nonce in " +
+                "its attach): it can pass no memory", client.call(ControlProtocol.CREATE_CQ, 1, CQ_FILE_BYTES,
+                CQ_ENTRIES));
+        }
+    }
+
+    private long counter(final String label)
+    {
+        final long[] value = { Long.MIN_VALUE };
+        counters.forEach((id, each) ->
+        {
+            if (each.equals(label))
+            {
+                value[0] = counters.getCounterValue(id);
+            }
+        });
+        return value[0];
+    }
+
+    private static void await(final BooleanSupplier condition, final String what)
+    {
+        final long deadlineNs = System.nanoTime() + 10_000_000_000L;
+        while (!condition.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadlineNs, what);
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * A client by hand: commands into the ring, the answer picked from the broadcast and shown as
+     * {@code result v0 v1 ...} or {@code error CODE: message}; its own connection to {@code fds.sock}, hello sent.
+     */
+    private static final class RawClient implements AutoCloseable
+    {
+        final long clientId;
+        final long nonce;
+        final FdSocket socket;
+        private final ManyToOneRingBuffer toDriver;
+        private final CopyBroadcastReceiver answers;
+        private final UnsafeBuffer command = new UnsafeBuffer(ByteBuffer.allocateDirect(
+            ControlProtocol.MAX_MESSAGE_LENGTH));
+        private long correlationId;
+        private String answer;
+
+        RawClient(final CncFile cnc, final Path directory, final long clientId)
+        {
+            this.clientId = clientId;
+            this.nonce = clientId * 31;
+            this.toDriver = new ManyToOneRingBuffer(cnc.toDriverBuffer());
+            this.answers = new CopyBroadcastReceiver(new BroadcastReceiver(cnc.toClientsBuffer()),
+                new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH + 4096)));
+            this.socket = FdSocket.connect(directory.resolve(ControlProtocol.FD_SOCKET_FILE_NAME));
+            assertTrue(socket.send(clientId, nonce, -1), "hello");
+        }
+
+        void attach()
+        {
+            final String attached = call(ControlProtocol.ATTACH, ProcessHandle.current().pid(), nonce);
+            assertTrue(attached.startsWith("result "), attached);
+        }
+
+        void sendFd(final long token, final int fd)
+        {
+            assertTrue(socket.send(clientId, token, fd));
+        }
+
+        String call(final int type, final long... args)
+        {
+            correlationId++;
+            ControlProtocol.putHeader(command, 0, clientId, correlationId);
+            for (int i = 0; i < args.length; i++)
+            {
+                ControlProtocol.putArg(command, 0, i, args[i]);
+            }
+            assertTrue(toDriver.write(type, command, 0, ControlProtocol.length(args.length)));
+            answer = null;
+            await(() ->
+            {
+                answers.receive(this::onAnswer);
+                return answer != null;
+            }, "an answer to " + ControlProtocol.commandName(type));
+            return answer;
+        }
+
+        private void onAnswer(final int type, final DirectBuffer buffer, final int offset, final int length)
+        {
+            if (ControlProtocol.clientId(buffer, offset) != clientId ||
+                ControlProtocol.correlationId(buffer, offset) != correlationId)
+            {
+                return;
+            }
+            if (type == ControlProtocol.ERROR)
+            {
+                answer = "error " + ControlProtocol.errorCode(buffer, offset) + ": " +
+                    ControlProtocol.errorMessage(buffer, offset);
+                return;
+            }
+            final StringBuilder values = new StringBuilder("result");
+            for (int i = 0; i < ControlProtocol.argCount(length); i++)
+            {
+                values.append(' ').append(ControlProtocol.arg(buffer, offset, i));
+            }
+            answer = values.toString();
+        }
+
+        public void close()
+        {
+            socket.close();
+        }
+    }
+}
