@@ -78,6 +78,8 @@ public final class Driver implements AutoCloseable
         Endpoint endpoint = null;
         try
         {
+            // a driver killed with SIGKILL leaves its CnC file behind; we hold the lock, so no live driver owns it
+            deleteQuietly(directory.resolve(CncFile.FILE_NAME));
             cnc = CncFile.create(directory, CncFile.Lengths.defaults(), clientTimeoutNs);
             final CountersManager counters = new CountersManager(cnc.countersMetadataBuffer(),
                 cnc.countersValuesBuffer(), StandardCharsets.US_ASCII);

@@ -34,7 +34,13 @@ final class DriverFixture implements AutoCloseable
 
     DriverFixture(final long clientTimeoutNs) throws IOException
     {
-        directory = Files.createTempDirectory("rnic-driver-test");
+        this(Files.createTempDirectory("rnic-driver-test"), clientTimeoutNs);
+    }
+
+    /** A driver in {@code directory}: another process's, for a test of a driver that dies and one that follows. */
+    DriverFixture(final Path directory, final long clientTimeoutNs)
+    {
+        this.directory = directory;
         link();
         driver = startDriver(clientTimeoutNs);
     }
