@@ -54,6 +54,8 @@ class DriverCommandFuzzTest
     private static final int QP_WR = 4;
     private static final int QP_SGE = 1;
     private static final long MEMORY_BYTES = 65_536;
+    /** The first files of the pool are good memory: sealed memfds of the length given with them. */
+    private static final int GOOD_FILES = 3;
 
     private DriverFixture fixture;
     private CncFile cnc;
@@ -72,6 +74,8 @@ class DriverCommandFuzzTest
     private Answer awaited;
     private String unexpected;
     private long errorAnswers;
+    private final int[] errorCodes = new int[128];
+    private final int[] results = new int[ControlProtocol.RESOLVE_MAC + 1];
 
     /** One answer of the driver. */
     private record Answer(int type, int code, String message, long[] values)
@@ -234,6 +238,7 @@ class DriverCommandFuzzTest
                 {
                     type = ControlProtocol.ATTACH;
                 }
+                pool.clientIndex = clientIndex;
                 final long[] args = pool.args(type, random.nextInt(5) == 0);
                 for (int arg = 0; arg < args.length; arg++)
                 {
@@ -291,6 +296,7 @@ class DriverCommandFuzzTest
             }
             else if (answer.type() == ControlProtocol.RESULT)
             {
+                results[Math.min(type, results.length - 1)]++;
                 if (type == ControlProtocol.ATTACH)
                 {
                     attached[clientIndex] = true;
@@ -298,12 +304,13 @@ class DriverCommandFuzzTest
                 else if (type == ControlProtocol.DETACH)
                 {
                     attached[clientIndex] = false;
+                    pool.handles.get(clientIndex).clear(); // stale now: any number names them as well
                 }
                 else if (answer.values().length > 0 && (type == ControlProtocol.ALLOC_PD ||
                     type == ControlProtocol.REG_MR || type == ControlProtocol.CREATE_CQ ||
                     type == ControlProtocol.CREATE_QP))
                 {
-                    pool.handles.add(answer.value(0));
+                    pool.handles.get(clientIndex).add(answer.value(0));
                 }
             }
         }
@@ -328,6 +335,18 @@ class DriverCommandFuzzTest
             fail(unexpected);
         }
 
+        // the run reached past the checks: resources were made from the hostile mix, and every refusal was met
+        for (final int type : new int[]{ ControlProtocol.ATTACH, ControlProtocol.DETACH, ControlProtocol.ALLOC_PD,
+            ControlProtocol.CREATE_CQ, ControlProtocol.REG_MR })
+        {
+            assertTrue(results[type] > 0, "no " + ControlProtocol.commandName(type) + " succeeded in the run");
+        }
+        for (final int code : new int[]{ ControlProtocol.ERROR_UNKNOWN_HANDLE, ControlProtocol.ERROR_BAD_MEMORY,
+            ControlProtocol.ERROR_INVALID, ControlProtocol.ERROR_VERBS, ControlProtocol.ERROR_UNKNOWN_COMMAND,
+            ControlProtocol.ERROR_NOT_ATTACHED })
+        {
+            assertTrue(errorCodes[code] > 0, "no error " + code + " in the run");
+        }
         assertEquals(sent, counter("driver commands") - commandsBefore, "commands the driver counted");
         assertEquals(errorAnswers - errorAnswersBefore + unanswerable, counter("driver command errors") - errorsBefore,
             "errors the driver counted: those it answered and those it could not");
@@ -346,7 +365,9 @@ class DriverCommandFuzzTest
     private final class Pool
     {
         final Random random;
-        final List<Long> handles = new ArrayList<>();
+        /** Handles the driver gave each raw client, for the commands that should name them. */
+        final List<List<Long>> handles = List.of(new ArrayList<>(), new ArrayList<>());
+        int clientIndex;
         final long[][] files; // { fd, length }
 
         Pool(final Random random)
@@ -389,7 +410,7 @@ class DriverCommandFuzzTest
             {
                 return args;
             }
-            final long[] file = files[random.nextInt(files.length)];
+            final long[] file = files[random.nextInt(random.nextBoolean() ? GOOD_FILES : files.length)];
             switch (type)
             {
                 case ControlProtocol.DEALLOC_PD, ControlProtocol.DEREG_MR, ControlProtocol.DESTROY_CQ,
@@ -398,16 +419,16 @@ class DriverCommandFuzzTest
                 {
                     args[0] = handle();
                     args[1] = file[0];
-                    args[2] = random.nextBoolean() ? file[1] : any();
-                    args[3] = random.nextBoolean() ? 0 : any();
-                    args[4] = random.nextBoolean() ? file[1] : any();
-                    args[6] = random.nextBoolean() ? AccessFlags.ALL : args[6];
+                    args[2] = plausible() ? file[1] : any();
+                    args[3] = plausible() ? 0 : any();
+                    args[4] = plausible() ? file[1] : any();
+                    args[6] = plausible() ? AccessFlags.ALL : args[6];
                 }
                 case ControlProtocol.CREATE_CQ ->
                 {
                     args[0] = file[0];
-                    args[1] = random.nextBoolean() ? file[1] : any();
-                    args[2] = random.nextBoolean() ? CQ_ENTRIES : any();
+                    args[1] = plausible() ? file[1] : any();
+                    args[2] = plausible() ? CQ_ENTRIES : any();
                 }
                 case ControlProtocol.CREATE_QP ->
                 {
@@ -415,12 +436,12 @@ class DriverCommandFuzzTest
                     args[1] = handle();
                     args[2] = handle();
                     args[3] = random.nextInt(QpType.values().length + 1);
-                    args[4] = random.nextBoolean() ? QP_WR : any();
-                    args[5] = random.nextBoolean() ? QP_WR : any();
-                    args[6] = random.nextBoolean() ? QP_SGE : any();
-                    args[7] = random.nextBoolean() ? QP_SGE : any();
+                    args[4] = plausible() ? QP_WR : any();
+                    args[5] = plausible() ? QP_WR : any();
+                    args[6] = plausible() ? QP_SGE : any();
+                    args[7] = plausible() ? QP_SGE : any();
                     args[9] = file[0];
-                    args[10] = random.nextBoolean() ? file[1] : any();
+                    args[10] = plausible() ? file[1] : any();
                 }
                 case ControlProtocol.MODIFY_QP ->
                 {
@@ -436,10 +457,17 @@ class DriverCommandFuzzTest
             return args;
         }
 
+        private boolean plausible()
+        {
+            return random.nextInt(4) != 0;
+        }
+
+        /** Mostly one of the sender's own handles, else the other client's, else any small number. */
         private long handle()
         {
-            return handles.isEmpty() || random.nextInt(4) == 0 ? random.nextInt(64) :
-                handles.get(random.nextInt(handles.size()));
+            final int pick = random.nextInt(6);
+            final List<Long> from = clientIndex < 0 ? List.of() : handles.get(pick < 4 ? clientIndex : 1 - clientIndex);
+            return from.isEmpty() || pick == 5 ? random.nextInt(64) : from.get(random.nextInt(from.size()));
         }
 
         private long any()
@@ -563,6 +591,7 @@ class DriverCommandFuzzTest
         if (type == ControlProtocol.ERROR)
         {
             errorAnswers++;
+            errorCodes[ControlProtocol.errorCode(buffer, offset) & 127]++;
         }
         if (!seenAnswers.add(correlationId))
         {
