@@ -33,6 +33,7 @@ class ClientCrashTest
 {
     private static final long CLIENT_TIMEOUT_MS = 1_000;
     private static final int WRITE_BYTES = 16_384;
+    private static final int WRITES_BEFORE_KILL = 32;
 
     private DriverFixture fixture;
     private CncFile cnc;
@@ -62,7 +63,7 @@ class ClientCrashTest
     @Test
     void shouldReclaimAKilledClientWhileItsPeerWritesAndLeaveOtherClientsAlone() throws Exception
     {
-        final long resourcesBefore = counter("driver client resources");
+        final long resourcesBefore = DriverFixture.counter(counters, "driver client resources");
         final DriverContext other = DriverContext.open(fixture.directory);
         final int clientsBefore = fixture.driver.clientCount();
 
@@ -78,7 +79,8 @@ class ClientCrashTest
         assertEquals(clientsBefore + 1, fixture.driver.clientCount());
 
         final RcEnd peer = new RcEnd(fixture.peer, 1 << 20);
-        peer.connect(childQpn, DriverFixture.IP_DRIVER, 10, 3); // 4 ms ACK timeout, 3 retries: RETRY_EXC_ERR soon
+        // a 67 ms ACK timeout, 3 retries: RETRY_EXC_ERR within a second of the QP's end, and never from a busy machine
+        peer.connect(childQpn, DriverFixture.IP_DRIVER, 14, 3);
         childIn.write(peer.qp.qpn() + "\n");
         childIn.flush();
         line(childOut, "CONNECTED");
@@ -87,13 +89,18 @@ class ClientCrashTest
         assertNotNull(first, "no completion of the first WRITE into the child");
         assertEquals(WcStatus.SUCCESS, first.status());
 
-        final CompletableFuture<Void> during = CompletableFuture.runAsync(() -> rcOperations(other));
-        child.destroyForcibly();
-        final long killedNs = System.nanoTime();
+        CompletableFuture<Void> during = null;
+        long killedNs = 0;
         WcStatus ended = WcStatus.SUCCESS;
         long writes = 0;
         while (ended == WcStatus.SUCCESS)
         {
+            if (writes == WRITES_BEFORE_KILL)
+            {
+                during = CompletableFuture.runAsync(() -> rcOperations(other));
+                child.destroyForcibly();
+                killedNs = System.nanoTime();
+            }
             assertEquals(0, peer.postWrite(2 + writes, childAddress + (writes % 64) * WRITE_BYTES, childRKey,
                 WRITE_BYTES));
             final WorkCompletion done = peer.poll(peer.sendCq, TimeUnit.SECONDS.toNanos(10));
@@ -102,6 +109,7 @@ class ClientCrashTest
             writes++;
         }
         assertEquals(WcStatus.RETRY_EXC_ERR, ended, "after " + writes + " WRITEs");
+        assertTrue(writes > WRITES_BEFORE_KILL, "the WRITEs failed before the kill");
 
         final long boundNs = TimeUnit.MILLISECONDS.toNanos(CLIENT_TIMEOUT_MS + 2_000);
         while (fixture.driver.clientCount() != clientsBefore)
@@ -111,12 +119,12 @@ class ClientCrashTest
         }
         final long reclaimedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedNs);
         assertTrue(reclaimedAfterMs >= CLIENT_TIMEOUT_MS - 100, "timed out after " + reclaimedAfterMs + " ms");
-        assertEquals(1, counter("driver client timeouts"));
+        assertEquals(1, DriverFixture.counter(counters, "driver client timeouts"));
 
         during.get(30, TimeUnit.SECONDS);
         rcOperations(other);
         other.close();
-        assertEquals(resourcesBefore, counter("driver client resources"));
+        assertEquals(resourcesBefore, DriverFixture.counter(counters, "driver client resources"));
         assertEquals(clientsBefore - 1, fixture.driver.clientCount());
         assertEquals(0, fixture.driver.endpoint().engineErrors());
     }
@@ -133,24 +141,11 @@ class ClientCrashTest
         }
     }
 
-    private static String line(final BufferedReader out, final String prefix) throws Exception
+    private String line(final BufferedReader out, final String prefix) throws Exception
     {
         final String line = out.readLine();
-        assertTrue(line != null && line.startsWith(prefix), "the forked client said " + line);
+        assertTrue(line != null && line.startsWith(prefix), "the forked client said " + line +
+            (line == null ? " and ended with " + child.waitFor() + " (its standard error is in this test's)" : ""));
         return line;
-    }
-
-    private long counter(final String labelStart)
-    {
-        final long[] value = { Long.MIN_VALUE };
-        counters.forEach((id, typeId, key, label) ->
-        {
-            if (label.startsWith(labelStart))
-            {
-                value[0] = counters.getCounterValue(id);
-            }
-        });
-        assertTrue(value[0] != Long.MIN_VALUE, "no counter " + labelStart);
-        return value[0];
     }
 }

@@ -26,8 +26,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -117,7 +115,7 @@ class DriverCommandFuzzTest
     {
         final long a = 0xA000_0000_0000_000AL;
         final long b = 0xB000_0000_0000_000BL;
-        final long resourcesBefore = counter("driver client resources");
+        final long resourcesBefore = DriverFixture.counter(counters, "driver client resources");
         attach(a);
         attach(b);
         final long pdA = call(a, ControlProtocol.ALLOC_PD).value(0);
@@ -135,7 +133,7 @@ class DriverCommandFuzzTest
             .value(0);
         final SharedMemory qpMemoryB = memory(QpQueuesLayout.fileLength(QP_WR, QP_SGE, QP_WR, QP_SGE));
         final SharedMemory mrMemoryB = memory(MEMORY_BYTES);
-        final long resourcesOfBoth = counter("driver client resources");
+        final long resourcesOfBoth = DriverFixture.counter(counters, "driver client resources");
         final int stateOfA = qpMemory.segment().asByteBuffer().order(java.nio.ByteOrder.nativeOrder())
             .getInt(QpQueuesLayout.STATE_OFFSET);
 
@@ -147,7 +145,7 @@ class DriverCommandFuzzTest
             refusedAsUnknown(b, ControlProtocol.DEREG_MR, handleOfA);
             refusedAsUnknown(b, ControlProtocol.DESTROY_CQ, handleOfA);
             refusedAsUnknown(b, ControlProtocol.DESTROY_QP, handleOfA);
-            refusedAsUnknown(b, ControlProtocol.MODIFY_QP, modifyArgs(handleOfA, toError, QpAttrMask.STATE));
+            refusedAsUnknown(b, ControlProtocol.MODIFY_QP, QpAttributesCodec.modifyArgs(handleOfA, toError, QpAttrMask.STATE));
             refusedAsUnknown(b, ControlProtocol.REG_MR, handleOfA, mrMemoryB.fd(), MEMORY_BYTES, 0, MEMORY_BYTES,
                 mrMemoryB.segment().address(), AccessFlags.ALL);
             refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(handleOfA, cqB, cqB, qpMemoryB));
@@ -155,10 +153,10 @@ class DriverCommandFuzzTest
             refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(pdB, cqB, handleOfA, qpMemoryB));
         }
 
-        assertEquals(resourcesOfBoth, counter("driver client resources"));
+        assertEquals(resourcesOfBoth, DriverFixture.counter(counters, "driver client resources"));
         assertEquals(stateOfA, qpMemory.segment().asByteBuffer().order(java.nio.ByteOrder.nativeOrder())
             .getInt(QpQueuesLayout.STATE_OFFSET), "B changed the state of A's QP");
-        assertEquals(QpState.INIT.ordinal(), call(a, ControlProtocol.MODIFY_QP, modifyArgs(qpA, init(),
+        assertEquals(QpState.INIT.ordinal(), call(a, ControlProtocol.MODIFY_QP, QpAttributesCodec.modifyArgs(qpA, init(),
             QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS)).value(0),
             "A's QP still answers to A");
         call(a, ControlProtocol.DESTROY_QP, qpA);
@@ -167,7 +165,7 @@ class DriverCommandFuzzTest
         call(a, ControlProtocol.DEALLOC_PD, pdA);
         call(a, ControlProtocol.DETACH);
         call(b, ControlProtocol.DETACH);
-        assertEquals(resourcesBefore, counter("driver client resources"));
+        assertEquals(resourcesBefore, DriverFixture.counter(counters, "driver client resources"));
         assertEquals(0, fixture.driver.clientCount());
         assertNoDriverErrorLogged();
     }
@@ -189,9 +187,9 @@ class DriverCommandFuzzTest
 
     private void fuzz(final Random random) throws Exception
     {
-        final long resourcesBefore = counter("driver client resources");
-        final long commandsBefore = counter("driver commands");
-        final long errorsBefore = counter("driver command errors");
+        final long resourcesBefore = DriverFixture.counter(counters, "driver client resources");
+        final long commandsBefore = DriverFixture.counter(counters, "driver commands");
+        final long errorsBefore = DriverFixture.counter(counters, "driver command errors");
         final long errorAnswersBefore = errorAnswers;
         final long[] clients = { random.nextLong() | 1, random.nextLong() | 1 };
         final boolean[] attached = new boolean[clients.length];
@@ -305,12 +303,17 @@ class DriverCommandFuzzTest
                 {
                     attached[clientIndex] = false;
                     pool.handles.get(clientIndex).clear(); // stale now: any number names them as well
+                    pool.pds.get(clientIndex).clear();
                 }
                 else if (answer.values().length > 0 && (type == ControlProtocol.ALLOC_PD ||
                     type == ControlProtocol.REG_MR || type == ControlProtocol.CREATE_CQ ||
                     type == ControlProtocol.CREATE_QP))
                 {
                     pool.handles.get(clientIndex).add(answer.value(0));
+                    if (type == ControlProtocol.ALLOC_PD)
+                    {
+                        pool.pds.get(clientIndex).add(answer.value(0));
+                    }
                 }
             }
         }
@@ -322,6 +325,8 @@ class DriverCommandFuzzTest
                 sent++;
             }
         }
+        await(never, send(never, ControlProtocol.DETACH)); // answered after every command before it was read
+        sent++;
         final long deadlineNs = System.nanoTime() + 20_000_000_000L;
         while (!lateAnswers.isEmpty())
         {
@@ -347,10 +352,10 @@ class DriverCommandFuzzTest
         {
             assertTrue(errorCodes[code] > 0, "no error " + code + " in the run");
         }
-        assertEquals(sent, counter("driver commands") - commandsBefore, "commands the driver counted");
-        assertEquals(errorAnswers - errorAnswersBefore + unanswerable, counter("driver command errors") - errorsBefore,
+        assertEquals(sent, DriverFixture.counter(counters, "driver commands") - commandsBefore, "commands the driver counted");
+        assertEquals(errorAnswers - errorAnswersBefore + unanswerable, DriverFixture.counter(counters, "driver command errors") - errorsBefore,
             "errors the driver counted: those it answered and those it could not");
-        assertEquals(resourcesBefore, counter("driver client resources"), "resources left once the clients detached");
+        assertEquals(resourcesBefore, DriverFixture.counter(counters, "driver client resources"), "resources left once the clients detached");
         assertEquals(0, fixture.driver.clientCount());
         assertNoDriverErrorLogged();
 
@@ -367,6 +372,7 @@ class DriverCommandFuzzTest
         final Random random;
         /** Handles the driver gave each raw client, for the commands that should name them. */
         final List<List<Long>> handles = List.of(new ArrayList<>(), new ArrayList<>());
+        final List<List<Long>> pds = List.of(new ArrayList<>(), new ArrayList<>());
         int clientIndex;
         final long[][] files; // { fd, length }
 
@@ -376,16 +382,20 @@ class DriverCommandFuzzTest
             final SharedMemory cq = memory(QpQueuesLayout.completionQueueFileLength(CQ_ENTRIES));
             final SharedMemory qp = memory(QpQueuesLayout.fileLength(QP_WR, QP_SGE, QP_WR, QP_SGE));
             final SharedMemory mr = memory(MEMORY_BYTES);
+            // bad memory of a CQ's length: create_cq, which names no handle, reaches the memory checks often
+            final long cqBytes = cq.lengthBytes();
             final SharedMemory tooShort = memory(4096);
-            final int unsealed = TestLibc.unsealedMemfd("rnic-fuzz-unsealed", MEMORY_BYTES);
+            final int unsealed = TestLibc.unsealedMemfd("rnic-fuzz-unsealed", cqBytes);
             rawFds.add(unsealed);
-            final Path regular = fixture.directory.resolve("regular-file");
-            final int regularFd = TestLibc.regularFile(regular, MEMORY_BYTES);
-            rawFds.add(regularFd);
+            final int unsealedForMr = TestLibc.unsealedMemfd("rnic-fuzz-unsealed", MEMORY_BYTES);
+            rawFds.add(unsealedForMr);
+            final int regular = TestLibc.regularFile(fixture.directory.resolve("regular-file"), cqBytes);
+            rawFds.add(regular);
             files = new long[][]{
-                { cq.fd(), cq.lengthBytes() }, { qp.fd(), qp.lengthBytes() }, { mr.fd(), mr.lengthBytes() },
-                { tooShort.fd(), MEMORY_BYTES }, { unsealed, MEMORY_BYTES }, { regularFd, MEMORY_BYTES },
-                { 1_000_000, MEMORY_BYTES }, { -1, MEMORY_BYTES }, { Integer.MAX_VALUE, 1L << 62 } };
+                { cq.fd(), cqBytes }, { qp.fd(), qp.lengthBytes() }, { mr.fd(), mr.lengthBytes() },
+                { tooShort.fd(), cqBytes }, { tooShort.fd(), MEMORY_BYTES }, { unsealed, cqBytes },
+                { unsealedForMr, MEMORY_BYTES }, { regular, cqBytes }, { 1_000_000, cqBytes }, { -1, cqBytes },
+                { Integer.MAX_VALUE, 1L << 62 } };
         }
 
         long[] args(final int type, final boolean anyCount)
@@ -417,7 +427,7 @@ class DriverCommandFuzzTest
                     ControlProtocol.DESTROY_QP -> args[0] = handle();
                 case ControlProtocol.REG_MR ->
                 {
-                    args[0] = handle();
+                    args[0] = pd();
                     args[1] = file[0];
                     args[2] = plausible() ? file[1] : any();
                     args[3] = plausible() ? 0 : any();
@@ -432,7 +442,7 @@ class DriverCommandFuzzTest
                 }
                 case ControlProtocol.CREATE_QP ->
                 {
-                    args[0] = handle();
+                    args[0] = pd();
                     args[1] = handle();
                     args[2] = handle();
                     args[3] = random.nextInt(QpType.values().length + 1);
@@ -460,6 +470,13 @@ class DriverCommandFuzzTest
         private boolean plausible()
         {
             return random.nextInt(4) != 0;
+        }
+
+        /** Mostly one of the sender's own PDs, else any handle. */
+        private long pd()
+        {
+            final List<Long> own = clientIndex < 0 ? List.of() : pds.get(clientIndex);
+            return own.isEmpty() || !plausible() ? handle() : own.get(random.nextInt(own.size()));
         }
 
         /** Mostly one of the sender's own handles, else the other client's, else any small number. */
@@ -498,20 +515,6 @@ class DriverCommandFuzzTest
         attributes.portNumber = 1;
         attributes.accessFlags = AccessFlags.ALL;
         return attributes;
-    }
-
-    private static long[] modifyArgs(final long handle, final QpAttributes attributes, final int mask)
-    {
-        final UnsafeBuffer encoded = new UnsafeBuffer(new byte[ControlProtocol.MAX_MESSAGE_LENGTH]);
-        QpAttributesCodec.encode(attributes, encoded, 0, 0);
-        final long[] args = new long[2 + QpAttributesCodec.ARGS];
-        args[0] = handle;
-        args[1] = mask;
-        for (int i = 0; i < QpAttributesCodec.ARGS; i++)
-        {
-            args[2 + i] = ControlProtocol.arg(encoded, 0, i);
-        }
-        return args;
     }
 
     private SharedMemory memory(final long lengthBytes)
@@ -625,20 +628,6 @@ class DriverCommandFuzzTest
             }
             awaited = new Answer(type, 0, null, values);
         }
-    }
-
-    private long counter(final String labelStart)
-    {
-        final long[] value = { Long.MIN_VALUE };
-        counters.forEach((id, typeId, key, label) ->
-        {
-            if (label.startsWith(labelStart))
-            {
-                value[0] = counters.getCounterValue(id);
-            }
-        });
-        assertTrue(value[0] != Long.MIN_VALUE, "no counter " + labelStart);
-        return value[0];
     }
 
     /** A refusal is an answer; an exception the conductor did not expect is a driver bug, and it logs those. */

@@ -35,7 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DriverDeathTest
 {
-    private static final long CLIENT_TIMEOUT_MS = 1_000;
+    /** Long enough for a driver JVM that has just started (cold code, two yielding engine threads) on two cores. */
+    private static final long CLIENT_TIMEOUT_MS = 2_000;
     private final List<Process> drivers = new ArrayList<>();
     private Path directory;
 
@@ -63,7 +64,7 @@ class DriverDeathTest
         final Process first = startDriver();
         final DriverContext client = DriverContext.open(directory);
         final ProtectionDomain pd = client.allocPd();
-        final CompletionQueue cq = client.createCq(16);
+        final CompletionQueue cq = served(() -> client.createCq(16));
         final QueuePair qp = client.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).capacity(4, 4));
 
         first.destroyForcibly();
@@ -85,11 +86,30 @@ class DriverDeathTest
         try (DriverContext again = DriverContext.open(directory))
         {
             final ProtectionDomain newPd = again.allocPd();
-            final CompletionQueue newCq = again.createCq(16);
+            final CompletionQueue newCq = served(() -> again.createCq(16));
             final QueuePair newQp = again.createQp(new QpInitAttributes().pd(newPd).cqs(newCq, newCq).capacity(4, 4));
             assertTrue(newQp.qpn() > 0);
             again.destroyQp(newQp);
             again.destroyCq(newCq);
+        }
+    }
+
+    /** What a live driver answers; when it does not, the failure shows what the driver logged. */
+    private <T> T served(final java.util.function.Supplier<T> call)
+    {
+        try
+        {
+            return call.get();
+        }
+        catch (final CncException ex)
+        {
+            final StringBuilder errors = new StringBuilder();
+            try (io.rnic.cnc.CncFile cnc = io.rnic.cnc.CncFile.open(directory))
+            {
+                org.agrona.concurrent.errors.ErrorLogReader.read(cnc.errorLogBuffer(),
+                    (count, first, last, text) -> errors.append(count).append("x ").append(text));
+            }
+            throw new AssertionError(ex.getMessage() + "; the driver logged: " + errors, ex);
         }
     }
 
