@@ -101,7 +101,7 @@ public final class Driver implements AutoCloseable
             cnc.markReady();
             return driver;
         }
-        catch (final RuntimeException ex)
+        catch (final Throwable ex) // Agrona throws I/O errors unchecked: release all the same
         {
             if (endpoint != null)
             {

@@ -45,7 +45,7 @@ public final class ForkedClientMain
                 // lives until killed
             }
         }
-        catch (final RuntimeException ex)
+        catch (final Throwable ex)
         {
             ex.printStackTrace();
             System.exit(1);

@@ -28,7 +28,7 @@ public final class ForkedDriverMain
         {
             fixture = new DriverFixture(Path.of(args[0]), TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[1])));
         }
-        catch (final RuntimeException ex)
+        catch (final Throwable ex) // Agrona rethrows checked exceptions unchecked
         {
             ex.printStackTrace();
             System.exit(1); // the peer's engine thread would keep this JVM, and the test waiting for READY, alive
