@@ -1,8 +1,6 @@
 package io.rnic.client;
 
 import io.rnic.cc.DcqcnParameters;
-import io.rnic.cnc.ControlProtocol;
-import io.rnic.cnc.QpAttributesCodec;
 import io.rnic.cnc.QpQueuesLayout;
 import io.rnic.device.QueuePair;
 import io.rnic.shm.SharedMemory;
@@ -138,20 +136,5 @@ final class ClientQueuePair implements QueuePair
     public String toString()
     {
         return "QueuePair{qpn=" + qpn + ", type=" + type + ", state=" + state() + ", driver client}";
-    }
-
-    /** The arguments of a modify_qp command: handle, mask, then every attribute. */
-    static long[] modifyArgs(final int handle, final QpAttributes attributes, final int mask)
-    {
-        final UnsafeBuffer encoded = new UnsafeBuffer(new byte[ControlProtocol.MAX_MESSAGE_LENGTH]);
-        QpAttributesCodec.encode(attributes, encoded, 0, 0);
-        final long[] args = new long[2 + QpAttributesCodec.ARGS];
-        args[0] = handle;
-        args[1] = mask;
-        for (int i = 0; i < QpAttributesCodec.ARGS; i++)
-        {
-            args[2 + i] = ControlProtocol.arg(encoded, 0, i);
-        }
-        return args;
     }
 }

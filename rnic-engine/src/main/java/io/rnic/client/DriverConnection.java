@@ -22,8 +22,9 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A client's link to its driver, as Aeron's client conductor: commands into the CnC's ring, answers picked from the
  * broadcast by client id and correlation id, a keepalive thread that tells the driver this client lives and watches the
- * driver's heartbeat. A driver that stops beating for its client timeout is gone: every later call fails at once
- * with one line saying so (within the timeout and one keepalive interval of the driver's death, never a hang).
+ * driver's heartbeat. A driver that stops beating for its client timeout, or leaves a command unanswered that long, is
+ * gone: every later call, posts included, fails at once with one line saying so (within the timeout and one keepalive
+ * interval of the driver's death, never a hang).
  * <p>
  * Memory goes to the driver over its {@link ControlProtocol#FD_SOCKET_FILE_NAME} socket: the connection says hello
  * with a random nonce before {@code ATTACH} carries it, and each memfd is sent with a fresh token before the command
@@ -224,9 +225,15 @@ final class DriverConnection implements AutoCloseable
         checkAlive();
         if (System.nanoTime() > deadlineNs)
         {
-            throw new CncException("the rnic driver at " + directory + " did not answer " +
-                ControlProtocol.commandName(type) + " within " + TimeUnit.NANOSECONDS.toMillis(driverTimeoutNs) +
-                " ms: is it overloaded or stopped? (bin/rnic stat --dir " + directory + ")");
+            // as Aeron's client on a driver timeout: the connection is over, for the post calls too, which check it
+            checkHeartbeat();
+            if (gone == null)
+            {
+                gone = "the rnic driver at " + directory + " did not answer " + ControlProtocol.commandName(type) +
+                    " within " + TimeUnit.NANOSECONDS.toMillis(driverTimeoutNs) + " ms: is it overloaded or " +
+                    "stopped? (bin/rnic stat --dir " + directory + ")";
+            }
+            throw new CncException(gone);
         }
         LockSupport.parkNanos(20_000);
     }

@@ -2,6 +2,7 @@ package io.rnic.client;
 
 import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.DeviceInfo;
+import io.rnic.cnc.QpAttributesCodec;
 import io.rnic.cnc.QpQueuesLayout;
 import io.rnic.device.JvmFlags;
 import io.rnic.device.QueuePair;
@@ -262,7 +263,7 @@ public final class DriverContext implements RnicContext
 
     void modify(final ClientQueuePair qp, final QpAttributes attributes, final int mask)
     {
-        connection.call(ControlProtocol.MODIFY_QP, ClientQueuePair.modifyArgs(qp.handle(), attributes, mask));
+        connection.call(ControlProtocol.MODIFY_QP, QpAttributesCodec.modifyArgs(qp.handle(), attributes, mask));
     }
 
     public synchronized void destroyQp(final QueuePair qp)

@@ -7,6 +7,7 @@ import io.rnic.verbs.QpState;
 import io.rnic.verbs.VerbsException;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Every field of {@link QpAttributes}, address vector included, as {@link ControlProtocol} arguments: enums by
@@ -51,6 +52,21 @@ public final class QpAttributesCodec
         ControlProtocol.putArg(buffer, offset, i++, av.flowLabel());
         ControlProtocol.putArg(buffer, offset, i++, av.serviceLevel());
         ControlProtocol.putArg(buffer, offset, i, av.destinationMac());
+    }
+
+    /** The arguments of a {@code modify_qp} command: the QP's handle, the mask, then every attribute. */
+    public static long[] modifyArgs(final long handle, final QpAttributes attributes, final int mask)
+    {
+        final UnsafeBuffer encoded = new UnsafeBuffer(new byte[ControlProtocol.MAX_MESSAGE_LENGTH]);
+        encode(attributes, encoded, 0, 0);
+        final long[] args = new long[2 + ARGS];
+        args[0] = handle;
+        args[1] = mask;
+        for (int i = 0; i < ARGS; i++)
+        {
+            args[2 + i] = ControlProtocol.arg(encoded, 0, i);
+        }
+        return args;
     }
 
     /** Fills {@code into}; throws {@link VerbsException} when an enum's ordinal or an int field is out of range. */

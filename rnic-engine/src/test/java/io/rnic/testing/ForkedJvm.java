@@ -57,6 +57,28 @@ public final class ForkedJvm
         final String... args)
         throws IOException, InterruptedException
     {
+        final Process process = new ProcessBuilder(command(prefix, classPath, main, without, args)).start();
+        final CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> read(process, true));
+        final String stdout = read(process, false);
+        return new Result(process.waitFor(), stdout, stderr.join());
+    }
+
+    /**
+     * Starts {@code main} with all of this JVM's flags and leaves it running: for a test that talks to it through
+     * its standard streams and kills it ({@link Process#destroyForcibly()} is a SIGKILL). Its standard error goes to
+     * this JVM's, so that a child that fails says why in the test's output.
+     */
+    public static Process start(final Class<?> main, final String... args) throws IOException
+    {
+        return new ProcessBuilder(command(List.of(), System.getProperty("java.class.path"), main, Set.of(), args))
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    }
+
+    private static List<String> command(
+        final List<String> prefix, final String classPath, final Class<?> main, final Set<String> without,
+        final String... args)
+    {
         final List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         final List<String> inherited = ManagementFactory.getRuntimeMXBean().getInputArguments();
@@ -79,10 +101,7 @@ public final class ForkedJvm
         command.add(classPath);
         command.add(main.getName());
         command.addAll(List.of(args));
-        final Process process = new ProcessBuilder(command).start();
-        final CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> read(process, true));
-        final String stdout = read(process, false);
-        return new Result(process.waitFor(), stdout, stderr.join());
+        return command;
     }
 
     private static String read(final Process process, final boolean error)

@@ -86,6 +86,8 @@ public final class Driver implements AutoCloseable
         Endpoint endpoint = null;
         try
         {
+            // a driver killed with SIGKILL leaves its CnC file behind; we hold the lock, so no live driver owns it
+            deleteQuietly(directory.resolve(CncFile.FILE_NAME));
             cnc = CncFile.create(directory, CncFile.Lengths.defaults(), clientTimeoutNs);
             fdServer = bindFdSocket(directory);
             final CountersManager counters = new CountersManager(cnc.countersMetadataBuffer(),
@@ -108,7 +110,7 @@ public final class Driver implements AutoCloseable
             cnc.markReady();
             return driver;
         }
-        catch (final RuntimeException ex)
+        catch (final Throwable ex) // Agrona throws I/O errors unchecked: release all the same
         {
             if (endpoint != null)
             {

@@ -6,6 +6,7 @@ import io.rnic.datapath.endpoint.EndpointOptions;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.port.InMemoryPort;
 import io.rnic.transport.LocalPort;
+import org.agrona.concurrent.status.CountersReader;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -34,7 +35,13 @@ final class DriverFixture implements AutoCloseable
 
     DriverFixture(final long clientTimeoutNs) throws IOException
     {
-        directory = Files.createTempDirectory("rnic-driver-test");
+        this(Files.createTempDirectory("rnic-driver-test"), clientTimeoutNs);
+    }
+
+    /** A driver in {@code directory}: another process's, for a test of a driver that dies and one that follows. */
+    DriverFixture(final Path directory, final long clientTimeoutNs)
+    {
+        this.directory = directory;
         link();
         driver = startDriver(clientTimeoutNs);
     }
@@ -79,6 +86,24 @@ final class DriverFixture implements AutoCloseable
         port.addGid(0xFE80_0000_0000_0000L, InterfaceAddresses.eui64(mac));
         port.addIpv4((int)InterfaceAddresses.gidOf(ip)[1]);
         return port;
+    }
+
+    /** The value of the counter whose label starts with {@code labelStart}, as another process reads the CnC. */
+    static long counter(final CountersReader counters, final String labelStart)
+    {
+        final long[] value = { Long.MIN_VALUE };
+        counters.forEach((id, typeId, key, label) ->
+        {
+            if (label.startsWith(labelStart))
+            {
+                value[0] = counters.getCounterValue(id);
+            }
+        });
+        if (value[0] == Long.MIN_VALUE)
+        {
+            throw new AssertionError("no counter " + labelStart);
+        }
+        return value[0];
     }
 
     private static InetAddress address(final int a, final int b, final int c, final int d)

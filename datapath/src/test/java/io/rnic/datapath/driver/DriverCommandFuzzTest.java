@@ -1,0 +1,641 @@
+package io.rnic.datapath.driver;
+
+import io.rnic.client.DriverContext;
+import io.rnic.cnc.CncFile;
+import io.rnic.cnc.ControlProtocol;
+import io.rnic.cnc.QpAttributesCodec;
+import io.rnic.cnc.QpQueuesLayout;
+import io.rnic.datapath.endpoint.EndpointPairScenario;
+import io.rnic.shm.SharedMemory;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.QpAttrMask;
+import io.rnic.verbs.QpAttributes;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.QpType;
+import io.rnic.verbs.ScatterGatherList;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.LongHashSet;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.broadcast.BroadcastReceiver;
+import org.agrona.concurrent.broadcast.CopyBroadcastReceiver;
+import org.agrona.concurrent.errors.ErrorLogReader;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.status.CountersReader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The driver's command ring written by a hostile client, without the client library: random bytes and lengths,
+ * truncated messages, unknown types, every command with random and absurd arguments, memory files that are too short,
+ * missing, unsealed or not memory at all, another client's handles, and clients that never attached. Every command
+ * with a full header gets exactly one answer (none for a keepalive), the errors are counted, nothing is left behind
+ * once the clients detach, the driver logs no internal error, and a legitimate client is served byte-exact after.
+ * <p>
+ * {@code -Drnic.fuzz.seed=S} replays a run, {@code -Drnic.fuzz.commands=N} sets its length.
+ */
+class DriverCommandFuzzTest
+{
+    private static final int COMMANDS = Integer.getInteger("rnic.fuzz.commands", 3_000);
+    private static final long ANSWER_TIMEOUT_NS = 5_000_000_000L;
+    private static final int CQ_ENTRIES = 16;
+    private static final int QP_WR = 4;
+    private static final int QP_SGE = 1;
+    private static final long MEMORY_BYTES = 65_536;
+    /** The first files of the pool are good memory: sealed memfds of the length given with them. */
+    private static final int GOOD_FILES = 3;
+
+    private DriverFixture fixture;
+    private CncFile cnc;
+    private ManyToOneRingBuffer toDriver;
+    private CopyBroadcastReceiver answers;
+    private CountersReader counters;
+    private final UnsafeBuffer command = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH +
+        64));
+    private final List<SharedMemory> memories = new ArrayList<>();
+    private final List<Integer> rawFds = new ArrayList<>();
+    private long nextCorrelationId = 1;
+    private final LongHashSet lateAnswers = new LongHashSet();
+    private final LongHashSet seenAnswers = new LongHashSet();
+    private long awaitedClientId;
+    private long awaitedCorrelationId;
+    private Answer awaited;
+    private String unexpected;
+    private long errorAnswers;
+    private final int[] errorCodes = new int[128];
+    private final int[] results = new int[ControlProtocol.RESOLVE_MAC + 1];
+
+    /** One answer of the driver. */
+    private record Answer(int type, int code, String message, long[] values)
+    {
+        long value(final int index)
+        {
+            return values[index];
+        }
+    }
+
+    @BeforeEach
+    void start() throws Exception
+    {
+        fixture = DriverFixture.withTimeoutMs(30_000); // the raw clients send no keepalives of their own
+        cnc = CncFile.open(fixture.directory);
+        toDriver = new ManyToOneRingBuffer(cnc.toDriverBuffer());
+        answers = new CopyBroadcastReceiver(new BroadcastReceiver(cnc.toClientsBuffer()),
+            new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH + 4096)));
+        counters = new CountersReader(cnc.countersMetadataBuffer(), cnc.countersValuesBuffer());
+    }
+
+    @AfterEach
+    void stop() throws Exception
+    {
+        cnc.close();
+        fixture.close();
+        for (final SharedMemory memory : memories)
+        {
+            memory.close();
+        }
+        for (final int fd : rawFds)
+        {
+            TestLibc.close(fd);
+        }
+    }
+
+    @Test
+    void shouldRefuseEveryCommandNamingAnotherClientsHandlesAndChangeNothingOfIt()
+    {
+        final long a = 0xA000_0000_0000_000AL;
+        final long b = 0xB000_0000_0000_000BL;
+        final long resourcesBefore = DriverFixture.counter(counters, "driver client resources");
+        attach(a);
+        attach(b);
+        final long pdA = call(a, ControlProtocol.ALLOC_PD).value(0);
+        final SharedMemory cqMemory = memory(QpQueuesLayout.completionQueueFileLength(CQ_ENTRIES));
+        final long cqA = call(a, ControlProtocol.CREATE_CQ, cqMemory.fd(), cqMemory.lengthBytes(), CQ_ENTRIES).value(0);
+        final SharedMemory qpMemory = memory(QpQueuesLayout.fileLength(QP_WR, QP_SGE, QP_WR, QP_SGE));
+        final long qpA = call(a, ControlProtocol.CREATE_QP, createQpArgs(pdA, cqA, cqA, qpMemory)).value(0);
+        final SharedMemory mrMemory = memory(MEMORY_BYTES);
+        final long mrA = call(a, ControlProtocol.REG_MR, pdA, mrMemory.fd(), MEMORY_BYTES, 0, MEMORY_BYTES,
+            mrMemory.segment().address(), AccessFlags.ALL).value(0);
+
+        final long pdB = call(b, ControlProtocol.ALLOC_PD).value(0);
+        final SharedMemory cqMemoryB = memory(QpQueuesLayout.completionQueueFileLength(CQ_ENTRIES));
+        final long cqB = call(b, ControlProtocol.CREATE_CQ, cqMemoryB.fd(), cqMemoryB.lengthBytes(), CQ_ENTRIES)
+            .value(0);
+        final SharedMemory qpMemoryB = memory(QpQueuesLayout.fileLength(QP_WR, QP_SGE, QP_WR, QP_SGE));
+        final SharedMemory mrMemoryB = memory(MEMORY_BYTES);
+        final long resourcesOfBoth = DriverFixture.counter(counters, "driver client resources");
+        final int stateOfA = qpMemory.segment().asByteBuffer().order(java.nio.ByteOrder.nativeOrder())
+            .getInt(QpQueuesLayout.STATE_OFFSET);
+
+        final QpAttributes toError = new QpAttributes();
+        toError.state = QpState.ERR;
+        for (final long handleOfA : new long[]{ pdA, cqA, qpA, mrA })
+        {
+            refusedAsUnknown(b, ControlProtocol.DEALLOC_PD, handleOfA);
+            refusedAsUnknown(b, ControlProtocol.DEREG_MR, handleOfA);
+            refusedAsUnknown(b, ControlProtocol.DESTROY_CQ, handleOfA);
+            refusedAsUnknown(b, ControlProtocol.DESTROY_QP, handleOfA);
+            refusedAsUnknown(b, ControlProtocol.MODIFY_QP, QpAttributesCodec.modifyArgs(handleOfA, toError, QpAttrMask.STATE));
+            refusedAsUnknown(b, ControlProtocol.REG_MR, handleOfA, mrMemoryB.fd(), MEMORY_BYTES, 0, MEMORY_BYTES,
+                mrMemoryB.segment().address(), AccessFlags.ALL);
+            refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(handleOfA, cqB, cqB, qpMemoryB));
+            refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(pdB, handleOfA, cqB, qpMemoryB));
+            refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(pdB, cqB, handleOfA, qpMemoryB));
+        }
+
+        assertEquals(resourcesOfBoth, DriverFixture.counter(counters, "driver client resources"));
+        assertEquals(stateOfA, qpMemory.segment().asByteBuffer().order(java.nio.ByteOrder.nativeOrder())
+            .getInt(QpQueuesLayout.STATE_OFFSET), "B changed the state of A's QP");
+        assertEquals(QpState.INIT.ordinal(), call(a, ControlProtocol.MODIFY_QP, QpAttributesCodec.modifyArgs(qpA, init(),
+            QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS)).value(0),
+            "A's QP still answers to A");
+        call(a, ControlProtocol.DESTROY_QP, qpA);
+        call(a, ControlProtocol.DESTROY_CQ, cqA);
+        call(a, ControlProtocol.DEREG_MR, mrA);
+        call(a, ControlProtocol.DEALLOC_PD, pdA);
+        call(a, ControlProtocol.DETACH);
+        call(b, ControlProtocol.DETACH);
+        assertEquals(resourcesBefore, DriverFixture.counter(counters, "driver client resources"));
+        assertEquals(0, fixture.driver.clientCount());
+        assertNoDriverErrorLogged();
+    }
+
+    @Test
+    void shouldAnswerEveryHostileCommandOnceAndServeALegitimateClientAfter() throws Exception
+    {
+        final long seed = Long.getLong("rnic.fuzz.seed", System.nanoTime());
+        try
+        {
+            fuzz(new Random(seed));
+        }
+        catch (final AssertionError | RuntimeException ex)
+        {
+            throw new AssertionError("seed " + seed + " (replay with -Drnic.fuzz.seed=" + seed + "): " +
+                ex.getMessage(), ex);
+        }
+    }
+
+    private void fuzz(final Random random) throws Exception
+    {
+        final long resourcesBefore = DriverFixture.counter(counters, "driver client resources");
+        final long commandsBefore = DriverFixture.counter(counters, "driver commands");
+        final long errorsBefore = DriverFixture.counter(counters, "driver command errors");
+        final long errorAnswersBefore = errorAnswers;
+        final long[] clients = { random.nextLong() | 1, random.nextLong() | 1 };
+        final boolean[] attached = new boolean[clients.length];
+        final long never = random.nextLong() | 1;
+        final Pool pool = new Pool(random);
+        long sent = 0;
+        long unanswerable = 0;
+
+        for (int i = 0; i < COMMANDS; i++)
+        {
+            final int who = random.nextInt(10);
+            final int clientIndex = who < 4 ? 0 : who < 7 ? 1 : -1;
+            final long clientId = clientIndex >= 0 ? clients[clientIndex] : who < 9 ? never : random.nextLong();
+            final boolean known = clientIndex >= 0 && attached[clientIndex];
+            final long correlationId = nextCorrelationId++;
+            ControlProtocol.putHeader(command, 0, clientId, correlationId);
+            final int kind = random.nextInt(12);
+            int type;
+            int length;
+            if (kind == 0) // random bytes of a random length, the header kept or not
+            {
+                length = random.nextInt(ControlProtocol.MAX_MESSAGE_LENGTH + 64);
+                type = 1 + random.nextInt(200);
+                final byte[] bytes = new byte[length];
+                random.nextBytes(bytes);
+                command.putBytes(random.nextBoolean() ? 0 : ControlProtocol.ARGS_OFFSET, bytes, 0,
+                    Math.min(bytes.length, command.capacity() - ControlProtocol.ARGS_OFFSET));
+            }
+            else if (kind == 1) // truncated: not even a header
+            {
+                length = random.nextInt(ControlProtocol.ARGS_OFFSET);
+                type = 1 + random.nextInt(ControlProtocol.RESOLVE_MAC);
+            }
+            else if (kind == 2) // unknown types, the answers' own among them
+            {
+                length = ControlProtocol.length(random.nextInt(4));
+                type = new int[]{ 14, 100, ControlProtocol.RESULT, ControlProtocol.ERROR, 1000,
+                    Integer.MAX_VALUE }[random.nextInt(6)];
+            }
+            else
+            {
+                type = ControlProtocol.KEEPALIVE + random.nextInt(ControlProtocol.RESOLVE_MAC - 1);
+                if (clientIndex >= 0 && !attached[clientIndex] && random.nextInt(3) == 0)
+                {
+                    type = ControlProtocol.ATTACH;
+                }
+                pool.clientIndex = clientIndex;
+                final long[] args = pool.args(type, random.nextInt(5) == 0);
+                for (int arg = 0; arg < args.length; arg++)
+                {
+                    ControlProtocol.putArg(command, 0, arg, args[arg]);
+                }
+                length = ControlProtocol.length(args.length);
+                if (kind == 3) // a well-formed length cut or stretched by a few bytes
+                {
+                    length = Math.max(0, length + random.nextInt(15) - 7);
+                }
+            }
+            if (type == ControlProtocol.ATTACH && !(clientIndex >= 0 && !known))
+            {
+                type = 999; // only the raw clients attach: a random id would stay attached until it timed out
+            }
+            if (type == ControlProtocol.ATTACH && ControlProtocol.argCount(length) == 1)
+            {
+                ControlProtocol.putArg(command, 0, 0, ProcessHandle.current().pid());
+            }
+            if (type == ControlProtocol.RESOLVE_MAC && ControlProtocol.argCount(length) == 5)
+            {
+                ControlProtocol.putArg(command, 0, 1, 1 + random.nextInt(3)); // never wait long for an address
+            }
+            ControlProtocol.putHeader(command, 0, clientId, correlationId); // random bytes may have covered it
+
+            assertTrue(toDriver.write(type, command, 0, length), "the command ring is full");
+            sent++;
+            final boolean wellFormed = ControlProtocol.argCount(length) >= 0;
+            if (length < ControlProtocol.ARGS_OFFSET)
+            {
+                unanswerable++;
+                continue; // counted as an error, answered to no one: it names no client
+            }
+            if (wellFormed && type == ControlProtocol.KEEPALIVE)
+            {
+                continue;
+            }
+            final boolean willAttach = wellFormed && type == ControlProtocol.ATTACH;
+            if (wellFormed && (known || willAttach) && type == ControlProtocol.RESOLVE_MAC &&
+                ControlProtocol.argCount(length) == 5)
+            {
+                lateAnswers.add(correlationId); // answered once the wire answered, or not
+                continue;
+            }
+            final Answer answer = await(clientId, correlationId);
+            if (!wellFormed)
+            {
+                assertEquals(ControlProtocol.ERROR, answer.type(), "malformed " + type + " of " + length + " bytes");
+                assertEquals(ControlProtocol.ERROR_INVALID, answer.code(), answer.message());
+            }
+            else if (!known && !willAttach)
+            {
+                assertEquals(ControlProtocol.ERROR, answer.type(), "command " + type + " of an unattached client");
+                assertEquals(ControlProtocol.ERROR_NOT_ATTACHED, answer.code(), answer.message());
+            }
+            else if (answer.type() == ControlProtocol.RESULT)
+            {
+                results[Math.min(type, results.length - 1)]++;
+                if (type == ControlProtocol.ATTACH)
+                {
+                    attached[clientIndex] = true;
+                }
+                else if (type == ControlProtocol.DETACH)
+                {
+                    attached[clientIndex] = false;
+                    pool.handles.get(clientIndex).clear(); // stale now: any number names them as well
+                    pool.pds.get(clientIndex).clear();
+                }
+                else if (answer.values().length > 0 && (type == ControlProtocol.ALLOC_PD ||
+                    type == ControlProtocol.REG_MR || type == ControlProtocol.CREATE_CQ ||
+                    type == ControlProtocol.CREATE_QP))
+                {
+                    pool.handles.get(clientIndex).add(answer.value(0));
+                    if (type == ControlProtocol.ALLOC_PD)
+                    {
+                        pool.pds.get(clientIndex).add(answer.value(0));
+                    }
+                }
+            }
+        }
+        for (int c = 0; c < clients.length; c++)
+        {
+            if (attached[c])
+            {
+                await(clients[c], send(clients[c], ControlProtocol.DETACH));
+                sent++;
+            }
+        }
+        await(never, send(never, ControlProtocol.DETACH)); // answered after every command before it was read
+        sent++;
+        final long deadlineNs = System.nanoTime() + 20_000_000_000L;
+        while (!lateAnswers.isEmpty())
+        {
+            receive();
+            assertTrue(System.nanoTime() < deadlineNs, lateAnswers.size() + " resolve_mac commands never answered");
+            LockSupport.parkNanos(100_000);
+        }
+        receive();
+        if (unexpected != null)
+        {
+            fail(unexpected);
+        }
+
+        // the run reached past the checks: resources were made from the hostile mix, and every refusal was met
+        for (final int type : new int[]{ ControlProtocol.ATTACH, ControlProtocol.DETACH, ControlProtocol.ALLOC_PD,
+            ControlProtocol.CREATE_CQ, ControlProtocol.REG_MR })
+        {
+            assertTrue(results[type] > 0, "no " + ControlProtocol.commandName(type) + " succeeded in the run");
+        }
+        for (final int code : new int[]{ ControlProtocol.ERROR_UNKNOWN_HANDLE, ControlProtocol.ERROR_BAD_MEMORY,
+            ControlProtocol.ERROR_INVALID, ControlProtocol.ERROR_VERBS, ControlProtocol.ERROR_UNKNOWN_COMMAND,
+            ControlProtocol.ERROR_NOT_ATTACHED })
+        {
+            assertTrue(errorCodes[code] > 0, "no error " + code + " in the run");
+        }
+        assertEquals(sent, DriverFixture.counter(counters, "driver commands") - commandsBefore, "commands the driver counted");
+        assertEquals(errorAnswers - errorAnswersBefore + unanswerable, DriverFixture.counter(counters, "driver command errors") - errorsBefore,
+            "errors the driver counted: those it answered and those it could not");
+        assertEquals(resourcesBefore, DriverFixture.counter(counters, "driver client resources"), "resources left once the clients detached");
+        assertEquals(0, fixture.driver.clientCount());
+        assertNoDriverErrorLogged();
+
+        try (DriverContext client = DriverContext.open(fixture.directory))
+        {
+            EndpointPairScenario.rcOperations(client, fixture.peer, DriverFixture.IP_DRIVER, DriverFixture.IP_PEER);
+        }
+        assertEquals(0, fixture.driver.endpoint().engineErrors());
+    }
+
+    /** Arguments for a command: of the right count and plausible (handles, memory files, lengths) or of neither. */
+    private final class Pool
+    {
+        final Random random;
+        /** Handles the driver gave each raw client, for the commands that should name them. */
+        final List<List<Long>> handles = List.of(new ArrayList<>(), new ArrayList<>());
+        final List<List<Long>> pds = List.of(new ArrayList<>(), new ArrayList<>());
+        int clientIndex;
+        final long[][] files; // { fd, length }
+
+        Pool(final Random random)
+        {
+            this.random = random;
+            final SharedMemory cq = memory(QpQueuesLayout.completionQueueFileLength(CQ_ENTRIES));
+            final SharedMemory qp = memory(QpQueuesLayout.fileLength(QP_WR, QP_SGE, QP_WR, QP_SGE));
+            final SharedMemory mr = memory(MEMORY_BYTES);
+            // bad memory of a CQ's length: create_cq, which names no handle, reaches the memory checks often
+            final long cqBytes = cq.lengthBytes();
+            final SharedMemory tooShort = memory(4096);
+            final int unsealed = TestLibc.unsealedMemfd("rnic-fuzz-unsealed", cqBytes);
+            rawFds.add(unsealed);
+            final int unsealedForMr = TestLibc.unsealedMemfd("rnic-fuzz-unsealed", MEMORY_BYTES);
+            rawFds.add(unsealedForMr);
+            final int regular = TestLibc.regularFile(fixture.directory.resolve("regular-file"), cqBytes);
+            rawFds.add(regular);
+            files = new long[][]{
+                { cq.fd(), cqBytes }, { qp.fd(), qp.lengthBytes() }, { mr.fd(), mr.lengthBytes() },
+                { tooShort.fd(), cqBytes }, { tooShort.fd(), MEMORY_BYTES }, { unsealed, cqBytes },
+                { unsealedForMr, MEMORY_BYTES }, { regular, cqBytes }, { 1_000_000, cqBytes }, { -1, cqBytes },
+                { Integer.MAX_VALUE, 1L << 62 } };
+        }
+
+        long[] args(final int type, final boolean anyCount)
+        {
+            final int count = anyCount ? random.nextInt(ControlProtocol.MAX_ARGS + 1) : switch (type)
+            {
+                case ControlProtocol.ATTACH, ControlProtocol.DEALLOC_PD, ControlProtocol.DEREG_MR,
+                    ControlProtocol.DESTROY_CQ, ControlProtocol.DESTROY_QP -> 1;
+                case ControlProtocol.REG_MR -> 7;
+                case ControlProtocol.CREATE_CQ -> 3;
+                case ControlProtocol.CREATE_QP -> 11;
+                case ControlProtocol.MODIFY_QP -> 2 + QpAttributesCodec.ARGS;
+                case ControlProtocol.RESOLVE_MAC -> 5;
+                default -> 0;
+            };
+            final long[] args = new long[count];
+            for (int i = 0; i < count; i++)
+            {
+                args[i] = any();
+            }
+            if (anyCount || random.nextInt(4) == 0)
+            {
+                return args;
+            }
+            final long[] file = files[random.nextInt(random.nextBoolean() ? GOOD_FILES : files.length)];
+            switch (type)
+            {
+                case ControlProtocol.DEALLOC_PD, ControlProtocol.DEREG_MR, ControlProtocol.DESTROY_CQ,
+                    ControlProtocol.DESTROY_QP -> args[0] = handle();
+                case ControlProtocol.REG_MR ->
+                {
+                    args[0] = pd();
+                    args[1] = file[0];
+                    args[2] = plausible() ? file[1] : any();
+                    args[3] = plausible() ? 0 : any();
+                    args[4] = plausible() ? file[1] : any();
+                    args[6] = plausible() ? AccessFlags.ALL : args[6];
+                }
+                case ControlProtocol.CREATE_CQ ->
+                {
+                    args[0] = file[0];
+                    args[1] = plausible() ? file[1] : any();
+                    args[2] = plausible() ? CQ_ENTRIES : any();
+                }
+                case ControlProtocol.CREATE_QP ->
+                {
+                    args[0] = pd();
+                    args[1] = handle();
+                    args[2] = handle();
+                    args[3] = random.nextInt(QpType.values().length + 1);
+                    args[4] = plausible() ? QP_WR : any();
+                    args[5] = plausible() ? QP_WR : any();
+                    args[6] = plausible() ? QP_SGE : any();
+                    args[7] = plausible() ? QP_SGE : any();
+                    args[9] = file[0];
+                    args[10] = plausible() ? file[1] : any();
+                }
+                case ControlProtocol.MODIFY_QP ->
+                {
+                    args[0] = handle();
+                    args[1] = random.nextBoolean() ? random.nextInt(1 << 21) : args[1];
+                    args[2] = random.nextInt(QpState.values().length + 2) - 1;
+                    args[3] = random.nextInt(QpState.values().length + 2) - 1;
+                }
+                default ->
+                {
+                }
+            }
+            return args;
+        }
+
+        private boolean plausible()
+        {
+            return random.nextInt(4) != 0;
+        }
+
+        /** Mostly one of the sender's own PDs, else any handle. */
+        private long pd()
+        {
+            final List<Long> own = clientIndex < 0 ? List.of() : pds.get(clientIndex);
+            return own.isEmpty() || !plausible() ? handle() : own.get(random.nextInt(own.size()));
+        }
+
+        /** Mostly one of the sender's own handles, else the other client's, else any small number. */
+        private long handle()
+        {
+            final int pick = random.nextInt(6);
+            final List<Long> from = clientIndex < 0 ? List.of() : handles.get(pick < 4 ? clientIndex : 1 - clientIndex);
+            return from.isEmpty() || pick == 5 ? random.nextInt(64) : from.get(random.nextInt(from.size()));
+        }
+
+        private long any()
+        {
+            return switch (random.nextInt(8))
+            {
+                case 0 -> random.nextLong();
+                case 1 -> new long[]{ 0, -1, 1L << 31, 1L << 62, Long.MIN_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE,
+                    Integer.MIN_VALUE, 1L << 32, 1L << 40 }[random.nextInt(10)];
+                case 2 -> handle();
+                case 3 -> files[random.nextInt(files.length)][random.nextInt(2)];
+                default -> random.nextInt(ScatterGatherList.MAX_SGE + 64) - 8;
+            };
+        }
+    }
+
+    private long[] createQpArgs(final long pd, final long sendCq, final long recvCq, final SharedMemory memory)
+    {
+        return new long[]{ pd, sendCq, recvCq, QpType.RC.ordinal(), QP_WR, QP_WR, QP_SGE, QP_SGE, 0, memory.fd(),
+            memory.lengthBytes() };
+    }
+
+    private static QpAttributes init()
+    {
+        final QpAttributes attributes = new QpAttributes();
+        attributes.state = QpState.INIT;
+        attributes.pkeyIndex = 0;
+        attributes.portNumber = 1;
+        attributes.accessFlags = AccessFlags.ALL;
+        return attributes;
+    }
+
+    private SharedMemory memory(final long lengthBytes)
+    {
+        final SharedMemory memory = SharedMemory.create("rnic-fuzz", lengthBytes, false);
+        memories.add(memory);
+        return memory;
+    }
+
+    private void attach(final long clientId)
+    {
+        call(clientId, ControlProtocol.ATTACH, ProcessHandle.current().pid());
+    }
+
+    private Answer call(final long clientId, final int type, final long... args)
+    {
+        final Answer answer = await(clientId, send(clientId, type, args));
+        if (answer.type() != ControlProtocol.RESULT)
+        {
+            fail(ControlProtocol.commandName(type) + " refused: " + answer.message());
+        }
+        return answer;
+    }
+
+    private void refusedAsUnknown(final long clientId, final int type, final long... args)
+    {
+        final Answer answer = await(clientId, send(clientId, type, args));
+        assertEquals(ControlProtocol.ERROR, answer.type(), ControlProtocol.commandName(type) + " was not refused");
+        assertEquals(ControlProtocol.ERROR_UNKNOWN_HANDLE, answer.code(), answer.message());
+    }
+
+    private long send(final long clientId, final int type, final long... args)
+    {
+        final long correlationId = nextCorrelationId++;
+        ControlProtocol.putHeader(command, 0, clientId, correlationId);
+        for (int i = 0; i < args.length; i++)
+        {
+            ControlProtocol.putArg(command, 0, i, args[i]);
+        }
+        assertTrue(toDriver.write(type, command, 0, ControlProtocol.length(args.length)), "the command ring is full");
+        return correlationId;
+    }
+
+    /**
+     * The answer to one command. Answers come in the order of the commands, but for addresses resolved late: any other
+     * answer before it is one too many (a second answer, or one to a keepalive or to a message without a client).
+     */
+    private Answer await(final long clientId, final long correlationId)
+    {
+        awaitedClientId = clientId;
+        awaitedCorrelationId = correlationId;
+        awaited = null;
+        final long deadlineNs = System.nanoTime() + ANSWER_TIMEOUT_NS;
+        while (awaited == null)
+        {
+            if (receive() == 0)
+            {
+                assertTrue(System.nanoTime() < deadlineNs, "no answer to command " + correlationId);
+                LockSupport.parkNanos(20_000);
+            }
+        }
+        if (unexpected != null)
+        {
+            fail(unexpected);
+        }
+        return awaited;
+    }
+
+    private int receive()
+    {
+        return answers.receive(this::onAnswer);
+    }
+
+    private void onAnswer(final int type, final DirectBuffer buffer, final int offset, final int length)
+    {
+        final long correlationId = ControlProtocol.correlationId(buffer, offset);
+        if (type == ControlProtocol.ERROR)
+        {
+            errorAnswers++;
+            errorCodes[ControlProtocol.errorCode(buffer, offset) & 127]++;
+        }
+        if (!seenAnswers.add(correlationId))
+        {
+            unexpected = unexpected != null ? unexpected : "a second answer to command " + correlationId;
+            return;
+        }
+        if (lateAnswers.remove(correlationId))
+        {
+            return;
+        }
+        if (correlationId != awaitedCorrelationId || ControlProtocol.clientId(buffer, offset) != awaitedClientId ||
+            awaited != null)
+        {
+            unexpected = unexpected != null ? unexpected : "an answer to command " + correlationId + " of client " +
+                Long.toHexString(ControlProtocol.clientId(buffer, offset)) + " while waiting for " +
+                awaitedCorrelationId + ": " + (type == ControlProtocol.ERROR ?
+                ControlProtocol.errorMessage(buffer, offset) : "a result");
+            return;
+        }
+        if (type == ControlProtocol.ERROR)
+        {
+            awaited = new Answer(type, ControlProtocol.errorCode(buffer, offset),
+                ControlProtocol.errorMessage(buffer, offset), new long[0]);
+        }
+        else
+        {
+            final long[] values = new long[Math.max(0, ControlProtocol.argCount(length))];
+            for (int i = 0; i < values.length; i++)
+            {
+                values[i] = ControlProtocol.arg(buffer, offset, i);
+            }
+            awaited = new Answer(type, 0, null, values);
+        }
+    }
+
+    /** A refusal is an answer; an exception the conductor did not expect is a driver bug, and it logs those. */
+    private void assertNoDriverErrorLogged()
+    {
+        final StringBuilder errors = new StringBuilder();
+        final int count = ErrorLogReader.read(cnc.errorLogBuffer(),
+            (observations, first, last, encoded) -> errors.append(observations).append("× ").append(encoded));
+        assertEquals(0, count, errors.toString());
+    }
+}
