@@ -121,6 +121,7 @@ public final class DriverToolDevice implements ToolDevice
         }
     }
 
+    /** Every client's: a tool waiting for the link to fall quiet waits longer while other clients run. */
     public long packetsReceived()
     {
         final String suffix = ": " + TransportCounter.PACKETS_RECEIVED.label();

@@ -21,9 +21,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -138,22 +135,8 @@ class ToolsThroughDriverTest
     private static CapturedRun[] runPair(final ToolKind kind, final List<String> server, final List<String> client)
         throws Exception
     {
-        final ExecutorService threads = Executors.newFixedThreadPool(2);
-        try
-        {
-            final Future<CapturedRun> serverRun = threads.submit(() -> run(kind, server));
-            final Future<CapturedRun> clientRun = threads.submit(() -> run(kind, client));
-            return new CapturedRun[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
-        }
-        finally
-        {
-            threads.shutdownNow();
-        }
-    }
-
-    private static CapturedRun run(final ToolKind kind, final List<String> args)
-    {
-        return CapturedRun.of((arguments, out, err) -> PerftestTool.run(kind, arguments, out, err), args);
+        return CapturedRun.serverAndClient((arguments, out, err) -> PerftestTool.run(kind, arguments, out, err),
+            server, client);
     }
 
     private static LocalPort addressing(final long mac, final int host)
