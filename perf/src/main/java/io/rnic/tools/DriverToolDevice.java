@@ -151,7 +151,7 @@ public final class DriverToolDevice implements ToolDevice
             {
                 case CounterTypes.TRANSPORT -> name;
                 case CounterTypes.PORT -> "port " + name;
-                case CounterTypes.INBOUND -> "invalid RoCEv2 frames dropped";
+                case CounterTypes.INBOUND -> "accepted".equals(name) ? null : "invalid RoCEv2 frames dropped";
                 case CounterTypes.ENGINE_AGENT -> "frames not for rnic".equals(name) ?
                     "frames not for rnic (kernel traffic)" : null;
                 case CounterTypes.NEIGHBOUR -> name.endsWith(" sent") ? "neighbour " + name : null;

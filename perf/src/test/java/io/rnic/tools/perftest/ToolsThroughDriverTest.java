@@ -10,6 +10,7 @@ import io.rnic.tools.CapturedRun;
 import io.rnic.tools.Ports;
 import io.rnic.tools.ToolKind;
 import io.rnic.transport.LocalPort;
+import io.rnic.transport.TransportCounter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,8 +22,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -111,18 +116,59 @@ class ToolsThroughDriverTest
             viaDriver.out().contains("the driver (every client's traffic)"), viaDriver.out());
         assertTrue(counter(viaDriver.out(), "rcvd_pkts") > 0 && counter(viaDriver.out(), "sent_pkts") > 0,
             viaDriver.out());
+        assertEquals(0, counter(viaDriver.out(), "invalid RoCEv2 frames dropped"), viaDriver.out());
         assertEquals(0, driver.endpoint().engineErrors());
+    }
+
+    /** The driver stops in the middle of a run: its client says so in one line and fails, rather than hang. */
+    @Test
+    void shouldFailClearlyWhenTheDriverStopsDuringARun() throws Exception
+    {
+        final String tcpPort = String.valueOf(tcpPort());
+        final List<String> server = List.of("-p", tcpPort, "--timeout-ms", "20000", "-s", "64", "-n", "1000000000",
+            "--port", "memory", "-d", embeddedName, "--idle", "yield");
+        final List<String> client = List.of("-p", tcpPort, "--timeout-ms", "20000", "-s", "64", "-n", "1000000000",
+            "--driver", directory.toString(), "127.0.0.1");
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final Future<CapturedRun> serverRun = threads.submit(() -> run(ToolKind.WRITE_BW, server));
+            final Future<CapturedRun> clientRun = threads.submit(() -> run(ToolKind.WRITE_BW, client));
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (driver.endpoint().transportCounter(TransportCounter.PACKETS_SENT) < 1000 && !clientRun.isDone())
+            {
+                assertTrue(System.nanoTime() < deadlineNs, "no traffic through the driver");
+                LockSupport.parkNanos(1_000_000L);
+            }
+            driver.close();
+            final CapturedRun c = clientRun.get(30, TimeUnit.SECONDS);
+            assertEquals(1, c.status(), c.out() + c.err());
+            // the tool sees the CnC file gone, or first the flushed work requests of the QPs the stopping driver
+            // destroyed: either way one line says why
+            final String first = c.err().lines().findFirst().orElse("");
+            assertTrue(first.equals("write-bw: the rnic driver at " + directory + " has stopped") ||
+                first.startsWith("write-bw: work completion WR_FLUSH_ERR"), c.err());
+            serverRun.get(30, TimeUnit.SECONDS); // ends on the closed exchange or its own timeout
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
     }
 
     @Test
     void shouldSayInOneLineThatNoDriverIsThere() throws Exception
     {
         final Path missing = directory.resolve("nothing-here");
-        final CapturedRun run = CapturedRun.of((args, out, err) -> PerftestTool.run(ToolKind.WRITE_BW, args, out, err),
-            List.of("--driver", missing.toString(), "127.0.0.1"));
+        final CapturedRun run = run(ToolKind.WRITE_BW, List.of("--driver", missing.toString(), "127.0.0.1"));
         assertEquals(2, run.status(), run.err());
         assertTrue(run.err().startsWith("no rnic driver at " + missing), run.err());
         assertEquals(1, run.err().lines().count(), run.err());
+    }
+
+    private static CapturedRun run(final ToolKind kind, final List<String> args)
+    {
+        return CapturedRun.of((arguments, out, err) -> PerftestTool.run(kind, arguments, out, err), args);
     }
 
     private static long counter(final String report, final String name)
