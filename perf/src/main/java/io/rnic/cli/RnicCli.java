@@ -74,14 +74,14 @@ public final class RnicCli
             DriverCommand.DETAILS, DriverCommand::run));
         for (final ToolKind kind : ToolKind.values())
         {
-            COMMANDS.put(kind.command(), new Entry(ToolOptions.synopsis(kind), toolSummary(kind),
+            COMMANDS.put(kind.command(), new Entry(ToolOptions.synopsis(kind), toolSummary(kind), ToolOptions.DETAILS,
                 (args, out, err) -> PerftestTool.run(kind, args, out, err)));
         }
         COMMANDS.put("rping", new Entry(Rping.SYNOPSIS,
             "librdmacm's rping: an RC connection made with RDMA CM MADs on QP1 (REQ/REP/RTU, DREQ/DREP, as rdma_cm " +
             "does over RoCEv2), then COUNT pings (the client SENDs its buffers' address and key, the server RDMA " +
             "READs one and WRITEs it back into the other); -v prints each ping's data, -V checks it; interoperates " +
-            "with rping -s / rping -c",
+            "with rping -s / rping -c; no --driver: the RDMA CM does not run through a driver yet",
             Rping::run));
         COMMANDS.put("stat", new Entry(StatCommand.SYNOPSIS,
             "the counters of a running driver, read from its CnC file as AeronStat reads a media driver's: pid, " +

@@ -5,6 +5,10 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A tool run in the test's JVM through its entry point, with what it printed: the in-memory tests read a tool's
@@ -17,6 +21,26 @@ public record CapturedRun(int status, String out, String err)
     public interface Tool
     {
         int run(String[] args, PrintStream out, PrintStream err) throws IOException;
+    }
+
+    /**
+     * A server and a client of one tool side by side on two threads, as two users would start them; returns {client,
+     * server}, each within a minute.
+     */
+    public static CapturedRun[] serverAndClient(final Tool tool, final List<String> server, final List<String> client)
+        throws Exception
+    {
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final Future<CapturedRun> serverRun = threads.submit(() -> of(tool, server));
+            final Future<CapturedRun> clientRun = threads.submit(() -> of(tool, client));
+            return new CapturedRun[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
     }
 
     /** Runs the tool; an IOException is reported as RnicCli reports it (its message, status 2). */

@@ -88,6 +88,13 @@ public final class ToolProcess
         return false;
     }
 
+    /** Asks the process to end (SIGTERM, as systemd stops a driver), then waits as {@link #await} does. */
+    public Result stop(final long timeoutSeconds) throws IOException, InterruptedException
+    {
+        process.destroy();
+        return await(timeoutSeconds);
+    }
+
     void kill()
     {
         process.destroyForcibly();

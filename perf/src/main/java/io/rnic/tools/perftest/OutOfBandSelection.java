@@ -1,8 +1,9 @@
 package io.rnic.tools.perftest;
 
-import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.tools.EmbeddedToolDevice;
 import io.rnic.tools.GidSelection;
+import io.rnic.tools.ToolDevice;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
 import io.rnic.tools.exchange.OutOfBand;
@@ -27,7 +28,7 @@ final class OutOfBandSelection
     }
 
     /** TCP (rdma-core's or perftest's exchange) or, with -R, perftest's exchange over a QP the RDMA CM connects. */
-    static OutOfBand open(final ToolOptions options, final Endpoint endpoint, final int gidIndex,
+    static OutOfBand open(final ToolOptions options, final ToolDevice device, final int gidIndex,
         final int localMtu) throws IOException
     {
         final ToolKind kind = options.kind;
@@ -39,6 +40,10 @@ final class OutOfBandSelection
         {
             return PerftestOutOfBand.open(kind, oobPeer(options), options.oobHost, options.oobTcpPort(),
                 options.timeoutMs, localMtu);
+        }
+        if (!(device instanceof EmbeddedToolDevice embedded))
+        {
+            throw new UsageException(ToolOptions.RDMA_CM_THROUGH_DRIVER);
         }
         long[] serverGid = null;
         if (!options.isServer())
@@ -53,7 +58,7 @@ final class OutOfBandSelection
                 throw new UsageException("server address " + options.server + ": " + ex.getMessage());
             }
             serverGid = InterfaceAddresses.gidOf(address);
-            final LocalPort port = endpoint.localPort();
+            final LocalPort port = embedded.context().port();
             if (port.isIpv4Gid(gidIndex) != GidSelection.isIpv4(serverGid))
             {
                 throw new UsageException("-R: the server address " + options.server + " and our GID " + gidIndex +
@@ -61,7 +66,7 @@ final class OutOfBandSelection
                     .getHostAddress() + ") are not of the same IP version: choose another with -x");
             }
         }
-        return RdmaCmOutOfBand.open(kind, endpoint, gidIndex, serverGid, options.oobTcpPort(), options.timeoutMs,
+        return RdmaCmOutOfBand.open(kind, embedded.endpoint(), gidIndex, serverGid, options.oobTcpPort(), options.timeoutMs,
             localMtu);
     }
 

@@ -74,7 +74,7 @@ final class PerftestPort
     EndpointOptions endpointOptions(final ToolOptions options)
     {
         return EndpointOptions.defaults().withCpu(options.cpu)
-            .withIdleStrategy(options.idle).withCapture(options.pcap)
+            .withIdleStrategy(options.idle != null ? options.idle : "spin").withCapture(options.pcap)
             .withHoldRocePort("afpacket".equals(options.portKind))
             .withAnswerNeighbours(!"afpacket".equals(options.portKind)); // no kernel behind DPDK or in-memory ports
     }

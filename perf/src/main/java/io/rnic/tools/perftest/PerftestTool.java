@@ -1,34 +1,37 @@
 package io.rnic.tools.perftest;
 
-import io.rnic.datapath.dpdk.DpdkPort;
+import io.rnic.cnc.CncException;
 import io.rnic.datapath.endpoint.Endpoint;
+import io.rnic.device.RnicContext;
+import io.rnic.tools.DriverToolDevice;
+import io.rnic.tools.EmbeddedToolDevice;
+import io.rnic.tools.GidSelection;
 import io.rnic.tools.LocalQp;
 import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
 import io.rnic.tools.QpLayout;
+import io.rnic.tools.ToolDevice;
 import io.rnic.tools.ToolKind;
+import io.rnic.tools.UsageException;
 import io.rnic.tools.exchange.OutOfBand;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.Timeouts;
-import io.rnic.transport.TransportCounter;
 import io.rnic.verbs.QpType;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One run of a perftest-style tool: open the port and the endpoint, create the QPs and buffers, meet the peer over
- * TCP, connect, run the test's state machine inside the engine's duty cycle, check, print results and counters.
+ * One run of a perftest-style tool: open the port and the endpoint (or, with {@code --driver}, attach to a running
+ * driver), create the QPs and buffers, meet the peer over TCP, connect, run the test's state machine (inside the
+ * engine's duty cycle, or on the tool's application thread through a driver), check, print results and counters.
  * Exit status 0 on success, 1 when the run failed (an error completion, a verify mismatch, a timeout).
  */
 public final class PerftestTool
 {
     /** How tools open their packet port; tests put in-memory ports here. */
     private static volatile PortFactory portFactory = Ports::open;
-    /** How long a DPDK endpoint keeps its device after it stopped polling, for the peer to stop polling too. */
-    private static final long LINGER_MS = 500;
     /** How long nothing may arrive before a tool without a closing barrier leaves (see answerLateRetransmissions). */
     static final long QUIET_BEFORE_LEAVING_MS = 150;
 
@@ -64,29 +67,54 @@ public final class PerftestTool
 
     private int run() throws IOException
     {
-        final PerftestPort port = PerftestPort.open(portFactory, options);
-        // the arena is opened first so that it closes last: the engine is stopped before the memory it serves is
-        // freed (a peer may keep sending, e.g. duplicate READs after our last response was lost)
-        try (Arena arena = Arena.ofShared();
-            Endpoint endpoint = Endpoint.start(port.opened.ports(), port.opened.addressing(),
-                port.endpointOptions(options)))
+        if (options.driver != null)
         {
-            return runOn(endpoint, arena, port.iface, port.gidIndex, port.mtu);
+            final DriverToolDevice device;
+            try
+            {
+                device = DriverToolDevice.open(options.driver, options.idle, options.cpu);
+            }
+            catch (final CncException ex)
+            {
+                throw new IOException(ex.getMessage(), ex);
+            }
+            try (device)
+            {
+                final String name = device.name();
+                final LocalPort localPort = device.context().port();
+                final int gidIndex = GidSelection.byIndex(localPort, options.gidIndex, name);
+                final int mtu = PathMtuSelection.choose(localPort, name, gidIndex, options);
+                if (options.kind == ToolKind.UD_PINGPONG && options.size > mtu)
+                {
+                    throw new UsageException("a UD message is one packet: -s " + options.size + " is larger than " +
+                        "the path MTU " + mtu + " of " + name);
+                }
+                return runOn(device, name, gidIndex, mtu);
+            }
+        }
+        final PerftestPort port = PerftestPort.open(portFactory, options);
+        // the device frees the memory it allocated only after its engine has stopped: a peer may keep sending, e.g.
+        // duplicate READs after our last response was lost
+        try (EmbeddedToolDevice device = EmbeddedToolDevice.of(Endpoint.start(port.opened.ports(),
+            port.opened.addressing(), port.endpointOptions(options))))
+        {
+            device.endpoint().device().congestionControl(options.congestionControl); // before the QPs: their default
+            return runOn(device, port.iface, port.gidIndex, port.mtu);
         }
     }
 
     /** Creates the QPs and buffers, meets the peer and connects; {@link #measure} does the rest. */
-    private int runOn(final Endpoint endpoint, final Arena arena, final String iface, final int gidIndex,
-        final int localMtu) throws IOException
+    private int runOn(final ToolDevice device, final String iface, final int gidIndex, final int localMtu)
+        throws IOException
     {
-        final LocalPort localPort = endpoint.localPort();
+        final RnicContext context = device.context();
+        final LocalPort localPort = context.port();
         final QpLayout layout = new QpLayout(options.size, kind.qpType() == QpType.UD);
-        endpoint.device().congestionControl(options.congestionControl); // before the QPs: they take the default
-        final LocalQp[] qps = ToolQps.create(endpoint, arena, options, layout);
-        final MemorySegment expected = Verification.preparePatterns(options, arena, qps, layout);
+        final LocalQp[] qps = ToolQps.create(context, options, layout);
+        final MemorySegment expected = Verification.preparePatterns(options, context, qps, layout);
 
         report.waiting();
-        try (OutOfBand oob = OutOfBandSelection.open(options, endpoint, gidIndex, localMtu))
+        try (OutOfBand oob = OutOfBandSelection.open(options, device, gidIndex, localMtu))
         {
             final int mtu = oob.pathMtu(localMtu);
             if (!kind.isPingpong() && !oob.peerIsRnic() && options.warmup > 0)
@@ -105,7 +133,7 @@ public final class PerftestTool
                     qps[i].remote = remotes[i];
                     if (!oob.connectsQps())
                     {
-                        ToolQps.connect(endpoint, qps[i], gidIndex, mtu, options);
+                        ToolQps.connect(context, qps[i], gidIndex, mtu, options);
                     }
                 }
                 // before the server answers: the application posts its receives, and rdma-core's pingpong
@@ -114,17 +142,17 @@ public final class PerftestTool
             });
             final ToolApplication application = created[0];
             report.connected(localPort, iface, gidIndex, mtu, qps);
-            return measure(endpoint, oob, application, latency, qps, expected);
+            return measure(device, oob, application, latency, qps, expected);
         }
     }
 
     /** Runs the test from the peers' start signal to its end, checks it, leaves the peer in peace, prints. */
-    private int measure(final Endpoint endpoint, final OutOfBand oob, final ToolApplication application,
+    private int measure(final ToolDevice device, final OutOfBand oob, final ToolApplication application,
         final LatencyLog latency, final LocalQp[] qps, final MemorySegment expected) throws IOException
     {
         oob.sync(); // both sides connected and their receives posted: the client may send
         final long startNs = System.nanoTime();
-        final boolean finished = application == null || await(endpoint, application, latency);
+        final boolean finished = application == null || await(device, application, latency);
         final long elapsedNs = System.nanoTime() - startNs;
         if (!finished)
         {
@@ -139,27 +167,20 @@ public final class PerftestTool
         catch (final IOException ex)
         {
             err.println(kind.command() + ": " + ex.getMessage() + "; counters:");
-            err.print(endpoint.countersReport());
-            printTransportState(endpoint);
+            err.print(device.countersReport());
+            printTransportState();
             throw ex;
         }
         if (!oob.hasClosingBarrier())
         {
-            answerLateRetransmissions(endpoint);
+            answerLateRetransmissions(device);
         }
-        if (endpoint.port() instanceof DpdkPort)
-        {
-            // a memif peer that disconnects while this side still polls can crash DPDK's memif driver (it
-            // unmaps the rings under a running burst): stop polling now, and give the peer time to stop too
-            // before leaving closes the device
-            endpoint.stopEngines();
-            sleepMs(LINGER_MS);
-        }
+        device.stopPolling();
         final String problem = Verification.serverChecks(options, qps, expected);
         report.result(application, latency.total(), elapsedNs, peerReport);
-        out.println(" rnic counters (" + endpoint.port().name() + "):");
-        out.print(endpoint.countersReport());
-        ToolReport.congestion(out, options, endpoint.device().engines(), qps);
+        out.println(" rnic counters (" + device.name() + "):");
+        out.print(device.countersReport());
+        ToolReport.congestion(out, options, device.engines(), qps);
         if (problem != null)
         {
             err.println(kind.command() + ": " + problem);
@@ -179,14 +200,14 @@ public final class PerftestTool
      * the ACK timeout of {@code -u} when that is longer — longer than the first retransmission of a peer with our
      * timeout (14: 67 ms) — or until a second, or four ACK timeouts, have passed.
      */
-    private void answerLateRetransmissions(final Endpoint endpoint)
+    private void answerLateRetransmissions(final ToolDevice device)
     {
         final long timeoutNs = Timeouts.localAckTimeoutNs(options.qpTimeout);
         final long quietNs = Math.max(QUIET_BEFORE_LEAVING_MS * 1_000_000L, 2 * timeoutNs);
         final long limitNs = Math.max(1_000_000_000L, 4 * timeoutNs);
         final long startNs = System.nanoTime();
         long quietSinceNs = startNs;
-        long received = endpoint.transportCounter(TransportCounter.PACKETS_RECEIVED);
+        long received = device.packetsReceived();
         while (true)
         {
             final long nowNs = System.nanoTime();
@@ -195,7 +216,7 @@ public final class PerftestTool
                 return;
             }
             sleepMs(10);
-            final long now = endpoint.transportCounter(TransportCounter.PACKETS_RECEIVED);
+            final long now = device.packetsReceived();
             if (now != received)
             {
                 received = now;
@@ -205,7 +226,7 @@ public final class PerftestTool
     }
 
     /** Each QP's transport state (PSNs, timers, queues) and the engine's clock: what a stalled run needs. */
-    private void printTransportState(final Endpoint endpoint)
+    private void printTransportState()
     {
         err.println(" engine clock now=" + System.nanoTime() + " ns");
         for (final LocalQp q : activeQps)
@@ -214,11 +235,11 @@ public final class PerftestTool
         }
     }
     /** Waits for the application, logging histogram intervals each second; false after a failure or timeout. */
-    private boolean await(final Endpoint endpoint, final ToolApplication application, final LatencyLog latency)
+    private boolean await(final ToolDevice device, final ToolApplication application, final LatencyLog latency)
         throws IOException
     {
         latency.start(options.hlog, "rnic " + kind.command() + " -s " + options.size + ": round trips in ns");
-        endpoint.addApplication(application);
+        device.addApplication(application);
         final long deadlineNs = System.nanoTime() + options.timeoutMs * 1_000_000L;
         try
         {
@@ -229,13 +250,14 @@ public final class PerftestTool
                 {
                     err.println(kind.command() + ": timed out after " + options.timeoutMs + " ms with " +
                         application.iterationsDone() + " iterations done; counters:");
-                    err.print(endpoint.countersReport());
-                    printTransportState(endpoint);
+                    err.print(device.countersReport());
+                    printTransportState();
                     return false;
                 }
-                if (endpoint.engineErrors() > 0)
+                final String failure = device.failure();
+                if (failure != null)
                 {
-                    err.println(kind.command() + ": the engine thread failed: " + endpoint.lastEngineError());
+                    err.println(kind.command() + ": " + failure);
                     return false;
                 }
                 sleepMs(20); // rarely: each wake-up of this thread may preempt a spinning engine thread
@@ -248,14 +270,14 @@ public final class PerftestTool
         }
         finally
         {
-            endpoint.removeApplication(application);
+            device.removeApplication(application);
             latency.finish();
         }
         if (application.failure() != null)
         {
             err.println(kind.command() + ": " + application.failure());
             err.println(" rnic counters:");
-            err.print(endpoint.countersReport());
+            err.print(device.countersReport());
             return false;
         }
         return true;

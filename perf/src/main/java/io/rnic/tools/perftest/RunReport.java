@@ -45,7 +45,7 @@ final class RunReport
     {
         if (!kind.isPingpong())
         {
-            final String portDescription = iface + " (" + options.portKind + ", " +
+            final String portDescription = iface + " (" + (options.driver != null ? "" : options.portKind + ", ") +
                 InterfaceAddresses.formatMac(port.mac()) + ")";
             ToolReport.header(out, options, portDescription, mtu, gidIndex);
         }

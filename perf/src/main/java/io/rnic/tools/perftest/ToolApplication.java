@@ -7,8 +7,8 @@ import io.rnic.verbs.WorkCompletion;
 import org.agrona.concurrent.Agent;
 
 /**
- * A tool's work, run inside the engine thread's duty cycle (no second spinning thread): a state machine advanced
- * by {@link #doWork}. It ends by {@link #isDone} or by a failure message; the tool's main thread only waits.
+ * A tool's work, run inside the engine thread's duty cycle (no second spinning thread), or through a driver on the
+ * tool's one application thread ({@link io.rnic.tools.ToolDevice}): a state machine advanced by {@link #doWork}. It ends by {@link #isDone} or by a failure message; the tool's main thread only waits.
  */
 public abstract class ToolApplication implements Agent
 {

@@ -20,6 +20,19 @@ import static io.rnic.tools.Arguments.number;
 public final class ToolOptions
 {
     public static final int DEFAULT_TCP_PORT = 18515;
+    /** Why {@code -R} is refused with {@code --driver}. */
+    public static final String RDMA_CM_THROUGH_DRIVER = "-R (the RDMA CM) does not run through a driver yet: " +
+        "run without --driver to use it";
+    /** What {@code rnic help TOOL} adds to the synopsis: running through a driver. */
+    public static final String DETAILS = String.join("\n",
+        "  --driver DIR   run as a client of the rnic driver serving DIR (bin/rnic driver -d IFACE, by default",
+        "                 /dev/shm/rnic-IFACE) instead of starting an engine on the port: QPs, memory and CQs are",
+        "                 the driver's, shared with its other clients; the test runs on one thread of the tool's",
+        "                 own (--idle, backoff by default; --cpu pins it) and the counters shown are the driver's.",
+        "                 The port is the driver's business: -d, --port, --eal, --ip, --engines, --qdisc-bypass,",
+        "                 --pcap, --cc and --cc-param are refused with it (give them to bin/rnic driver), and so",
+        "                 is -R (the RDMA CM does not run through a driver yet).",
+        "  Without --driver, an interface a driver holds is refused (its lock names --driver).");
 
     public final ToolKind kind;
     public String iface;
@@ -45,7 +58,12 @@ public final class ToolOptions
     public boolean qdiscBypass;
     /** Engine threads (port queues); QPs are sharded over them. */
     public int engines = 1;
-    public String idle = "spin";
+    /** {@code --idle}, or null: spin for an embedded engine, backoff for the application thread with --driver. */
+    public String idle;
+    /** {@code --driver DIR}: run as a client of the rnic driver serving DIR; null: embed an engine. */
+    public Path driver;
+    /** The options given that set up the port: the driver's business with {@code --driver}. */
+    private final List<String> portOptions = new ArrayList<>();
     public String server;
     public boolean atomicCompareSwap;
     /** {@code --port dpdk}: EAL arguments (split on white space), or null for the defaults. */
@@ -101,7 +119,7 @@ public final class ToolOptions
     public static String synopsis(final ToolKind kind)
     {
         final String gid = kind.isPingpong() ? "-g GID_INDEX" : "-x GID_INDEX";
-        return kind.command() + " [-d IFACE] [-s SIZE] [-n ITERS] [-m MTU] [" + gid + "] [-p TCP_PORT] [-q QPS] [-R]" +
+        return kind.command() + " [-d IFACE | --driver DIR] [-s SIZE] [-n ITERS] [-m MTU] [" + gid + "] [-p TCP_PORT] [-q QPS] [-R]" +
             " [--warmup N] [-u QP_TIMEOUT]" + (kind.isLatency() ? "" : " [-t TX_DEPTH]") +
             (kind.operation() == ToolKind.Operation.ATOMIC ? " [-A CMP_AND_SWAP|FETCH_AND_ADD]" : "") +
             (kind.operation() == ToolKind.Operation.SEND ? " [-r RX_DEPTH] [--imm]" : "") +
@@ -138,6 +156,7 @@ public final class ToolOptions
             if (option.equals("--qdisc-bypass"))
             {
                 options.qdiscBypass = true;
+                options.portOptions.add(option);
                 continue;
             }
             if (option.equals("-R") || option.equals("--rdma-cm"))
@@ -154,6 +173,10 @@ public final class ToolOptions
             {
                 value = Arguments.value(args, ++i, option);
             }
+            if (PORT_OPTIONS.contains(option) && !(option.equals("--port") && startsWithDigit(value)))
+            {
+                options.portOptions.add(option);
+            }
             switch (option)
             {
                 case "-d", "--iface", "--ib-dev" -> options.iface = value;
@@ -166,7 +189,7 @@ public final class ToolOptions
                 case "--port" ->
                 {
                     // perftest's --port is the TCP port; ours also names the packet port kind
-                    if (!value.isEmpty() && Character.isDigit(value.charAt(0)))
+                    if (startsWithDigit(value))
                     {
                         options.tcpPort = (int)number(option, value, 1, 65535);
                     }
@@ -208,6 +231,7 @@ public final class ToolOptions
                 case "--eal" -> options.ealArgs = List.of(value.trim().split("\\s+"));
                 case "--ip" -> options.addresses.add(address(value));
                 case "--oob" -> options.oob(value);
+                case "--driver" -> options.driver = Path.of(value);
                 case "--cc" ->
                 {
                     if (!value.equals("dcqcn") && !value.equals("none"))
@@ -227,6 +251,15 @@ public final class ToolOptions
         options.server = positional.isEmpty() ? null : positional.get(0);
         options.check();
         return options;
+    }
+
+    /** The options that set up the port (perftest's --port with a number is the TCP port, not one of them). */
+    private static final List<String> PORT_OPTIONS = List.of("-d", "--iface", "--ib-dev", "--port", "--eal", "--ip",
+        "--engines", "--pcap", "--cc", "--cc-param");
+
+    private static boolean startsWithDigit(final String value)
+    {
+        return !value.isEmpty() && Character.isDigit(value.charAt(0));
     }
 
     private void oob(final String value)
@@ -273,6 +306,10 @@ public final class ToolOptions
 
     private void check()
     {
+        if (driver != null)
+        {
+            checkDriver();
+        }
         if (kind.operation() == ToolKind.Operation.ATOMIC && size != 8)
         {
             throw new UsageException("atomic operations are 8 bytes; -s " + size + " does not apply");
@@ -307,6 +344,19 @@ public final class ToolOptions
         if (kind.isLatency() && qps != 1)
         {
             throw new UsageException("latency tests run one QP (-q 1)");
+        }
+    }
+
+    private void checkDriver()
+    {
+        if (!portOptions.isEmpty())
+        {
+            throw new UsageException(portOptions.get(0) + " sets up the port, which is the driver's business with " +
+                "--driver: give it to bin/rnic driver");
+        }
+        if (rdmaCm)
+        {
+            throw new UsageException(RDMA_CM_THROUGH_DRIVER);
         }
     }
 

@@ -1,9 +1,9 @@
 package io.rnic.tools.perftest;
 
-import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.device.ConnectParameters;
 import io.rnic.device.QueuePair;
+import io.rnic.device.RnicContext;
 import io.rnic.tools.LocalQp;
 import io.rnic.tools.QpLayout;
 import io.rnic.tools.RemoteQp;
@@ -15,7 +15,6 @@ import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.security.SecureRandom;
@@ -23,7 +22,7 @@ import java.time.Duration;
 
 /**
  * The QPs of a perftest run, made as perftest makes them: one PD and one registered buffer cut into a region per QP
- * ({@link QpLayout}), a send and a receive CQ per QP sized for the depths, a random first PSN each; and, once the
+ * ({@link QpLayout}; the context's memory: through a driver, only that can be registered), a send and a receive CQ per QP sized for the depths, a random first PSN each; and, once the
  * exchange has told us the peer's QPs, the transitions to RTS where the RDMA CM does not make them.
  */
 final class ToolQps
@@ -32,19 +31,18 @@ final class ToolQps
     {
     }
 
-    static LocalQp[] create(final Endpoint endpoint, final Arena arena, final ToolOptions options,
-        final QpLayout layout)
+    static LocalQp[] create(final RnicContext context, final ToolOptions options, final QpLayout layout)
     {
         final SecureRandom random = new SecureRandom();
-        final ProtectionDomain pd = endpoint.device().allocPd();
-        final MemorySegment buffer = arena.allocate(layout.regionBytes * options.qps, 4096);
-        final MemoryRegion mr = endpoint.device().registerMemoryRegion(pd, buffer, AccessFlags.ALL);
+        final ProtectionDomain pd = context.allocPd();
+        final MemorySegment buffer = context.allocate(layout.regionBytes * options.qps);
+        final MemoryRegion mr = context.registerMemoryRegion(pd, buffer, AccessFlags.ALL);
         final LocalQp[] qps = new LocalQp[options.qps];
         for (int i = 0; i < qps.length; i++)
         {
-            final CompletionQueue sendCq = endpoint.device().createCq(Math.max(64, options.txDepth * 2));
-            final CompletionQueue recvCq = endpoint.device().createCq(Math.max(64, options.rxDepth * 2));
-            final QueuePair qp = endpoint.device().createQp(new QpInitAttributes().type(options.kind.qpType()).pd(pd)
+            final CompletionQueue sendCq = context.createCq(Math.max(64, options.txDepth * 2));
+            final CompletionQueue recvCq = context.createCq(Math.max(64, options.rxDepth * 2));
+            final QueuePair qp = context.createQp(new QpInitAttributes().type(options.kind.qpType()).pd(pd)
                 .cqs(sendCq, recvCq).capacity(Math.max(16, options.txDepth + 1), Math.max(16, options.rxDepth)));
             qps[i] = new LocalQp(qp, sendCq, recvCq, buffer.asSlice(i * layout.regionBytes, layout.regionBytes),
                 mr.lKey(), mr.rKey(), layout);
@@ -54,12 +52,12 @@ final class ToolQps
     }
 
     /** INIT to RTS towards the peer's QP {@code q.remote}, its MAC resolved from its GID. */
-    static void connect(final Endpoint endpoint, final LocalQp q, final int gidIndex, final int mtu,
+    static void connect(final RnicContext context, final LocalQp q, final int gidIndex, final int mtu,
         final ToolOptions options)
     {
         final RemoteQp remote = q.remote;
         final InetAddress peer = InterfaceAddresses.gidAddress(remote.gidHigh(), remote.gidLow());
-        final long mac = endpoint.resolveMac(peer, gidIndex, Duration.ofMillis(Math.min(options.timeoutMs, 30_000)));
+        final long mac = context.resolveMac(peer, gidIndex, Duration.ofMillis(Math.min(options.timeoutMs, 30_000)));
         final ConnectParameters parameters = new ConnectParameters()
             .remote(remote.qpn(), remote.psn())
             .localPsn(q.psn)

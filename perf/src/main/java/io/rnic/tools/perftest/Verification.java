@@ -1,10 +1,10 @@
 package io.rnic.tools.perftest;
 
+import io.rnic.device.RnicContext;
 import io.rnic.tools.LocalQp;
 import io.rnic.tools.QpLayout;
 import io.rnic.tools.ToolKind;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -20,13 +20,13 @@ final class Verification
     }
 
     /** Fills what --verify needs: the slots a side sends from, and the reference copy the other side checks. */
-    static MemorySegment preparePatterns(final ToolOptions options, final Arena arena, final LocalQp[] qps,
+    static MemorySegment preparePatterns(final ToolOptions options, final RnicContext context, final LocalQp[] qps,
         final QpLayout layout)
     {
         final ToolKind kind = options.kind;
         final boolean bandwidth = !kind.isLatency();
         final int sender = kind.operation() == ToolKind.Operation.READ ? Patterns.SERVER : Patterns.CLIENT;
-        final MemorySegment expected = arena.allocate(layout.areaBytes, 64);
+        final MemorySegment expected = context.allocate(layout.areaBytes);
         final int slots = bandwidth ? layout.slots : 1;
         for (int s = 0; s < slots; s++)
         {

@@ -128,6 +128,8 @@ public final class Rping
                 case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
                 case "--idle" -> idle = Arguments.value(args, ++i, arg);
                 case "--pcap" -> pcap = java.nio.file.Path.of(Arguments.value(args, ++i, arg));
+                case "--driver" -> throw new UsageException("--driver: rping connects with the RDMA CM, which does " +
+                    "not run through a driver yet; run it without --driver");
                 default -> throw new UsageException("unknown option '" + arg + "'");
             }
         }

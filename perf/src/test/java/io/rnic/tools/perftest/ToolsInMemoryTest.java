@@ -347,17 +347,8 @@ class ToolsInMemoryTest
         final List<String> client = new ArrayList<>(common);
         client.addAll(clientArgs);
         client.addAll(List.of("-d", name + "-c", serverAddress));
-        final ExecutorService threads = Executors.newFixedThreadPool(2);
-        try
-        {
-            final Future<CapturedRun> serverRun = threads.submit(() -> run(kind, server));
-            final Future<CapturedRun> clientRun = threads.submit(() -> run(kind, client));
-            return new CapturedRun[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
-        }
-        finally
-        {
-            threads.shutdownNow();
-        }
+        return CapturedRun.serverAndClient((arguments, out, err) -> PerftestTool.run(kind, arguments, out, err),
+            server, client);
     }
 
     private static final long MAC_SERVER = 0x02_00_00_00_0E_01L;

@@ -1,0 +1,106 @@
+package io.rnic.tools;
+
+import io.rnic.datapath.dpdk.DpdkPort;
+import io.rnic.datapath.endpoint.EmbeddedContext;
+import io.rnic.datapath.endpoint.Endpoint;
+import io.rnic.device.RnicContext;
+import io.rnic.transport.RnicEngine;
+import io.rnic.transport.TransportCounter;
+import org.agrona.concurrent.Agent;
+
+/**
+ * A tool's own endpoint on its port: applications run in the engine thread's duty cycle (no second spinning thread),
+ * the counters are the endpoint's, and the memory the tool allocates is freed after the engine has stopped (a peer
+ * may keep sending, e.g. duplicate READs after our last response was lost).
+ */
+public final class EmbeddedToolDevice implements ToolDevice
+{
+    /** How long a DPDK endpoint keeps its device after it stopped polling, for the peer to stop polling too. */
+    private static final long LINGER_MS = 500;
+
+    private final EmbeddedContext context;
+    private final Endpoint endpoint;
+
+    private EmbeddedToolDevice(final Endpoint endpoint)
+    {
+        this.context = EmbeddedContext.of(endpoint);
+        this.endpoint = endpoint;
+    }
+
+    /** The device of a started endpoint; it owns the endpoint from now on and closes it. */
+    public static EmbeddedToolDevice of(final Endpoint endpoint)
+    {
+        return new EmbeddedToolDevice(endpoint);
+    }
+
+    public Endpoint endpoint()
+    {
+        return endpoint;
+    }
+
+    public RnicContext context()
+    {
+        return context;
+    }
+
+    public String name()
+    {
+        return endpoint.port().name();
+    }
+
+    public void addApplication(final Agent application)
+    {
+        endpoint.addApplication(application);
+    }
+
+    public void removeApplication(final Agent application)
+    {
+        endpoint.removeApplication(application);
+    }
+
+    public long packetsReceived()
+    {
+        return endpoint.transportCounter(TransportCounter.PACKETS_RECEIVED);
+    }
+
+    public String countersReport()
+    {
+        return endpoint.countersReport();
+    }
+
+    public String failure()
+    {
+        return endpoint.engineErrors() > 0 ? "the engine thread failed: " + endpoint.lastEngineError() : null;
+    }
+
+    public RnicEngine[] engines()
+    {
+        return endpoint.device().engines();
+    }
+
+    /**
+     * A memif peer that disconnects while this side still polls can crash DPDK's memif driver (it unmaps the rings
+     * under a running burst): stop polling now, and give the peer time to stop too before closing the device.
+     */
+    public void stopPolling()
+    {
+        if (endpoint.port() instanceof DpdkPort)
+        {
+            endpoint.stopEngines();
+            try
+            {
+                Thread.sleep(LINGER_MS);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Stops the endpoint, then frees the memory. */
+    public void close()
+    {
+        context.close();
+    }
+}

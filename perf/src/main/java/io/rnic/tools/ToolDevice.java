@@ -1,0 +1,44 @@
+package io.rnic.tools;
+
+import io.rnic.device.RnicContext;
+import io.rnic.transport.RnicEngine;
+import org.agrona.concurrent.Agent;
+
+/**
+ * What a tool runs on: the verbs of a port ({@link RnicContext}) and what a tool needs beyond them, the same whether
+ * the engine is embedded in the tool ({@link EmbeddedToolDevice}) or runs in an {@code rnic driver} the tool is a
+ * client of ({@link DriverToolDevice}). It decides where the tool's applications run, which counters the report shows
+ * and how the tool learns that the engine failed; closing it frees the memory from {@link RnicContext#allocate} only
+ * once no engine can touch it any more.
+ */
+public interface ToolDevice extends AutoCloseable
+{
+    RnicContext context();
+
+    /** What the report names the device by: the port (embedded) or the driver's directory. */
+    String name();
+
+    /** Runs {@code application}'s duty cycle until {@link #removeApplication}: in the engine's or a thread of ours. */
+    void addApplication(Agent application);
+
+    /** Stops running {@code application}; once it returns, its {@code doWork} is not running and will not run again. */
+    void removeApplication(Agent application);
+
+    /** RoCEv2 packets the engines took in (rxe's {@code rcvd_pkts}): a tool polls it to see a link fall quiet. */
+    long packetsReceived();
+
+    /** The counters as {@code name value} lines, in the embedded endpoint's layout. */
+    String countersReport();
+
+    /** Why the engine (or the driver) can no longer serve this tool, or null while it can. */
+    String failure();
+
+    /** The engines, for the congestion report; none through a driver (its DCQCN state is in its counters). */
+    RnicEngine[] engines();
+
+    /** Stops polling the port before the tool leaves (a DPDK memif peer must stop first); a no-op where not needed. */
+    void stopPolling();
+
+    /** Destroys what the tool left, stops using the port, then frees the memory. */
+    void close();
+}

@@ -1,0 +1,200 @@
+package io.rnic.tools.perftest;
+
+import io.rnic.datapath.driver.Driver;
+import io.rnic.datapath.endpoint.Endpoint;
+import io.rnic.datapath.endpoint.EndpointOptions;
+import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.datapath.port.InMemoryPort;
+import io.rnic.datapath.port.PacketPort;
+import io.rnic.tools.CapturedRun;
+import io.rnic.tools.Ports;
+import io.rnic.tools.ToolKind;
+import io.rnic.transport.LocalPort;
+import io.rnic.transport.TransportCounter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The tools with {@code --driver}: one side a client of a driver started in this JVM on one end of an in-memory link,
+ * the other side a tool with its own engine on the other end, every byte verified. Spinning threads: the driver's
+ * engine and the embedded tool's (both yielding); the driver client's application thread backs off.
+ */
+class ToolsThroughDriverTest
+{
+    private static final long MAC_DRIVER = 0x02_00_00_00_0F_01L;
+    private static final long MAC_EMBEDDED = 0x02_00_00_00_0F_02L;
+
+    private Path directory;
+    private Driver driver;
+    private String embeddedName;
+
+    @BeforeEach
+    void start() throws Exception
+    {
+        directory = Files.createTempDirectory("rnic-tool-driver");
+        final InMemoryPort[] ports = InMemoryPort.pair(MAC_DRIVER, MAC_EMBEDDED, 4096, 1 << 23);
+        final EndpointOptions options = EndpointOptions.defaults().withIdleStrategy("yield")
+            .withAnswerNeighbours(true).withHoldRocePort(false);
+        driver = Driver.start(directory, TimeUnit.SECONDS.toNanos(5),
+            counters -> Endpoint.start(new PacketPort[]{ ports[0] }, addressing(MAC_DRIVER, 1), options, counters));
+        embeddedName = "drv-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        Ports.registerInMemory(embeddedName, ports[1], addressing(MAC_EMBEDDED, 2));
+    }
+
+    @AfterEach
+    void stop() throws Exception
+    {
+        try
+        {
+            driver.close();
+        }
+        finally
+        {
+            try (Stream<Path> files = Files.walk(directory))
+            {
+                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
+    }
+
+    /**
+     * The driver's client as client (its requests leave through the driver, responses land in its shared memory) and
+     * as server (the embedded client's WRITEs and SENDs land in memory the driver maps, checked byte by byte).
+     */
+    @ParameterizedTest
+    @CsvSource({ "WRITE_BW,client", "READ_LAT,client", "SEND_BW,client", "RC_PINGPONG,client", "WRITE_BW,server",
+        "SEND_BW,server" })
+    void shouldRunToolThroughADriverAgainstAnEmbeddedTool(final ToolKind kind, final String driverSide)
+        throws Exception
+    {
+        final List<String> common = new ArrayList<>(List.of("-p", String.valueOf(tcpPort()), "--verify",
+            "--timeout-ms", "30000"));
+        switch (kind)
+        {
+            case WRITE_BW, SEND_BW -> common.addAll(List.of("-s", "5000", "-n", "2000", "-q", "2", "--warmup", "100"));
+            case RC_PINGPONG -> common.addAll(List.of("-s", "3000", "-n", "300"));
+            default -> common.addAll(List.of("-s", "3000", "-n", "300", "--warmup", "20"));
+        }
+        final List<String> throughDriver = new ArrayList<>(common);
+        throughDriver.addAll(List.of("--driver", directory.toString()));
+        final List<String> embedded = new ArrayList<>(common);
+        embedded.addAll(List.of("--port", "memory", "-d", embeddedName, "--idle", "yield"));
+        final boolean driverIsClient = driverSide.equals("client");
+        // the client names the server's IPv4 address: the exchange runs over loopback TCP, the GIDs say the rest
+        (driverIsClient ? throughDriver : embedded).add("127.0.0.1");
+
+        final CapturedRun[] results = runPair(kind, driverIsClient ? embedded : throughDriver,
+            driverIsClient ? throughDriver : embedded);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
+        assertTrue(c.out().contains("verify: OK") && s.out().contains("verify: OK"), c.out() + s.out());
+        final CapturedRun viaDriver = driverIsClient ? c : s;
+        assertTrue(viaDriver.out().contains(" rnic counters (driver " + directory + "):") &&
+            viaDriver.out().contains("the driver (every client's traffic)"), viaDriver.out());
+        assertTrue(counter(viaDriver.out(), "rcvd_pkts") > 0 && counter(viaDriver.out(), "sent_pkts") > 0,
+            viaDriver.out());
+        assertEquals(0, counter(viaDriver.out(), "invalid RoCEv2 frames dropped"), viaDriver.out());
+        assertEquals(0, driver.endpoint().engineErrors());
+    }
+
+    /** The driver stops in the middle of a run: its client says so in one line and fails, rather than hang. */
+    @Test
+    void shouldFailClearlyWhenTheDriverStopsDuringARun() throws Exception
+    {
+        final String tcpPort = String.valueOf(tcpPort());
+        final List<String> server = List.of("-p", tcpPort, "--timeout-ms", "20000", "-s", "64", "-n", "1000000000",
+            "--port", "memory", "-d", embeddedName, "--idle", "yield");
+        final List<String> client = List.of("-p", tcpPort, "--timeout-ms", "20000", "-s", "64", "-n", "1000000000",
+            "--driver", directory.toString(), "127.0.0.1");
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final Future<CapturedRun> serverRun = threads.submit(() -> run(ToolKind.WRITE_BW, server));
+            final Future<CapturedRun> clientRun = threads.submit(() -> run(ToolKind.WRITE_BW, client));
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (driver.endpoint().transportCounter(TransportCounter.PACKETS_SENT) < 1000 && !clientRun.isDone())
+            {
+                assertTrue(System.nanoTime() < deadlineNs, "no traffic through the driver");
+                LockSupport.parkNanos(1_000_000L);
+            }
+            driver.close();
+            final CapturedRun c = clientRun.get(30, TimeUnit.SECONDS);
+            assertEquals(1, c.status(), c.out() + c.err());
+            // the tool sees the CnC file gone, or first the flushed work requests of the QPs the stopping driver
+            // destroyed: either way one line says why
+            final String first = c.err().lines().findFirst().orElse("");
+            assertTrue(first.equals("write-bw: the rnic driver at " + directory + " has stopped") ||
+                first.startsWith("write-bw: work completion WR_FLUSH_ERR"), c.err());
+            serverRun.get(30, TimeUnit.SECONDS); // ends on the closed exchange or its own timeout
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void shouldSayInOneLineThatNoDriverIsThere() throws Exception
+    {
+        final Path missing = directory.resolve("nothing-here");
+        final CapturedRun run = run(ToolKind.WRITE_BW, List.of("--driver", missing.toString(), "127.0.0.1"));
+        assertEquals(2, run.status(), run.err());
+        assertTrue(run.err().startsWith("no rnic driver at " + missing), run.err());
+        assertEquals(1, run.err().lines().count(), run.err());
+    }
+
+    private static CapturedRun run(final ToolKind kind, final List<String> args)
+    {
+        return CapturedRun.of((arguments, out, err) -> PerftestTool.run(kind, arguments, out, err), args);
+    }
+
+    private static long counter(final String report, final String name)
+    {
+        final Matcher value = Pattern.compile("(?m)^\\s+" + name + "\\s+([0-9,]+)$").matcher(report);
+        return value.find() ? Long.parseLong(value.group(1).replace(",", "")) : 0;
+    }
+
+    /** Server and client on two threads; returns {client, server}. */
+    private static CapturedRun[] runPair(final ToolKind kind, final List<String> server, final List<String> client)
+        throws Exception
+    {
+        return CapturedRun.serverAndClient((arguments, out, err) -> PerftestTool.run(kind, arguments, out, err),
+            server, client);
+    }
+
+    private static LocalPort addressing(final long mac, final int host)
+    {
+        final LocalPort port = new LocalPort(mac).ethernetMtu(1500);
+        port.addGid(0xFE80_0000_0000_0000L, InterfaceAddresses.eui64(mac));
+        port.addIpv4(0x0A5B_0000 | host);
+        return port;
+    }
+
+    private static int tcpPort()
+    {
+        return 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+    }
+}
