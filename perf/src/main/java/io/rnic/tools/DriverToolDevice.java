@@ -153,7 +153,7 @@ public final class DriverToolDevice implements ToolDevice
                 case CounterTypes.PORT -> "port " + name;
                 case CounterTypes.INBOUND -> "accepted".equals(name) ? null : "invalid RoCEv2 frames dropped";
                 case CounterTypes.ENGINE_AGENT -> "frames not for rnic".equals(name) ?
-                    "frames not for rnic (kernel traffic)" : null;
+                    "frames not for rnic (kernel traffic)" : "engine stalls over 10 ms".equals(name) ? name : null;
                 case CounterTypes.NEIGHBOUR -> name.endsWith(" sent") ? "neighbour " + name : null;
                 default -> null;
             };
@@ -184,6 +184,11 @@ public final class DriverToolDevice implements ToolDevice
         for (final String[] line : rest)
         {
             text.append(String.format("  %-36s %,d%n", line[1], sums.getOrDefault(line[0] + line[1], 0L)));
+        }
+        final long stalls = sums.getOrDefault(CounterTypes.ENGINE_AGENT + "engine stalls over 10 ms", 0L);
+        if (stalls > 0) // only when it happened, as the embedded report: it explains retransmissions on a clean link
+        {
+            text.append(String.format("  %-36s %,d%n", "engine stalls over 10 ms", stalls));
         }
         text.append(String.format("  %-36s %s%n", "counted by", "the driver (every client's traffic)"));
         return text.toString();
