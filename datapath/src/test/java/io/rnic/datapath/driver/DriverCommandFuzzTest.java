@@ -397,10 +397,11 @@ class DriverCommandFuzzTest
         }
         closeRawClients();
         final long deadlineFdsNs = System.nanoTime() + 10_000_000_000L;
-        while (OpenDescriptors.ofMemfd("rnic-fuzz") != poolMemfds || OpenDescriptors.ofMemfd("rnic-fuzz-unsealed") != 2)
+        while (OpenDescriptors.ofMemfd("rnic-fuzz") != poolMemfds ||
+            OpenDescriptors.ofMemfd("rnic-fuzz-unsealed") != 2)
         {
-            assertTrue(System.nanoTime() < deadlineFdsNs, "the driver still holds descriptors of the clients' memory: " +
-                OpenDescriptors.ofMemfd("rnic-fuzz") + " of the pool's " + poolMemfds);
+            assertTrue(System.nanoTime() < deadlineFdsNs, "the driver still holds descriptors of the clients' " +
+                "memory: " + OpenDescriptors.ofMemfd("rnic-fuzz") + " of the pool's " + poolMemfds);
             LockSupport.parkNanos(1_000_000);
         }
         assertTrue(DriverFixture.counter(counters, "driver fds.sock messages refused") > fdRefusalsBefore,

@@ -49,7 +49,7 @@ class SealedMemoryTest
             end.connect(peer.qp.qpn(), DriverFixture.IP_PEER, 14, 7);
             peer.connect(end.qp.qpn(), DriverFixture.IP_DRIVER, 14, 7);
             final int[] fds = TestLibc.memfds("rnic-memory", CLIENT_MEMORY_BYTES);
-            // the client's descriptor only: the driver (in this JVM) closed the one it received once it mapped the memory
+            // the client's descriptor only: the driver (in this JVM) closed the one it received once mapped
             assertEquals(1, fds.length, "descriptors of the client's memory");
             for (int i = 0; i < WRITE_BYTES; i++)
             {
