@@ -2,7 +2,11 @@ package io.rnic.datapath.driver;
 
 import io.rnic.client.DriverContext;
 import io.rnic.cnc.CncFile;
+import io.rnic.cnc.ControlProtocol;
+import io.rnic.cnc.QpQueuesLayout;
 import io.rnic.datapath.endpoint.EndpointPairScenario;
+import io.rnic.shm.SharedMemory;
+import io.rnic.testing.OpenDescriptors;
 import io.rnic.testing.ForkedJvm;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
@@ -25,15 +29,21 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A client killed with SIGKILL while a peer streams WRITEs into its memory: the driver times it out within its client
- * timeout, destroys what it held (its QP vanishes from the wire, so the peer's QP ends in RETRY_EXC_ERR), counts the
- * timeout, and another client of the same driver goes on unaffected meanwhile and after.
+ * A client killed with SIGKILL while a peer streams WRITEs into its memory: the kernel closes its {@code fds.sock}
+ * connection, so the driver reclaims it at once, long before its client timeout, destroys what it held (its QP vanishes
+ * from the wire, so the peer's QP ends in RETRY_EXC_ERR), counts it as gone, and another client of the same driver goes
+ * on unaffected meanwhile and after. A client that stops its keepalives but keeps its connection open is still
+ * reclaimed, by the client timeout.
  */
 class ClientCrashTest
 {
-    private static final long CLIENT_TIMEOUT_MS = 1_000;
+    /** Long against a socket's close, short for the test that waits for it. */
+    private static final long CLIENT_TIMEOUT_MS = 4_000;
+    /** What a closed connection may take to be reclaimed, a process's death included, on a busy machine. */
+    private static final long CLOSED_RECLAIM_BOUND_MS = 2_000;
     private static final int WRITE_BYTES = 16_384;
     private static final int WRITES_BEFORE_KILL = 32;
+    private static final int CQ_ENTRIES = 16;
 
     private DriverFixture fixture;
     private CncFile cnc;
@@ -111,15 +121,15 @@ class ClientCrashTest
         assertEquals(WcStatus.RETRY_EXC_ERR, ended, "after " + writes + " WRITEs");
         assertTrue(writes > WRITES_BEFORE_KILL, "the WRITEs failed before the kill");
 
-        final long boundNs = TimeUnit.MILLISECONDS.toNanos(CLIENT_TIMEOUT_MS + 2_000);
+        final long boundNs = TimeUnit.MILLISECONDS.toNanos(CLOSED_RECLAIM_BOUND_MS);
         while (fixture.driver.clientCount() != clientsBefore)
         {
-            assertTrue(System.nanoTime() - killedNs < boundNs, "the killed client is still attached");
+            assertTrue(System.nanoTime() - killedNs < boundNs, "the killed client is still attached " +
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedNs) + " ms after its death");
             LockSupport.parkNanos(1_000_000);
         }
-        final long reclaimedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedNs);
-        assertTrue(reclaimedAfterMs >= CLIENT_TIMEOUT_MS - 100, "timed out after " + reclaimedAfterMs + " ms");
-        assertEquals(1, DriverFixture.counter(counters, "driver client timeouts"));
+        assertEquals(1, DriverFixture.counter(counters, "driver clients gone (fds.sock closed)"));
+        assertEquals(0, DriverFixture.counter(counters, "driver client timeouts"));
 
         during.get(30, TimeUnit.SECONDS);
         rcOperations(other);
@@ -127,6 +137,39 @@ class ClientCrashTest
         assertEquals(resourcesBefore, DriverFixture.counter(counters, "driver client resources"));
         assertEquals(clientsBefore - 1, fixture.driver.clientCount());
         assertEquals(0, fixture.driver.endpoint().engineErrors());
+    }
+
+    @Test
+    void shouldTimeOutAClientThatStopsItsKeepalivesWithItsConnectionOpen()
+    {
+        final long resourcesBefore = DriverFixture.counter(counters, "driver client resources");
+        final long cqBytes = QpQueuesLayout.completionQueueFileLength(CQ_ENTRIES);
+        try (RawClient client = new RawClient(cnc, fixture.directory, 0x51_1E47);
+            SharedMemory cqMemory = SharedMemory.create("rnic-silent-cq", cqBytes, false);
+            SharedMemory unused = SharedMemory.create("rnic-silent-unused", 4096, false))
+        {
+            client.attach();
+            assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("result "));
+            client.sendFd(1, cqMemory.fd());
+            assertTrue(client.call(ControlProtocol.CREATE_CQ, 1, cqBytes, CQ_ENTRIES).startsWith("result "));
+            client.sendFd(2, unused.fd());
+            final long silentNs = System.nanoTime(); // its last command: no keepalive follows, the socket stays open
+            assertEquals(resourcesBefore + 2, DriverFixture.counter(counters, "driver client resources"));
+
+            final long boundNs = TimeUnit.MILLISECONDS.toNanos(CLIENT_TIMEOUT_MS + 5_000);
+            while (fixture.driver.clientCount() != 0)
+            {
+                assertTrue(System.nanoTime() - silentNs < boundNs, "the silent client is still attached");
+                LockSupport.parkNanos(1_000_000);
+            }
+            final long reclaimedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - silentNs);
+            assertTrue(reclaimedAfterMs >= CLIENT_TIMEOUT_MS - 100, "timed out after " + reclaimedAfterMs + " ms");
+            assertEquals(1, DriverFixture.counter(counters, "driver client timeouts"));
+            assertEquals(0, DriverFixture.counter(counters, "driver clients gone (fds.sock closed)"));
+            assertEquals(resourcesBefore, DriverFixture.counter(counters, "driver client resources"));
+            assertEquals(1, OpenDescriptors.ofMemfd("rnic-silent-unused"), "the memfd it never named is closed");
+            assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("error 107: "), "it must attach again");
+        }
     }
 
     private void rcOperations(final DriverContext client)

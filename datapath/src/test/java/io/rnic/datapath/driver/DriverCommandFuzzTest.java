@@ -7,6 +7,7 @@ import io.rnic.cnc.QpAttributesCodec;
 import io.rnic.cnc.QpQueuesLayout;
 import io.rnic.datapath.endpoint.EndpointPairScenario;
 import io.rnic.shm.SharedMemory;
+import io.rnic.testing.OpenDescriptors;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
@@ -37,10 +38,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The driver's command ring written by a hostile client, without the client library: random bytes and lengths,
- * truncated messages, unknown types, every command with random and absurd arguments, memory files that are too short,
- * missing, unsealed or not memory at all, another client's handles, and clients that never attached. Every command
- * with a full header gets exactly one answer (none for a keepalive), the errors are counted, nothing is left behind
- * once the clients detach, the driver logs no internal error, and a legitimate client is served byte-exact after.
+ * truncated messages, unknown types, every command with random and absurd arguments, memfds passed over
+ * {@code fds.sock} that are too short, unsealed or not memory at all, tokens never sent, sent twice, sent by the other
+ * client or never named, attaches with a wrong nonce, another client's handles, and clients that never attached.
+ * Every command with a full header gets exactly one answer (none for a keepalive), the errors are counted, a command
+ * naming a token its own connection did not send never succeeds, nothing is left behind once the clients detach (the
+ * driver holds no descriptor of their memory), the driver logs no internal error, and a legitimate client is served
+ * byte-exact after.
  * <p>
  * {@code -Drnic.fuzz.seed=S} replays a run, {@code -Drnic.fuzz.commands=N} sets its length.
  */
@@ -64,6 +68,9 @@ class DriverCommandFuzzTest
         64));
     private final List<SharedMemory> memories = new ArrayList<>();
     private final List<Integer> rawFds = new ArrayList<>();
+    /** The fuzzed clients' connections to {@code fds.sock}, one each, made anew before each attach. */
+    private final RawClient[] raw = new RawClient[2];
+    private long nextToken = 100;
     private long nextCorrelationId = 1;
     private final LongHashSet lateAnswers = new LongHashSet();
     private final LongHashSet seenAnswers = new LongHashSet();
@@ -98,6 +105,7 @@ class DriverCommandFuzzTest
     @AfterEach
     void stop() throws Exception
     {
+        closeRawClients();
         cnc.close();
         fixture.close();
         for (final SharedMemory memory : memories)
@@ -116,23 +124,37 @@ class DriverCommandFuzzTest
         final long a = 0xA000_0000_0000_000AL;
         final long b = 0xB000_0000_0000_000BL;
         final long resourcesBefore = DriverFixture.counter(counters, "driver client resources");
-        attach(a);
-        attach(b);
+        final RawClient socketA = connect(0, a);
+        final RawClient socketB = connect(1, b);
+        call(a, ControlProtocol.ATTACH, ProcessHandle.current().pid(), socketA.nonce);
+        call(b, ControlProtocol.ATTACH, ProcessHandle.current().pid(), socketB.nonce);
         final long pdA = call(a, ControlProtocol.ALLOC_PD).value(0);
         final SharedMemory cqMemory = memory(QpQueuesLayout.completionQueueFileLength(CQ_ENTRIES));
-        final long cqA = call(a, ControlProtocol.CREATE_CQ, cqMemory.fd(), cqMemory.lengthBytes(), CQ_ENTRIES).value(0);
+        socketA.sendFd(1, cqMemory.fd());
+        final long cqA = call(a, ControlProtocol.CREATE_CQ, 1, cqMemory.lengthBytes(), CQ_ENTRIES).value(0);
         final SharedMemory qpMemory = memory(QpQueuesLayout.fileLength(QP_WR, QP_SGE, QP_WR, QP_SGE));
-        final long qpA = call(a, ControlProtocol.CREATE_QP, createQpArgs(pdA, cqA, cqA, qpMemory)).value(0);
+        socketA.sendFd(2, qpMemory.fd());
+        final long qpA = call(a, ControlProtocol.CREATE_QP, createQpArgs(pdA, cqA, cqA, 2, qpMemory)).value(0);
         final SharedMemory mrMemory = memory(MEMORY_BYTES);
-        final long mrA = call(a, ControlProtocol.REG_MR, pdA, mrMemory.fd(), MEMORY_BYTES, 0, MEMORY_BYTES,
+        socketA.sendFd(3, mrMemory.fd());
+        final long mrA = call(a, ControlProtocol.REG_MR, pdA, 3, MEMORY_BYTES, 0, MEMORY_BYTES,
             mrMemory.segment().address(), AccessFlags.ALL).value(0);
+        final SharedMemory pendingOfA = SharedMemory.create("rnic-fuzz-pending", cqMemory.lengthBytes(), false);
+        memories.add(pendingOfA);
+        socketA.sendFd(4, pendingOfA.fd());
+        final SharedMemory neverNamed = SharedMemory.create("rnic-fuzz-never-named", 4096, false);
+        memories.add(neverNamed);
+        socketA.sendFd(5, neverNamed.fd());
 
         final long pdB = call(b, ControlProtocol.ALLOC_PD).value(0);
         final SharedMemory cqMemoryB = memory(QpQueuesLayout.completionQueueFileLength(CQ_ENTRIES));
-        final long cqB = call(b, ControlProtocol.CREATE_CQ, cqMemoryB.fd(), cqMemoryB.lengthBytes(), CQ_ENTRIES)
-            .value(0);
-        final SharedMemory qpMemoryB = memory(QpQueuesLayout.fileLength(QP_WR, QP_SGE, QP_WR, QP_SGE));
-        final SharedMemory mrMemoryB = memory(MEMORY_BYTES);
+        socketB.sendFd(1, cqMemoryB.fd()); // tokens are a connection's own: A's 1 is another memfd
+        final long cqB = call(b, ControlProtocol.CREATE_CQ, 1, cqMemoryB.lengthBytes(), CQ_ENTRIES).value(0);
+        final SharedMemory qpMemoryB = SharedMemory.create("rnic-fuzz-b-qp",
+            QpQueuesLayout.fileLength(QP_WR, QP_SGE, QP_WR, QP_SGE), false);
+        memories.add(qpMemoryB);
+        final SharedMemory mrMemoryB = SharedMemory.create("rnic-fuzz-b-mr", MEMORY_BYTES, false);
+        memories.add(mrMemoryB);
         final long resourcesOfBoth = DriverFixture.counter(counters, "driver client resources");
         final int stateOfA = qpMemory.segment().asByteBuffer().order(java.nio.ByteOrder.nativeOrder())
             .getInt(QpQueuesLayout.STATE_OFFSET);
@@ -146,12 +168,23 @@ class DriverCommandFuzzTest
             refusedAsUnknown(b, ControlProtocol.DESTROY_CQ, handleOfA);
             refusedAsUnknown(b, ControlProtocol.DESTROY_QP, handleOfA);
             refusedAsUnknown(b, ControlProtocol.MODIFY_QP, QpAttributesCodec.modifyArgs(handleOfA, toError, QpAttrMask.STATE));
-            refusedAsUnknown(b, ControlProtocol.REG_MR, handleOfA, mrMemoryB.fd(), MEMORY_BYTES, 0, MEMORY_BYTES,
+            socketB.sendFd(nextToken, mrMemoryB.fd());
+            refusedAsUnknown(b, ControlProtocol.REG_MR, handleOfA, nextToken++, MEMORY_BYTES, 0, MEMORY_BYTES,
                 mrMemoryB.segment().address(), AccessFlags.ALL);
-            refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(handleOfA, cqB, cqB, qpMemoryB));
-            refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(pdB, handleOfA, cqB, qpMemoryB));
-            refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(pdB, cqB, handleOfA, qpMemoryB));
+            socketB.sendFd(nextToken, qpMemoryB.fd());
+            refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(handleOfA, cqB, cqB, nextToken++, qpMemoryB));
+            socketB.sendFd(nextToken, qpMemoryB.fd());
+            refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(pdB, handleOfA, cqB, nextToken++, qpMemoryB));
+            socketB.sendFd(nextToken, qpMemoryB.fd());
+            refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(pdB, cqB, handleOfA, nextToken++, qpMemoryB));
         }
+        for (final long tokenOfA : new long[]{ 4, 5 })
+        {
+            refusedAsBadMemory(b, ControlProtocol.CREATE_CQ, tokenOfA, cqMemory.lengthBytes(), CQ_ENTRIES);
+            refusedAsBadMemory(b, ControlProtocol.REG_MR, pdB, tokenOfA, 4096, 0, 4096, 0, AccessFlags.ALL);
+            refusedAsBadMemory(b, ControlProtocol.CREATE_QP, createQpArgs(pdB, cqB, cqB, tokenOfA, qpMemoryB));
+        }
+        assertEquals(2, OpenDescriptors.ofMemfd("rnic-fuzz-pending"), "A's pending memfd, still the driver's");
 
         assertEquals(resourcesOfBoth, DriverFixture.counter(counters, "driver client resources"));
         assertEquals(stateOfA, qpMemory.segment().asByteBuffer().order(java.nio.ByteOrder.nativeOrder())
@@ -159,12 +192,20 @@ class DriverCommandFuzzTest
         assertEquals(QpState.INIT.ordinal(), call(a, ControlProtocol.MODIFY_QP, QpAttributesCodec.modifyArgs(qpA, init(),
             QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS)).value(0),
             "A's QP still answers to A");
+        final long cqOfPending = call(a, ControlProtocol.CREATE_CQ, 4, cqMemory.lengthBytes(), CQ_ENTRIES).value(0);
+        call(a, ControlProtocol.DESTROY_CQ, cqOfPending);
+        assertEquals(2, OpenDescriptors.ofMemfd("rnic-fuzz-never-named"), "ours, and the one the driver holds");
         call(a, ControlProtocol.DESTROY_QP, qpA);
         call(a, ControlProtocol.DESTROY_CQ, cqA);
         call(a, ControlProtocol.DEREG_MR, mrA);
         call(a, ControlProtocol.DEALLOC_PD, pdA);
         call(a, ControlProtocol.DETACH);
         call(b, ControlProtocol.DETACH);
+        assertEquals(1, OpenDescriptors.ofMemfd("rnic-fuzz-never-named"), "a memfd never named is closed on detach");
+        assertEquals(1, OpenDescriptors.ofMemfd("rnic-fuzz-pending"));
+        // a refused command closes its memfd if the driver read it from the socket already, else its detach does
+        assertEquals(1, OpenDescriptors.ofMemfd("rnic-fuzz-b-qp"), "B's refused memfds are closed");
+        assertEquals(1, OpenDescriptors.ofMemfd("rnic-fuzz-b-mr"));
         assertEquals(resourcesBefore, DriverFixture.counter(counters, "driver client resources"));
         assertEquals(0, fixture.driver.clientCount());
         assertNoDriverErrorLogged();
@@ -195,6 +236,8 @@ class DriverCommandFuzzTest
         final boolean[] attached = new boolean[clients.length];
         final long never = random.nextLong() | 1;
         final Pool pool = new Pool(random);
+        final long poolMemfds = OpenDescriptors.ofMemfd("rnic-fuzz");
+        final long fdRefusalsBefore = DriverFixture.counter(counters, "driver fds.sock messages refused");
         long sent = 0;
         long unanswerable = 0;
 
@@ -237,6 +280,7 @@ class DriverCommandFuzzTest
                     type = ControlProtocol.ATTACH;
                 }
                 pool.clientIndex = clientIndex;
+                pool.foreignToken = false;
                 final long[] args = pool.args(type, random.nextInt(5) == 0);
                 for (int arg = 0; arg < args.length; arg++)
                 {
@@ -252,9 +296,18 @@ class DriverCommandFuzzTest
             {
                 type = 999; // only the raw clients attach: a random id would stay attached until it timed out
             }
-            if (type == ControlProtocol.ATTACH && ControlProtocol.argCount(length) == 1)
+            if (type == ControlProtocol.ATTACH)
             {
-                ControlProtocol.putArg(command, 0, 0, ProcessHandle.current().pid());
+                // a new connection and hello for each attach: a detach closed the last one, a refusal left it
+                final RawClient client = connect(clientIndex, clientId);
+                if (ControlProtocol.argCount(length) == 1 || ControlProtocol.argCount(length) == 2)
+                {
+                    ControlProtocol.putArg(command, 0, 0, ProcessHandle.current().pid());
+                }
+                if (ControlProtocol.argCount(length) == 2)
+                {
+                    ControlProtocol.putArg(command, 0, 1, random.nextInt(5) == 0 ? client.nonce ^ 1 : client.nonce);
+                }
             }
             if (type == ControlProtocol.RESOLVE_MAC && ControlProtocol.argCount(length) == 5)
             {
@@ -294,6 +347,9 @@ class DriverCommandFuzzTest
             }
             else if (answer.type() == ControlProtocol.RESULT)
             {
+                assertTrue(!pool.foreignToken || (type != ControlProtocol.CREATE_CQ &&
+                    type != ControlProtocol.CREATE_QP && type != ControlProtocol.REG_MR),
+                    ControlProtocol.commandName(type) + " took memory its client's connection did not send");
                 results[Math.min(type, results.length - 1)]++;
                 if (type == ControlProtocol.ATTACH)
                 {
@@ -339,6 +395,17 @@ class DriverCommandFuzzTest
         {
             fail(unexpected);
         }
+        closeRawClients();
+        final long deadlineFdsNs = System.nanoTime() + 10_000_000_000L;
+        while (OpenDescriptors.ofMemfd("rnic-fuzz") != poolMemfds ||
+            OpenDescriptors.ofMemfd("rnic-fuzz-unsealed") != 2)
+        {
+            assertTrue(System.nanoTime() < deadlineFdsNs, "the driver still holds descriptors of the clients' " +
+                "memory: " + OpenDescriptors.ofMemfd("rnic-fuzz") + " of the pool's " + poolMemfds);
+            LockSupport.parkNanos(1_000_000);
+        }
+        assertTrue(DriverFixture.counter(counters, "driver fds.sock messages refused") > fdRefusalsBefore,
+            "no fds.sock message was refused (a token sent twice, a message without an fd)");
 
         // the run reached past the checks: resources were made from the hostile mix, and every refusal was met
         for (final int type : new int[]{ ControlProtocol.ATTACH, ControlProtocol.DETACH, ControlProtocol.ALLOC_PD,
@@ -374,6 +441,8 @@ class DriverCommandFuzzTest
         final List<List<Long>> handles = List.of(new ArrayList<>(), new ArrayList<>());
         final List<List<Long>> pds = List.of(new ArrayList<>(), new ArrayList<>());
         int clientIndex;
+        /** Whether the last command's token was one its client's connection did not send. */
+        boolean foreignToken;
         final long[][] files; // { fd, length }
 
         Pool(final Random random)
@@ -402,8 +471,9 @@ class DriverCommandFuzzTest
         {
             final int count = anyCount ? random.nextInt(ControlProtocol.MAX_ARGS + 1) : switch (type)
             {
-                case ControlProtocol.ATTACH, ControlProtocol.DEALLOC_PD, ControlProtocol.DEREG_MR,
-                    ControlProtocol.DESTROY_CQ, ControlProtocol.DESTROY_QP -> 1;
+                case ControlProtocol.DEALLOC_PD, ControlProtocol.DEREG_MR, ControlProtocol.DESTROY_CQ,
+                    ControlProtocol.DESTROY_QP -> 1;
+                case ControlProtocol.ATTACH -> random.nextInt(4) == 0 ? 1 : 2;
                 case ControlProtocol.REG_MR -> 7;
                 case ControlProtocol.CREATE_CQ -> 3;
                 case ControlProtocol.CREATE_QP -> 11;
@@ -428,7 +498,7 @@ class DriverCommandFuzzTest
                 case ControlProtocol.REG_MR ->
                 {
                     args[0] = pd();
-                    args[1] = file[0];
+                    args[1] = token(file);
                     args[2] = plausible() ? file[1] : any();
                     args[3] = plausible() ? 0 : any();
                     args[4] = plausible() ? file[1] : any();
@@ -436,7 +506,7 @@ class DriverCommandFuzzTest
                 }
                 case ControlProtocol.CREATE_CQ ->
                 {
-                    args[0] = file[0];
+                    args[0] = token(file);
                     args[1] = plausible() ? file[1] : any();
                     args[2] = plausible() ? CQ_ENTRIES : any();
                 }
@@ -450,7 +520,7 @@ class DriverCommandFuzzTest
                     args[5] = plausible() ? QP_WR : any();
                     args[6] = plausible() ? QP_SGE : any();
                     args[7] = plausible() ? QP_SGE : any();
-                    args[9] = file[0];
+                    args[9] = token(file);
                     args[10] = plausible() ? file[1] : any();
                 }
                 case ControlProtocol.MODIFY_QP ->
@@ -465,6 +535,62 @@ class DriverCommandFuzzTest
                 }
             }
             return args;
+        }
+
+        /**
+         * The token a command names for {@code file}: mostly one its client sent the file with just before, else one
+         * never sent, one the other client sent, one sent twice (the second refused); now and then the client also
+         * sends a memfd it never names. Sets {@link #foreignToken} when its own connection did not send it.
+         */
+        private long token(final long[] file)
+        {
+            final long token = nextToken++;
+            final RawClient own = clientIndex < 0 ? null : raw[clientIndex];
+            final RawClient other = clientIndex < 0 ? null : raw[1 - clientIndex];
+            final int fd = (int)file[0];
+            switch (random.nextInt(10))
+            {
+                case 0 ->
+                {
+                    foreignToken = true;
+                    return random.nextBoolean() ? token : random.nextLong();
+                }
+                case 1 ->
+                {
+                    foreignToken = true;
+                    if (other != null)
+                    {
+                        other.trySendFd(token, fd);
+                    }
+                    return token;
+                }
+                case 2 ->
+                {
+                    if (own != null)
+                    {
+                        own.trySendFd(token, fd);
+                        own.trySendFd(token, (int)files[random.nextInt(GOOD_FILES)][0]);
+                    }
+                    return token;
+                }
+                case 3 ->
+                {
+                    if (own != null)
+                    {
+                        own.trySendFd(nextToken++, (int)files[random.nextInt(files.length)][0]);
+                        own.trySendFd(token, fd);
+                    }
+                    return token;
+                }
+                default ->
+                {
+                    if (own != null)
+                    {
+                        own.trySendFd(token, fd);
+                    }
+                    return token;
+                }
+            }
         }
 
         private boolean plausible()
@@ -501,10 +627,34 @@ class DriverCommandFuzzTest
         }
     }
 
-    private long[] createQpArgs(final long pd, final long sendCq, final long recvCq, final SharedMemory memory)
+    private static long[] createQpArgs(
+        final long pd, final long sendCq, final long recvCq, final long token, final SharedMemory memory)
     {
-        return new long[]{ pd, sendCq, recvCq, QpType.RC.ordinal(), QP_WR, QP_WR, QP_SGE, QP_SGE, 0, memory.fd(),
+        return new long[]{ pd, sendCq, recvCq, QpType.RC.ordinal(), QP_WR, QP_WR, QP_SGE, QP_SGE, 0, token,
             memory.lengthBytes() };
+    }
+
+    /** A new connection to {@code fds.sock} for raw client {@code index}, hello said with a new nonce. */
+    private RawClient connect(final int index, final long clientId)
+    {
+        if (raw[index] != null)
+        {
+            raw[index].close(); // before the hello: the driver reads the old connection's end first
+        }
+        raw[index] = new RawClient(cnc, fixture.directory, clientId, clientId * 31 + nextToken++);
+        return raw[index];
+    }
+
+    private void closeRawClients()
+    {
+        for (int i = 0; i < raw.length; i++)
+        {
+            if (raw[i] != null)
+            {
+                raw[i].close();
+                raw[i] = null;
+            }
+        }
     }
 
     private static QpAttributes init()
@@ -524,11 +674,6 @@ class DriverCommandFuzzTest
         return memory;
     }
 
-    private void attach(final long clientId)
-    {
-        call(clientId, ControlProtocol.ATTACH, ProcessHandle.current().pid());
-    }
-
     private Answer call(final long clientId, final int type, final long... args)
     {
         final Answer answer = await(clientId, send(clientId, type, args));
@@ -544,6 +689,13 @@ class DriverCommandFuzzTest
         final Answer answer = await(clientId, send(clientId, type, args));
         assertEquals(ControlProtocol.ERROR, answer.type(), ControlProtocol.commandName(type) + " was not refused");
         assertEquals(ControlProtocol.ERROR_UNKNOWN_HANDLE, answer.code(), answer.message());
+    }
+
+    private void refusedAsBadMemory(final long clientId, final int type, final long... args)
+    {
+        final Answer answer = await(clientId, send(clientId, type, args));
+        assertEquals(ControlProtocol.ERROR, answer.type(), ControlProtocol.commandName(type) + " was not refused");
+        assertEquals(ControlProtocol.ERROR_BAD_MEMORY, answer.code(), answer.message());
     }
 
     private long send(final long clientId, final int type, final long... args)

@@ -8,12 +8,7 @@ import io.rnic.shm.SharedMemory;
 import io.rnic.shm.ShmException;
 import io.rnic.testing.ForkedJvm;
 import io.rnic.testing.OpenDescriptors;
-import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.broadcast.BroadcastReceiver;
-import org.agrona.concurrent.broadcast.CopyBroadcastReceiver;
 import org.agrona.concurrent.errors.ErrorLogReader;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,7 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -274,89 +268,6 @@ class FdPassingTest
         {
             assertTrue(System.nanoTime() < deadlineNs, what);
             Thread.onSpinWait();
-        }
-    }
-
-    /**
-     * A client by hand: commands into the ring, the answer picked from the broadcast and shown as
-     * {@code result v0 v1 ...} or {@code error CODE: message}; its own connection to {@code fds.sock}, hello sent.
-     */
-    private static final class RawClient implements AutoCloseable
-    {
-        final long clientId;
-        final long nonce;
-        final FdSocket socket;
-        private final ManyToOneRingBuffer toDriver;
-        private final CopyBroadcastReceiver answers;
-        private final UnsafeBuffer command = new UnsafeBuffer(ByteBuffer.allocateDirect(
-            ControlProtocol.MAX_MESSAGE_LENGTH));
-        private long correlationId;
-        private String answer;
-
-        RawClient(final CncFile cnc, final Path directory, final long clientId)
-        {
-            this.clientId = clientId;
-            this.nonce = clientId * 31;
-            this.toDriver = new ManyToOneRingBuffer(cnc.toDriverBuffer());
-            this.answers = new CopyBroadcastReceiver(new BroadcastReceiver(cnc.toClientsBuffer()),
-                new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH + 4096)));
-            this.socket = FdSocket.connect(directory.resolve(ControlProtocol.FD_SOCKET_FILE_NAME));
-            assertTrue(socket.send(clientId, nonce, -1), "hello");
-        }
-
-        void attach()
-        {
-            final String attached = call(ControlProtocol.ATTACH, ProcessHandle.current().pid(), nonce);
-            assertTrue(attached.startsWith("result "), attached);
-        }
-
-        void sendFd(final long token, final int fd)
-        {
-            assertTrue(socket.send(clientId, token, fd));
-        }
-
-        String call(final int type, final long... args)
-        {
-            correlationId++;
-            ControlProtocol.putHeader(command, 0, clientId, correlationId);
-            for (int i = 0; i < args.length; i++)
-            {
-                ControlProtocol.putArg(command, 0, i, args[i]);
-            }
-            assertTrue(toDriver.write(type, command, 0, ControlProtocol.length(args.length)));
-            answer = null;
-            await(() ->
-            {
-                answers.receive(this::onAnswer);
-                return answer != null;
-            }, "an answer to " + ControlProtocol.commandName(type));
-            return answer;
-        }
-
-        private void onAnswer(final int type, final DirectBuffer buffer, final int offset, final int length)
-        {
-            if (ControlProtocol.clientId(buffer, offset) != clientId ||
-                ControlProtocol.correlationId(buffer, offset) != correlationId)
-            {
-                return;
-            }
-            if (type == ControlProtocol.ERROR)
-            {
-                answer = "error " + ControlProtocol.errorCode(buffer, offset) + ": " +
-                    ControlProtocol.errorMessage(buffer, offset);
-                return;
-            }
-            final StringBuilder values = new StringBuilder("result");
-            for (int i = 0; i < ControlProtocol.argCount(length); i++)
-            {
-                values.append(' ').append(ControlProtocol.arg(buffer, offset, i));
-            }
-            answer = values.toString();
-        }
-
-        public void close()
-        {
-            socket.close();
         }
     }
 }
