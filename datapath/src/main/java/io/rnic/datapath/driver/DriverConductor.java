@@ -254,12 +254,21 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         return SharedMemory.fromReceivedFd(fd, fileLength);
     }
 
-    /** A command that named {@code token} failed before mapping it: its memfd is of no more use. */
-    private static void discardFd(final ClientSession session, final long token)
+    /**
+     * A command that named {@code token} failed before mapping it: its memfd is of no more use. It may still wait in
+     * the socket (sent before the command, not read yet): read the socket first, as {@link #mapReceived} does, or it
+     * would hold one of the connection's {@link #MAX_PENDING_FDS} slots until the client detaches.
+     */
+    private void discardFd(final ClientSession session, final long token)
     {
         if (session.fds != null)
         {
-            final int fd = session.fds.take(token);
+            int fd = session.fds.take(token);
+            if (fd < 0 && !session.fds.connection.isClosed())
+            {
+                fdServer.poll(this);
+                fd = session.fds.take(token);
+            }
             if (fd >= 0)
             {
                 FdSocketServer.closeFd(fd);
