@@ -7,6 +7,7 @@ import io.rnic.tools.Arguments;
 import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.perftest.ToolOptions;
 import sun.misc.Signal;
 
 import java.io.PrintStream;
@@ -29,7 +30,7 @@ final class DriverCommand
         "  -d IFACE                the interface (AF_PACKET) or DPDK device the driver serves",
         "  --port KIND             afpacket (default) or dpdk",
         "  --eal \"ARGS\"            DPDK: EAL's arguments, as one string",
-        "  --ip ADDR               DPDK: an address of the port (IPv4 or IPv6), repeatable",
+        "  --ip ADDR[/PREFIX]      DPDK: an address of the port (IPv4 or IPv6), repeatable",
         "  --dir DIR               its directory (CnC file and lock); default /dev/shm/rnic-IFACE",
         "  --client-timeout-ms N   a client without a keepalive for N ms is timed out and its QPs, CQs and",
         "                          regions destroyed; clients also declare the driver gone after N ms without",
@@ -63,7 +64,7 @@ final class DriverCommand
                 case "-d", "--ib-dev" -> iface = Arguments.value(args, ++i, option);
                 case "--port" -> portKind = Arguments.value(args, ++i, option);
                 case "--eal" -> eal = Arrays.asList(Arguments.value(args, ++i, option).trim().split("\\s+"));
-                case "--ip" -> addresses.add(Arguments.value(args, ++i, option));
+                case "--ip" -> addresses.add(ToolOptions.address(Arguments.value(args, ++i, option)));
                 case "--dir" -> directory = Path.of(Arguments.value(args, ++i, option));
                 case "--client-timeout-ms" -> clientTimeoutMs = Arguments.number(args, ++i, option, 100, 3_600_000);
                 case "--cpu" -> cpu = (int)Arguments.number(args, ++i, option, 0, 4095);

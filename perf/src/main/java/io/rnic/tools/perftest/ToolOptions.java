@@ -282,7 +282,7 @@ public final class ToolOptions
     }
 
     /** ADDR/PREFIX (the prefix is checked and otherwise unused: peers are on the same link). */
-    private static String address(final String value)
+    public static String address(final String value)
     {
         final int slash = value.indexOf('/');
         final String host = slash < 0 ? value : value.substring(0, slash);
