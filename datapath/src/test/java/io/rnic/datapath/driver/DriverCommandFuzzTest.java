@@ -81,6 +81,12 @@ class DriverCommandFuzzTest
     private long errorAnswers;
     private final int[] errorCodes = new int[128];
     private final int[] results = new int[ControlProtocol.RESOLVE_MAC + 1];
+    /** Commands the mix must have seen succeed, and refusals it must have met, for the run to prove anything. */
+    private static final int[] COVERED_RESULTS = { ControlProtocol.ATTACH, ControlProtocol.DETACH,
+        ControlProtocol.ALLOC_PD, ControlProtocol.CREATE_CQ, ControlProtocol.REG_MR };
+    private static final int[] COVERED_ERRORS = { ControlProtocol.ERROR_UNKNOWN_HANDLE, ControlProtocol.ERROR_BAD_MEMORY,
+        ControlProtocol.ERROR_INVALID, ControlProtocol.ERROR_VERBS, ControlProtocol.ERROR_UNKNOWN_COMMAND,
+        ControlProtocol.ERROR_NOT_ATTACHED };
 
     /** One answer of the driver. */
     private record Answer(int type, int code, String message, long[] values)
@@ -226,6 +232,25 @@ class DriverCommandFuzzTest
         }
     }
 
+    private boolean covered()
+    {
+        for (final int type : COVERED_RESULTS)
+        {
+            if (results[type] == 0)
+            {
+                return false;
+            }
+        }
+        for (final int code : COVERED_ERRORS)
+        {
+            if (errorCodes[code] == 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private void fuzz(final Random random) throws Exception
     {
         final long resourcesBefore = DriverFixture.counter(counters, "driver client resources");
@@ -241,7 +266,8 @@ class DriverCommandFuzzTest
         long sent = 0;
         long unanswerable = 0;
 
-        for (int i = 0; i < COMMANDS; i++)
+        // at least COMMANDS, and on until the mix has reached past every check (a seed may take longer to make an MR)
+        for (int i = 0; i < COMMANDS || (!covered() && i < COMMANDS * 20); i++)
         {
             final int who = random.nextInt(10);
             final int clientIndex = who < 4 ? 0 : who < 7 ? 1 : -1;
@@ -408,14 +434,11 @@ class DriverCommandFuzzTest
             "no fds.sock message was refused (a token sent twice, a message without an fd)");
 
         // the run reached past the checks: resources were made from the hostile mix, and every refusal was met
-        for (final int type : new int[]{ ControlProtocol.ATTACH, ControlProtocol.DETACH, ControlProtocol.ALLOC_PD,
-            ControlProtocol.CREATE_CQ, ControlProtocol.REG_MR })
+        for (final int type : COVERED_RESULTS)
         {
             assertTrue(results[type] > 0, "no " + ControlProtocol.commandName(type) + " succeeded in the run");
         }
-        for (final int code : new int[]{ ControlProtocol.ERROR_UNKNOWN_HANDLE, ControlProtocol.ERROR_BAD_MEMORY,
-            ControlProtocol.ERROR_INVALID, ControlProtocol.ERROR_VERBS, ControlProtocol.ERROR_UNKNOWN_COMMAND,
-            ControlProtocol.ERROR_NOT_ATTACHED })
+        for (final int code : COVERED_ERRORS)
         {
             assertTrue(errorCodes[code] > 0, "no error " + code + " in the run");
         }
