@@ -8,6 +8,7 @@ import io.rnic.datapath.port.InMemoryPort;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.device.ConnectParameters;
 import io.rnic.device.EngineQueuePair;
+import io.rnic.device.QueuePair;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
@@ -37,7 +38,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * port kind per class, each class in a JVM of its own (the build runs allocation tests so): a process uses one
  * port kind, and a JIT profile that has seen several no longer inlines the receive path as it would.
  */
-class EngineThreadAllocationTest
+public class EngineThreadAllocationTest
 {
     /** Long enough for C2 to compile the whole path, the FFM downcalls' method handles included. */
     private static final int WARMUP_WRITES = 200_000;
@@ -131,7 +132,7 @@ class EngineThreadAllocationTest
     }
 
     /** Posts writes in batches of 32 (the last signaled) and waits for each batch's completion. */
-    private static void run(final EngineQueuePair qp, final CompletionQueue cq, final SendWorkRequest wr,
+    public static void run(final QueuePair qp, final CompletionQueue cq, final SendWorkRequest wr,
         final WorkCompletion[] wc, final int writes)
     {
         final long deadline = System.nanoTime() + 120_000_000_000L;
@@ -154,7 +155,8 @@ class EngineThreadAllocationTest
         }
     }
 
-    private static long allocated(final Thread[] threads)
+    /** Bytes the JVM counted as allocated by these threads so far. */
+    public static long allocated(final Thread[] threads)
     {
         final com.sun.management.ThreadMXBean bean =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();

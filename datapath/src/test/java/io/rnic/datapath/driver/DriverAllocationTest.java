@@ -1,6 +1,7 @@
 package io.rnic.datapath.driver;
 
 import io.rnic.client.DriverContext;
+import io.rnic.datapath.agent.EngineThreadAllocationTest;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.device.ConnectParameters;
 import io.rnic.device.QueuePair;
@@ -10,14 +11,11 @@ import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
-import io.rnic.verbs.SendFlags;
 import io.rnic.verbs.SendWorkRequest;
-import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
 import org.junit.jupiter.api.Test;
 
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.util.Arrays;
 
@@ -54,21 +52,22 @@ class DriverAllocationTest
             wr.remoteAddress = b.mr.address();
             wr.rKey = b.mr.rKey();
             final WorkCompletion[] wc = { new WorkCompletion() };
-            run(a.qp, a.cq, wr, wc, WARMUP_WRITES);
+            EngineThreadAllocationTest.run(a.qp, a.cq, wr, wc, WARMUP_WRITES);
             final Thread[] threads = { fixture.driver.endpoint().agent().thread(), Thread.currentThread() };
             final long[] rounds = new long[MEASURED_ROUNDS];
             long least = Long.MAX_VALUE;
             for (int round = 0; round < MEASURED_ROUNDS && least >= LIMIT_BYTES; round++)
             {
-                final long before = allocated(threads);
-                run(a.qp, a.cq, wr, wc, MEASURED_WRITES);
-                rounds[round] = allocated(threads) - before;
+                final long before = EngineThreadAllocationTest.allocated(threads);
+                EngineThreadAllocationTest.run(a.qp, a.cq, wr, wc, MEASURED_WRITES);
+                rounds[round] = EngineThreadAllocationTest.allocated(threads) - before;
                 least = Math.min(least, rounds[round]);
             }
             assertEquals(0, fixture.driver.endpoint().engineErrors());
             assertTrue(least < LIMIT_BYTES, "driver engine + client threads allocated " + Arrays.toString(rounds) +
                 " bytes in rounds of " + MEASURED_WRITES + " writes (engine " +
-                allocated(new Thread[]{ threads[0] }) + ", client " + allocated(new Thread[]{ threads[1] }) +
+                EngineThreadAllocationTest.allocated(new Thread[]{ threads[0] }) + ", client " +
+                EngineThreadAllocationTest.allocated(new Thread[]{ threads[1] }) +
                 " bytes in all)");
         }
     }
@@ -94,41 +93,5 @@ class DriverAllocationTest
                 .destinationMac(remoteMac).sourceGidIndex(1);
             parameters.applyTo(qp);
         }
-    }
-
-    /** Posts writes in batches of 32 (the last signaled) and waits for each batch's completion. */
-    private static void run(final QueuePair qp, final CompletionQueue cq, final SendWorkRequest wr,
-        final WorkCompletion[] wc, final int writes)
-    {
-        final long deadline = System.nanoTime() + 120_000_000_000L;
-        for (int done = 0; done < writes; done += 32)
-        {
-            for (int i = 0; i < 32; i++)
-            {
-                wr.sendFlags = i == 31 ? SendFlags.SIGNALED : 0;
-                while (qp.postSend(wr) != 0)
-                {
-                    Thread.onSpinWait();
-                }
-            }
-            while (cq.poll(wc, 1) == 0)
-            {
-                assertTrue(System.nanoTime() < deadline, "writes stalled");
-                Thread.yield();
-            }
-            assertEquals(WcStatus.SUCCESS, wc[0].status());
-        }
-    }
-
-    private static long allocated(final Thread[] threads)
-    {
-        final com.sun.management.ThreadMXBean bean =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        long total = 0;
-        for (final Thread thread : threads)
-        {
-            total += bean.getThreadAllocatedBytes(thread.threadId());
-        }
-        return total;
     }
 }
