@@ -277,6 +277,32 @@ public final class DriverContext implements RnicContext
         clientQp.memory().close();
     }
 
+    /** The driver's handle of one of this context's QPs. */
+    synchronized int handleOf(final QueuePair qp)
+    {
+        if (!(qp instanceof ClientQueuePair clientQp) || !qps.contains(clientQp))
+        {
+            throw new VerbsException("QP " + qp + " is not one of this context's");
+        }
+        return clientQp.handle();
+    }
+
+    /** Whether {@code qp} is one of this context's and not destroyed. */
+    synchronized boolean holds(final QueuePair qp)
+    {
+        return qp instanceof ClientQueuePair clientQp && qps.contains(clientQp);
+    }
+
+    /**
+     * The RDMA CM through the driver ({@code rdma_create_event_channel}): the driver runs the device's connection
+     * manager; this client's ports, connections and connect requests are its own. Close it before the context.
+     */
+    public ClientConnectionManager openConnectionManager()
+    {
+        connection.checkAlive();
+        return new ClientConnectionManager(this, connection);
+    }
+
     public LocalPort port()
     {
         return port;

@@ -26,7 +26,7 @@ import java.util.function.Supplier;
  * answer): {@link #connect} resolves the peer on the caller's thread first with a resolver that may wait, so that the
  * engine thread's finds the MAC known; a REQ from a peer whose MAC is not known yet is dropped and retried by the peer.
  */
-public final class CmAgent implements Agent
+public final class CmAgent implements Agent, CmService
 {
     /** How long a command may wait for the duty cycle to run it before the caller gives up. */
     public static final long COMMAND_TIMEOUT_NS = 10_000_000_000L;
@@ -95,12 +95,14 @@ public final class CmAgent implements Agent
     }
 
     /** Accept REQs for this RDMA_PS_TCP port; in effect when this returns. */
+    @Override
     public void listen(final int port)
     {
         run(nowNs -> cm.listen(port));
     }
 
     /** {@link ConnectionManager#stopListening}; in effect when this returns. */
+    @Override
     public void stopListening(final int port)
     {
         run(nowNs -> cm.stopListening(port));
@@ -126,6 +128,79 @@ public final class CmAgent implements Agent
         }
         return call(() -> cm.connect(qp, peerGidHigh, peerGidLow, port, responderResources, initiatorDepth,
             privateData, clock.nanoTime()));
+    }
+
+    /**
+     * {@link CmService#connect}: from the GID at {@code sgidIndex}; the peer's MAC is resolved here first when this
+     * agent has a resolver for the caller's thread, else the manager's own resolver must find it without waiting.
+     */
+    @Override
+    public CmConnection connect(final QueuePair qp, final int sgidIndex, final long peerGidHigh,
+        final long peerGidLow, final int port, final int responderResources, final int initiatorDepth,
+        final byte[] privateData)
+    {
+        if (callerResolver != null)
+        {
+            callerResolver.resolve(peerGidHigh, peerGidLow);
+        }
+        return call(() -> cm.connect(qp, sgidIndex, peerGidHigh, peerGidLow, port, responderResources,
+            initiatorDepth, privateData, clock.nanoTime()));
+    }
+
+    @Override
+    public void accept(final CmId request, final QueuePair qp, final int responderResources,
+        final int initiatorDepth, final byte[] privateData)
+    {
+        accept(own(request), qp, responderResources, initiatorDepth, privateData);
+    }
+
+    @Override
+    public void reject(final CmId request)
+    {
+        reject(own(request));
+    }
+
+    @Override
+    public void disconnect(final CmId connection)
+    {
+        disconnect(own(connection));
+    }
+
+    @Override
+    public void release(final CmId connection)
+    {
+        release(own(connection));
+    }
+
+    /** {@link ConnectionManager#detach}: released, its QP left to its owner. */
+    public void detach(final CmConnection c)
+    {
+        run(nowNs -> cm.detach(c, nowNs));
+    }
+
+    /** The next REQ handed over by the duty cycle, without waiting; null if none. */
+    public CmConnection pollConnectRequest()
+    {
+        return connectRequests.poll();
+    }
+
+    /**
+     * Closes the manager (its GSI QP, and the QPs of the connections released to it): only once this agent no longer
+     * runs in a duty cycle ({@code removeApplication} returned), as the manager then has no other owner.
+     */
+    @Override
+    public void close()
+    {
+        cm.close();
+    }
+
+    private static CmConnection own(final CmId id)
+    {
+        if (!(id instanceof CmConnection c))
+        {
+            throw new IllegalArgumentException("not a connection of this CM: " + id);
+        }
+        return c;
     }
 
     /** {@link ConnectionManager#accept}: the QP is in RTS and the REP sent when this returns. */
@@ -170,12 +245,14 @@ public final class CmAgent implements Agent
     }
 
     /** The manager's counters that are not zero, read from the counters manager (any thread). */
+    @Override
     public Map<CmCounter, Long> counters()
     {
         return cm.counters();
     }
 
     /** The next REQ to a port we listen on, waiting up to {@code timeoutNs}; null if none came. */
+    @Override
     public CmConnection awaitConnectRequest(final long timeoutNs)
     {
         final CmConnection[] request = new CmConnection[1];
@@ -189,6 +266,7 @@ public final class CmAgent implements Agent
      *
      * @return whether the condition holds.
      */
+    @Override
     public boolean await(final BooleanSupplier condition, final long timeoutNs)
     {
         if (Thread.currentThread() == owner)

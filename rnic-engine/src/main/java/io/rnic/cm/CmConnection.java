@@ -7,9 +7,10 @@ import io.rnic.verbs.PathMtu;
 /**
  * One RC connection as the connection manager sees it: the communication IDs, the peer's address, QPN and PSN,
  * the negotiated parameters, and the last MAD we sent, kept for retransmission and for answering duplicates.
- * Owned by the thread that polls the {@link ConnectionManager}; {@link #state()} may be read from any thread.
+ * Owned by the thread that polls the {@link ConnectionManager}; {@link #state()} may be read from any thread, and what
+ * it publishes (the peer's QPN, PSN and private data) once it shows the change.
  */
-public final class CmConnection
+public final class CmConnection implements CmId
 {
     final int localCommId;
     int remoteCommId;

@@ -210,6 +210,24 @@ public final class ConnectionManager implements AutoCloseable
     public CmConnection connect(final QueuePair qp, final long peerGidHigh, final long peerGidLow, final int port,
         final int responderResources, final int initiatorDepth, final byte[] privateData, final long nowNs)
     {
+        return connect(qp, gidIndex, peerGidHigh, peerGidLow, port, responderResources, initiatorDepth, privateData,
+            nowNs);
+    }
+
+    /**
+     * {@link #connect(QueuePair, long, long, int, int, int, byte[], long)} from the GID at {@code sgidIndex} rather than
+     * the manager's: a driver's manager serves clients that each connect from the address they choose.
+     */
+    public CmConnection connect(final QueuePair qp, final int sgidIndex, final long peerGidHigh,
+        final long peerGidLow, final int port, final int responderResources, final int initiatorDepth,
+        final byte[] privateData, final long nowNs)
+    {
+        if (sgidIndex < 0 || sgidIndex >= localPort.gidCount())
+        {
+            throw new IllegalArgumentException("GID index " + sgidIndex + " out of range 0.." +
+                (localPort.gidCount() - 1));
+        }
+        final int gidIndex = sgidIndex;
         checkPrivateData(privateData, CmReqFlyweight.CONSUMER_PRIVATE_DATA_LENGTH, "REQ");
         final CmConnection c = new CmConnection(connections.newCommId(), CmState.REQ_SENT);
         c.qp = qp;
@@ -367,6 +385,18 @@ public final class ConnectionManager implements AutoCloseable
         {
             destroyQp(c);
         }
+    }
+
+    /**
+     * {@link #release} for a QP the manager must not destroy: its owner (a driver's client) destroys it when it likes,
+     * as {@code rdma_destroy_qp}. The connection ends as {@code release} ends it, then lets go of the QP at once, so
+     * that nothing the connection does later (a DREQ's retries running out, a peer's late DREQ) touches a QP that may
+     * be gone. Idempotent.
+     */
+    public void detach(final CmConnection c, final long nowNs)
+    {
+        release(c, nowNs);
+        c.qp = null;
     }
 
     /**

@@ -54,6 +54,34 @@ public final class ControlProtocol
     public static final int DESTROY_QP = 12;
     /** args: source GID index, timeout ms, 1 for IPv4, then the address's high and low 64 bits → MAC. */
     public static final int RESOLVE_MAC = 13;
+    /**
+     * args: port. The driver's RDMA CM accepts REQs to this RDMA_PS_TCP port for this client; another client's port is
+     * refused (as {@code EADDRINUSE}).
+     */
+    public static final int CM_LISTEN = 14;
+    /** args: port. */
+    public static final int CM_STOP_LISTEN = 15;
+    /**
+     * args: QP handle, source GID index, the peer's GID high and low 64 bits, port, responder resources, initiator
+     * depth, then private data ({@link CmIdCodec#putPrivateData}) → CM id handle. The peer's MAC must be known
+     * ({@link #RESOLVE_MAC} first); the QP in RESET or INIT.
+     */
+    public static final int CM_CONNECT = 16;
+    /**
+     * args: CM id handle of a request, QP handle, responder resources, initiator depth, then private data.
+     */
+    public static final int CM_ACCEPT = 17;
+    /** args: CM id handle of a request. */
+    public static final int CM_REJECT = 18;
+    /** args: CM id handle. */
+    public static final int CM_DISCONNECT = 19;
+    /** args: CM id handle: the connection ends (DREQ or REJ as its state asks); the QP stays the client's. */
+    public static final int CM_RELEASE = 20;
+    /**
+     * no args → the next change of the client's CM ids ({@link CmIdCodec}): a new connect request to one of its
+     * ports, or a new state of one of its ids; {@link CmIdCodec#KIND_NONE} when nothing changed.
+     */
+    public static final int CM_POLL = 21;
 
     /** The driver's AF_UNIX socket in its directory, mode 0660 like the CnC file: clients pass memfds over it. */
     public static final String FD_SOCKET_FILE_NAME = "fds.sock";
@@ -169,6 +197,14 @@ public final class ControlProtocol
             case MODIFY_QP -> "modify_qp";
             case DESTROY_QP -> "destroy_qp";
             case RESOLVE_MAC -> "resolve_mac";
+            case CM_LISTEN -> "cm_listen";
+            case CM_STOP_LISTEN -> "cm_stop_listen";
+            case CM_CONNECT -> "cm_connect";
+            case CM_ACCEPT -> "cm_accept";
+            case CM_REJECT -> "cm_reject";
+            case CM_DISCONNECT -> "cm_disconnect";
+            case CM_RELEASE -> "cm_release";
+            case CM_POLL -> "cm_poll";
             default -> "command " + type;
         };
     }

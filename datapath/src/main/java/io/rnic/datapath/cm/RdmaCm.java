@@ -1,7 +1,10 @@
 package io.rnic.datapath.cm;
 
+import io.rnic.client.DriverContext;
 import io.rnic.cm.CmAgent;
 import io.rnic.cm.CmConnection;
+import io.rnic.cm.CmId;
+import io.rnic.cm.CmService;
 import io.rnic.cm.ConnectionManager;
 import io.rnic.datapath.endpoint.EmbeddedContext;
 import io.rnic.datapath.endpoint.Endpoint;
@@ -9,6 +12,7 @@ import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicContext;
 import io.rnic.transport.LocalPort;
+import io.rnic.verbs.VerbsException;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
 import org.agrona.concurrent.SystemNanoClock;
@@ -30,9 +34,12 @@ import java.util.Set;
  * another rnic or any RDMA CM application (librdmacm over rxe or a hardware RNIC: {@code rping}, perftest's
  * {@code -R}).
  * <p>
- * The connection manager runs in the duty cycle of the context's engine thread (a {@link CmAgent}), the one owner of
- * its state, so MADs are answered and retransmitted whatever the application does. One per context: the device has
- * one QP1. It runs on an {@link EmbeddedContext}; through a driver ({@code DriverContext}) it is not available yet.
+ * On an {@link EmbeddedContext} the connection manager runs in the duty cycle of the context's engine thread (a
+ * {@link CmAgent}), the one owner of its state, so MADs are answered and retransmitted whatever the application does;
+ * one per context, as the device has one QP1. Through a driver ({@link DriverContext}) the driver runs the device's
+ * one manager for all its clients, and this forwards to it ({@link DriverContext#openConnectionManager}): the same
+ * calls, the same answers; a port another client listens on is refused, and a closed connection's QP is destroyed at
+ * once rather than after the connection's timewait.
  */
 public final class RdmaCm implements AutoCloseable
 {
@@ -41,34 +48,56 @@ public final class RdmaCm implements AutoCloseable
     /** How long a wait for one port's request looks at most before it looks again at the others' requests. */
     private static final long REQUEST_SLICE_NS = 50_000_000L;
 
-    private final EmbeddedContext context;
-    private final Endpoint endpoint;
+    private final RnicContext context;
     private final int gidIndex;
-    private final ConnectionManager manager;
-    private final CmAgent agent;
+    private final CmService agent;
+    /** Ends the service once the connections are released (or, embedded, when the engine is gone, in their place). */
+    private final Closer closer;
     private final Set<Integer> listening = new HashSet<>();
     /** Requests taken from the agent for a port other than the one their taker waited for. */
-    private final Map<Integer, ArrayDeque<CmConnection>> requests = new HashMap<>();
+    private final Map<Integer, ArrayDeque<CmId>> requests = new HashMap<>();
     private final Set<RdmaConnection> connections = new HashSet<>();
     private boolean closed;
 
-    private RdmaCm(final EmbeddedContext context, final int gidIndex)
+    private RdmaCm(final RnicContext context, final int gidIndex, final CmService agent, final Closer closer)
     {
         this.context = context;
-        this.endpoint = context.endpoint();
         this.gidIndex = gidIndex;
+        this.agent = agent;
+        this.closer = closer;
+    }
+
+    private static RdmaCm embedded(final EmbeddedContext context, final int gidIndex)
+    {
+        final Endpoint endpoint = context.endpoint();
         // the manager runs on the engine thread, which must not wait for a neighbour: connect resolves on the caller's
-        this.manager = new ConnectionManager(endpoint.device(), endpoint.localPort(), gidIndex,
+        final ConnectionManager manager = new ConnectionManager(endpoint.device(), endpoint.localPort(), gidIndex,
             (high, low) -> endpoint.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, Duration.ZERO),
             System.nanoTime());
-        this.agent = new CmAgent(manager, SystemNanoClock.INSTANCE, null);
+        final CmAgent agent = new CmAgent(manager, SystemNanoClock.INSTANCE, null);
         endpoint.addApplication(agent); // from here on the manager is the engine thread's
+        return new RdmaCm(context, gidIndex, agent, open ->
+        {
+            endpoint.removeApplication(agent); // from here on the duty cycle no longer runs the manager: we do
+            final long nowNs = SystemNanoClock.INSTANCE.nanoTime();
+            for (final RdmaConnection connection : open)
+            {
+                manager.release((CmConnection)connection.cmConnection(), nowNs);
+            }
+            agent.close();
+        });
+    }
+
+    private static RdmaCm throughDriver(final DriverContext context, final int gidIndex)
+    {
+        final CmService service = context.openConnectionManager();
+        return new RdmaCm(context, gidIndex, service, open -> service.close()); // it releases what it holds
     }
 
     /**
      * The connection API of a context, connecting from its first IPv4 GID (else its GID 0).
      *
-     * @throws UnsupportedOperationException for a context that is not an {@link EmbeddedContext} (a driver's client).
+     * @throws UnsupportedOperationException for a context neither embedded nor a driver's client.
      */
     public static RdmaCm open(final RnicContext context)
     {
@@ -84,18 +113,21 @@ public final class RdmaCm implements AutoCloseable
     /** The connection API of a context, connecting from the GID at {@code sgidIndex} (and so from its IP version). */
     public static RdmaCm open(final RnicContext context, final int sgidIndex)
     {
-        if (!(context instanceof EmbeddedContext embedded))
-        {
-            throw new UnsupportedOperationException("the RDMA CM connection API runs on an EmbeddedContext only, not " +
-                "yet through a driver (" + context.getClass().getSimpleName() + "): exchange QPN, PSN, R_Key and " +
-                "address out of band (e.g. over TCP) and connect the QP with ConnectParameters");
-        }
         if (sgidIndex < 0 || sgidIndex >= context.port().gidCount())
         {
             throw new IllegalArgumentException("GID index " + sgidIndex + " out of range 0.." +
                 (context.port().gidCount() - 1));
         }
-        return new RdmaCm(embedded, sgidIndex);
+        if (context instanceof EmbeddedContext embedded)
+        {
+            return embedded(embedded, sgidIndex);
+        }
+        if (context instanceof DriverContext driver)
+        {
+            return throughDriver(driver, sgidIndex);
+        }
+        throw new UnsupportedOperationException("the RDMA CM connection API runs on an EmbeddedContext or a " +
+            "DriverContext, not on " + context.getClass().getSimpleName());
     }
 
     /** The GID index connections are made from. */
@@ -119,7 +151,15 @@ public final class RdmaCm implements AutoCloseable
         {
             throw new IllegalStateException("port " + port + " is listened on already");
         }
-        agent.listen(port);
+        try
+        {
+            agent.listen(port);
+        }
+        catch (final RuntimeException ex)
+        {
+            listening.remove(port); // through a driver: another client's port
+            throw ex;
+        }
         return new RdmaListener(this, port);
     }
 
@@ -164,18 +204,19 @@ public final class RdmaCm implements AutoCloseable
         final long deadlineNs = System.nanoTime() + timeout.toNanos();
         try
         {
-            endpoint.resolveMac(peer, gidIndex, timeout);
+            context.resolveMac(peer, gidIndex, timeout);
         }
-        catch (final IllegalStateException ex)
+        catch (final IllegalStateException | VerbsException ex)
         {
             throw new RdmaCmException(where + ": no route: " + ex.getMessage());
         }
         final QueuePair qp = context.createQp(init);
         ConnectionManager.toInit(qp); // as rdma_create_qp: receives may be posted before the connection
-        final CmConnection c;
+        final CmId c;
         try
         {
-            c = agent.connect(qp, gid[0], gid[1], port, READ_ATOMIC_DEFAULT, READ_ATOMIC_DEFAULT, privateData);
+            c = agent.connect(qp, gidIndex, gid[0], gid[1], port, READ_ATOMIC_DEFAULT, READ_ATOMIC_DEFAULT,
+                privateData);
         }
         catch (final RuntimeException ex)
         {
@@ -198,7 +239,7 @@ public final class RdmaCm implements AutoCloseable
         final long deadlineNs = System.nanoTime() + timeout.toNanos();
         while (true)
         {
-            final CmConnection request = takeRequest(port);
+            final CmId request = takeRequest(port);
             if (request != null)
             {
                 return new RdmaConnectRequest(this, request);
@@ -210,7 +251,7 @@ public final class RdmaCm implements AutoCloseable
                     " ms");
             }
             checkOpen();
-            final CmConnection next = agent.awaitConnectRequest(Math.min(leftNs, REQUEST_SLICE_NS));
+            final CmId next = agent.awaitConnectRequest(Math.min(leftNs, REQUEST_SLICE_NS));
             if (next != null)
             {
                 stash(next);
@@ -218,7 +259,7 @@ public final class RdmaCm implements AutoCloseable
         }
     }
 
-    RdmaConnection accept(final CmConnection request, final QpInitAttributes init, final Duration timeout,
+    RdmaConnection accept(final CmId request, final QpInitAttributes init, final Duration timeout,
         final byte[] privateData)
     {
         checkOpen();
@@ -246,7 +287,7 @@ public final class RdmaCm implements AutoCloseable
         return track(new RdmaConnection(this, agent, request, qp, peer));
     }
 
-    void reject(final CmConnection request)
+    void reject(final CmId request)
     {
         agent.reject(request);
     }
@@ -256,7 +297,7 @@ public final class RdmaCm implements AutoCloseable
         if (listening.remove(port) && !closed)
         {
             agent.stopListening(port);
-            final ArrayDeque<CmConnection> waiting = requests.remove(port);
+            final ArrayDeque<CmId> waiting = requests.remove(port);
             while (waiting != null && !waiting.isEmpty())
             {
                 agent.reject(waiting.poll());
@@ -294,22 +335,22 @@ public final class RdmaCm implements AutoCloseable
             open = connections.toArray(new RdmaConnection[0]);
             connections.clear();
         }
-        endpoint.removeApplication(agent); // from here on the duty cycle no longer runs the manager: this thread does
-        final long nowNs = SystemNanoClock.INSTANCE.nanoTime();
-        for (final RdmaConnection connection : open)
-        {
-            manager.release(connection.cmConnection(), nowNs);
-        }
-        manager.close();
+        closer.close(open);
     }
 
-    private synchronized CmConnection takeRequest(final int port)
+    /** How a service ends, given the connections still open. */
+    private interface Closer
     {
-        final ArrayDeque<CmConnection> waiting = requests.get(port);
+        void close(RdmaConnection[] open);
+    }
+
+    private synchronized CmId takeRequest(final int port)
+    {
+        final ArrayDeque<CmId> waiting = requests.get(port);
         return waiting == null ? null : waiting.poll();
     }
 
-    private synchronized void stash(final CmConnection request)
+    private synchronized void stash(final CmId request)
     {
         if (listening.contains(request.servicePort()))
         {
@@ -348,7 +389,7 @@ public final class RdmaCm implements AutoCloseable
         return gid[0] == 0 && (gid[1] >>> 32) == 0x0000_FFFFL;
     }
 
-    private static String failure(final CmConnection c)
+    private static String failure(final CmId c)
     {
         return switch (c.state())
         {

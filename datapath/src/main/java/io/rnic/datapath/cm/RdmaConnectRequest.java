@@ -1,6 +1,6 @@
 package io.rnic.datapath.cm;
 
-import io.rnic.cm.CmConnection;
+import io.rnic.cm.CmId;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.verbs.QpInitAttributes;
 
@@ -14,10 +14,10 @@ import java.time.Duration;
 public final class RdmaConnectRequest
 {
     private final RdmaCm cm;
-    private final CmConnection connection;
+    private final CmId connection;
     private boolean answered;
 
-    RdmaConnectRequest(final RdmaCm cm, final CmConnection connection)
+    RdmaConnectRequest(final RdmaCm cm, final CmId connection)
     {
         this.cm = cm;
         this.connection = connection;

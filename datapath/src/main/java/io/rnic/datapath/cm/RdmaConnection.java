@@ -1,7 +1,7 @@
 package io.rnic.datapath.cm;
 
-import io.rnic.cm.CmAgent;
-import io.rnic.cm.CmConnection;
+import io.rnic.cm.CmId;
+import io.rnic.cm.CmService;
 import io.rnic.device.QueuePair;
 
 import java.net.InetAddress;
@@ -11,21 +11,21 @@ import java.time.Duration;
  * One RC connection made by {@link RdmaCm#connect} or {@link RdmaListener#accept}: librdmacm's connected
  * {@code rdma_cm_id}. Its QP is in RTS when the connection is handed out; post to it and poll its CQs as to any QP.
  * {@link #disconnect()} is {@code rdma_disconnect} (DREQ, the QP to the error state so that what is still queued
- * completes flushed); {@link #close()} is {@code rdma_destroy_qp} and {@code rdma_destroy_id}: the connection manager
- * destroys the QP once the connection's timewait is over, so that a late packet of this connection never reaches a
- * new QP that takes its number.
+ * completes flushed); {@link #close()} is {@code rdma_destroy_qp} and {@code rdma_destroy_id}: embedded, the
+ * connection manager destroys the QP once the connection's timewait is over, so that a late packet of this connection
+ * never reaches a new QP that takes its number; through a driver the QP is destroyed at once, as librdmacm does.
  */
 public final class RdmaConnection implements AutoCloseable
 {
     private final RdmaCm cm;
-    private final CmAgent agent;
-    private final CmConnection connection;
+    private final CmService agent;
+    private final CmId connection;
     private final QueuePair qp;
     private final InetAddress peer;
     private boolean closed;
 
     RdmaConnection(
-        final RdmaCm cm, final CmAgent agent, final CmConnection connection, final QueuePair qp, final InetAddress peer)
+        final RdmaCm cm, final CmService agent, final CmId connection, final QueuePair qp, final InetAddress peer)
     {
         this.cm = cm;
         this.agent = agent;
@@ -91,8 +91,8 @@ public final class RdmaConnection implements AutoCloseable
     }
 
     /**
-     * Disconnects if still connected and hands the QP back to the connection manager, which destroys it when the
-     * connection's timewait is over. Idempotent.
+     * Disconnects if still connected and hands the QP back to the connection manager, which destroys it (embedded:
+     * when the connection's timewait is over). Idempotent.
      */
     public void close()
     {
@@ -107,7 +107,7 @@ public final class RdmaConnection implements AutoCloseable
         cm.release(this);
     }
 
-    CmConnection cmConnection()
+    CmId cmConnection()
     {
         return connection;
     }

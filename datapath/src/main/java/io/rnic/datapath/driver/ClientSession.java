@@ -18,6 +18,8 @@ final class ClientSession
     final Int2ObjectHashMap<ClientMr> mrs = new Int2ObjectHashMap<>();
     final Int2ObjectHashMap<ClientCq> cqs = new Int2ObjectHashMap<>();
     final Int2ObjectHashMap<ClientQp> qps = new Int2ObjectHashMap<>();
+    /** Its RDMA CM ids: the connections it made and the requests to its ports ({@link DriverCm}). */
+    final Int2ObjectHashMap<DriverCm.TrackedId> cmIds = new Int2ObjectHashMap<>();
 
     ClientSession(final long clientId, final long pid, final ClientFds fds, final long nowNs)
     {

@@ -1,5 +1,6 @@
 package io.rnic.datapath.driver;
 
+import io.rnic.cnc.CmIdCodec;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.QpAttributesCodec;
@@ -70,6 +71,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
     private final CountersManager countersManager;
     private final FdSocketServer fdServer;
     private final long clientTimeoutNs;
+    private final DriverCm cm;
     private final UnsafeBuffer answer = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH +
         4096));
     private final Long2ObjectHashMap<ClientSession> sessions = new Long2ObjectHashMap<>();
@@ -99,6 +101,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         this.errorLog = errorLog;
         this.counters = counters;
         this.clientTimeoutNs = clientTimeoutNs;
+        this.cm = new DriverCm(endpoint, () -> nextHandle++);
     }
 
     public int doWork()
@@ -113,6 +116,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         int work = fdServer.poll(this); // first: a command's memfd was sent before the command
         work += toDriver.read(this::onCommand, COMMANDS_PER_CYCLE);
         work += sendLateAnswers();
+        work += cm.routeRequests();
         if (nowNs >= nextLivenessCheckNs)
         {
             nextLivenessCheckNs = nowNs + LIVENESS_CHECK_NS;
@@ -132,6 +136,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         {
             closeFds(fds);
         }
+        cm.close();
     }
 
     public String roleName()
@@ -456,6 +461,10 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
                 result(clientId, correlationId, 0);
             }
             case ControlProtocol.RESOLVE_MAC -> resolveMac(buffer, offset, args, clientId, correlationId);
+            case ControlProtocol.CM_LISTEN, ControlProtocol.CM_STOP_LISTEN, ControlProtocol.CM_CONNECT,
+                ControlProtocol.CM_ACCEPT, ControlProtocol.CM_REJECT, ControlProtocol.CM_DISCONNECT,
+                ControlProtocol.CM_RELEASE, ControlProtocol.CM_POLL ->
+                connectionManager(type, session, buffer, offset, args, correlationId);
             default ->
             {
                 counters.commandErrors.increment();
@@ -463,6 +472,85 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
                     " (a client of another rnic version?)");
             }
         }
+    }
+
+    /** The RDMA CM's commands ({@link DriverCm}). */
+    private void connectionManager(
+        final int type, final ClientSession session, final DirectBuffer buffer, final int offset, final int args,
+        final long correlationId)
+    {
+        final long[] values = new long[args];
+        for (int i = 0; i < args; i++)
+        {
+            values[i] = ControlProtocol.arg(buffer, offset, i);
+        }
+        switch (type)
+        {
+            case ControlProtocol.CM_LISTEN ->
+            {
+                expectArgs(type, args, 1);
+                cm.listen(session, (int)values[0]);
+                result(session.clientId, correlationId, 0);
+            }
+            case ControlProtocol.CM_STOP_LISTEN ->
+            {
+                expectArgs(type, args, 1);
+                cm.stopListening(session, (int)values[0]);
+                result(session.clientId, correlationId, 0);
+            }
+            case ControlProtocol.CM_CONNECT ->
+            {
+                atLeastArgs(type, args, 8);
+                final ClientQp qp = qp(session, (int)values[0]);
+                final byte[] privateData = CmIdCodec.privateData(values, 7, args);
+                final int handle = cm.connect(session, qp, (int)values[1], values[2], values[3], (int)values[4],
+                    (int)values[5], (int)values[6], privateData);
+                result(session.clientId, correlationId, handle);
+            }
+            case ControlProtocol.CM_ACCEPT ->
+            {
+                atLeastArgs(type, args, 5);
+                final DriverCm.TrackedId id = cmId(session, (int)values[0]);
+                final ClientQp qp = qp(session, (int)values[1]);
+                cm.accept(id, qp, (int)values[2], (int)values[3], CmIdCodec.privateData(values, 4, args));
+                result(session.clientId, correlationId, 0);
+            }
+            case ControlProtocol.CM_REJECT ->
+            {
+                expectArgs(type, args, 1);
+                cm.reject(cmId(session, (int)values[0]));
+                result(session.clientId, correlationId, 0);
+            }
+            case ControlProtocol.CM_DISCONNECT ->
+            {
+                expectArgs(type, args, 1);
+                cm.disconnect(cmId(session, (int)values[0]));
+                result(session.clientId, correlationId, 0);
+            }
+            case ControlProtocol.CM_RELEASE ->
+            {
+                expectArgs(type, args, 1);
+                cmId(session, (int)values[0]);
+                cm.release(session, (int)values[0]);
+                result(session.clientId, correlationId, 0);
+            }
+            default ->
+            {
+                expectArgs(type, args, 0);
+                final int count = cm.poll(session);
+                resultValues(session.clientId, correlationId, cm.values(), count);
+            }
+        }
+    }
+
+    private static DriverCm.TrackedId cmId(final ClientSession session, final int handle)
+    {
+        final DriverCm.TrackedId id = session.cmIds.get(handle);
+        if (id == null)
+        {
+            throw new UnknownHandleException("CM id", handle);
+        }
+        return id;
     }
 
     /** The connection that said hello with this client id and nonce, read again from the socket when not there yet. */
@@ -677,6 +765,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
 
     private void destroyQp(final ClientSession session, final ClientQp qp)
     {
+        cm.qpDestroyed(session, qp);
         final ClientQueues shardQueues = queuesOf(qp.qp);
         qp.qp.engine().execute(() ->
         {
@@ -797,6 +886,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
     /** Destroys everything a client holds, QPs first (their peers see them vanish), then CQs and memory. */
     private void reclaim(final ClientSession session)
     {
+        cm.reclaim(session); // its ports closed and its connections let go of its QPs before these go
         for (final ClientQp qp : new ArrayList<>(session.qps.values()))
         {
             destroyQp(session, qp);
@@ -865,6 +955,15 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         return (int)value;
     }
 
+    private static void atLeastArgs(final int type, final int args, final int expected)
+    {
+        if (args < expected)
+        {
+            throw new IllegalArgumentException("malformed " + ControlProtocol.commandName(type) + ": " + args +
+                " arguments, expected at least " + expected);
+        }
+    }
+
     private static void expectArgs(final int type, final int args, final int expected)
     {
         if (args != expected)
@@ -876,12 +975,17 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
 
     private void result(final long clientId, final long correlationId, final long... values)
     {
+        resultValues(clientId, correlationId, values, values.length);
+    }
+
+    private void resultValues(final long clientId, final long correlationId, final long[] values, final int count)
+    {
         ControlProtocol.putHeader(answer, 0, clientId, correlationId);
-        for (int i = 0; i < values.length; i++)
+        for (int i = 0; i < count; i++)
         {
             ControlProtocol.putArg(answer, 0, i, values[i]);
         }
-        toClients.transmit(ControlProtocol.RESULT, answer, 0, ControlProtocol.length(values.length));
+        toClients.transmit(ControlProtocol.RESULT, answer, 0, ControlProtocol.length(count));
     }
 
     private void error(final long clientId, final long correlationId, final int code, final String message)

@@ -1,0 +1,290 @@
+package io.rnic.datapath.driver;
+
+import io.rnic.cm.CmAgent;
+import io.rnic.cm.CmConnection;
+import io.rnic.cm.CmState;
+import io.rnic.cm.ConnectionManager;
+import io.rnic.cnc.CmIdCodec;
+import io.rnic.cnc.QpQueuesLayout;
+import io.rnic.datapath.endpoint.Endpoint;
+import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.transport.LocalPort;
+import io.rnic.verbs.QpState;
+import io.rnic.verbs.VerbsException;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.SystemNanoClock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.function.IntSupplier;
+
+/**
+ * The driver's RDMA CM: one connection manager on the device's QP1, shared by every client as the kernel's CM is by
+ * every librdmacm application, run in the first engine's duty cycle ({@link CmAgent}). The conductor drives it for
+ * its clients: a port belongs to the client that listens on it, a REQ goes to that client, and each client names only
+ * its own connections (CM ids), by handle. The manager changes a client's QP as the exchange goes (INIT to RTS, ERR on
+ * a DREQ): the QP's state reaches the client through its queues' header as for any other change. A client learns its
+ * ids' new states by polling ({@code CM_POLL}): the CM is not on the data path, and a poll loses nothing.
+ * <p>
+ * Conductor thread only, but for the agent's duty cycle. The QPs stay the clients': a connection a client releases,
+ * or whose QP it destroys, or that a dead client held, is detached from its QP ({@link ConnectionManager#detach}).
+ */
+final class DriverCm implements AutoCloseable
+{
+    private final Endpoint endpoint;
+    private final ConnectionManager manager;
+    private final CmAgent agent;
+    /** Who listens on each port. */
+    private final Int2ObjectHashMap<ClientSession> listeners = new Int2ObjectHashMap<>();
+    private final long[] values = new long[CmIdCodec.ANSWER_VALUES];
+    private final IntSupplier handles;
+
+    /** {@code handles} numbers the CM ids, from the conductor's one space of handles across all clients. */
+    DriverCm(final Endpoint endpoint, final IntSupplier handles)
+    {
+        this.endpoint = endpoint;
+        this.handles = handles;
+        final LocalPort port = endpoint.localPort();
+        // the manager runs on the engine thread, which must not wait for a neighbour: clients resolve first
+        this.manager = new ConnectionManager(endpoint.device(), port, firstGid(port, true),
+            (high, low) -> endpoint.resolveMac(InterfaceAddresses.gidAddress(high, low),
+                firstGid(port, isIpv4(high, low)), Duration.ZERO),
+            System.nanoTime());
+        this.agent = new CmAgent(manager, SystemNanoClock.INSTANCE, null);
+        endpoint.addApplication(agent);
+    }
+
+    /** Hands the REQs the manager took to the clients that listen on their ports; the others are rejected. */
+    int routeRequests()
+    {
+        int work = 0;
+        CmConnection request;
+        while ((request = agent.pollConnectRequest()) != null)
+        {
+            final ClientSession owner = listeners.get(request.servicePort());
+            if (owner == null)
+            {
+                agent.reject(request); // its listener left while the REQ was on its way
+            }
+            else
+            {
+                owner.cmIds.put(handles.getAsInt(), new TrackedId(request, true));
+            }
+            work++;
+        }
+        return work;
+    }
+
+    void listen(final ClientSession session, final int port)
+    {
+        checkPort(port);
+        final ClientSession owner = listeners.get(port);
+        if (owner == session)
+        {
+            throw new VerbsException("port " + port + " is listened on already by this client");
+        }
+        if (owner != null)
+        {
+            throw new VerbsException("port " + port + " is in use: " + owner + " listens on it (EADDRINUSE)");
+        }
+        listeners.put(port, session);
+        agent.listen(port);
+    }
+
+    void stopListening(final ClientSession session, final int port)
+    {
+        checkPort(port);
+        if (listeners.get(port) != session)
+        {
+            throw new VerbsException("this client does not listen on port " + port);
+        }
+        listeners.remove(port);
+        agent.stopListening(port);
+    }
+
+    int connect(final ClientSession session, final ClientQp qp, final int sgidIndex, final long gidHigh,
+        final long gidLow, final int port, final int responderResources, final int initiatorDepth,
+        final byte[] privateData)
+    {
+        checkPort(port);
+        if (sgidIndex < 0 || sgidIndex >= endpoint.localPort().gidCount())
+        {
+            throw new IllegalArgumentException("GID index " + sgidIndex + " out of range 0.." +
+                (endpoint.localPort().gidCount() - 1));
+        }
+        if (isIpv4(gidHigh, gidLow) != endpoint.localPort().isIpv4Gid(sgidIndex))
+        {
+            throw new IllegalArgumentException("the peer " + InterfaceAddresses.gidAddress(gidHigh, gidLow)
+                .getHostAddress() + " and GID " + sgidIndex + " are of different IP versions");
+        }
+        checkResources(responderResources, initiatorDepth);
+        final CmConnection c = agent.connect(qp.qp, sgidIndex, gidHigh, gidLow, port, responderResources,
+            initiatorDepth, privateData);
+        final int handle = handles.getAsInt();
+        final TrackedId id = new TrackedId(c, false);
+        id.qp = qp;
+        session.cmIds.put(handle, id);
+        return handle;
+    }
+
+    void accept(final TrackedId id, final ClientQp qp, final int responderResources, final int initiatorDepth,
+        final byte[] privateData)
+    {
+        checkResources(responderResources, initiatorDepth);
+        if (id.connection.state() != CmState.REQ_RCVD)
+        {
+            throw new VerbsException("CM id is " + id.connection.state() + ", not a connect request to accept");
+        }
+        agent.accept(id.connection, qp.qp, responderResources, initiatorDepth, privateData);
+        id.qp = qp;
+    }
+
+    void reject(final TrackedId id)
+    {
+        if (id.connection.state() != CmState.REQ_RCVD)
+        {
+            throw new VerbsException("CM id is " + id.connection.state() + ", not a connect request to reject");
+        }
+        agent.reject(id.connection);
+    }
+
+    void disconnect(final TrackedId id)
+    {
+        agent.disconnect(id.connection);
+    }
+
+    /** The connection ends as {@code rdma_destroy_id} ends it; the QP stays the client's. */
+    void release(final ClientSession session, final int handle)
+    {
+        final TrackedId id = session.cmIds.remove(handle);
+        if (id != null)
+        {
+            agent.detach(id.connection);
+        }
+    }
+
+    /** A client destroys a QP: the connections on it let go of it first, so that none touches it afterwards. */
+    void qpDestroyed(final ClientSession session, final ClientQp qp)
+    {
+        for (final TrackedId id : session.cmIds.values())
+        {
+            if (id.qp == qp || id.connection.qp() == qp.qp)
+            {
+                agent.detach(id.connection);
+                id.qp = null; // its header is about to be unmapped: never read it again
+            }
+        }
+    }
+
+    /**
+     * The next change among the client's ids, into {@link #values()} ({@link CmIdCodec}); returns how many values. A
+     * request is announced whole; an id whose state moved since the last answer is sent again.
+     */
+    int poll(final ClientSession session)
+    {
+        for (final Int2ObjectHashMap<TrackedId>.EntryIterator it = session.cmIds.entrySet().iterator();
+            it.hasNext();)
+        {
+            it.next();
+            final TrackedId id = it.getValue();
+            final CmState state = id.connection.state();
+            if (id.announced && state == id.published || state == CmState.ESTABLISHED && !mirrored(id.qp))
+            {
+                continue; // established shows once the client's QP shows RTS: it posts as soon as it sees it
+            }
+            final int kind = id.announced ? CmIdCodec.KIND_UPDATE : CmIdCodec.KIND_REQUEST;
+            id.announced = true;
+            id.published = state;
+            return CmIdCodec.encode(kind, it.getIntKey(), id.connection, values);
+        }
+        values[CmIdCodec.KIND] = CmIdCodec.KIND_NONE;
+        return 1;
+    }
+
+    private static boolean mirrored(final ClientQp qp)
+    {
+        return qp == null || qp.header.getIntVolatile(QpQueuesLayout.STATE_OFFSET) == QpState.RTS.ordinal();
+    }
+
+    /** The values of the last {@link #poll}. */
+    long[] values()
+    {
+        return values;
+    }
+
+    /** Everything of a client that is gone: its ports, and its connections (DREQs to their peers). */
+    void reclaim(final ClientSession session)
+    {
+        for (final Integer port : new ArrayList<>(listeners.keySet()))
+        {
+            if (listeners.get(port) == session)
+            {
+                listeners.remove(port);
+                agent.stopListening(port);
+            }
+        }
+        for (final TrackedId id : session.cmIds.values())
+        {
+            agent.detach(id.connection);
+        }
+        session.cmIds.clear();
+    }
+
+    /** Stops the manager: the clients are reclaimed, the engines still run. */
+    public void close()
+    {
+        endpoint.removeApplication(agent);
+        agent.close();
+    }
+
+    private static void checkPort(final int port)
+    {
+        if (port < 0 || port > 0xFFFF)
+        {
+            throw new IllegalArgumentException("port " + port + " out of range 0..65535");
+        }
+    }
+
+    private static void checkResources(final int responderResources, final int initiatorDepth)
+    {
+        if (responderResources < 0 || responderResources > 255 || initiatorDepth < 0 || initiatorDepth > 255)
+        {
+            throw new IllegalArgumentException("responder resources " + responderResources + " and initiator depth " +
+                initiatorDepth + " must lie in 0..255");
+        }
+    }
+
+    private static boolean isIpv4(final long gidHigh, final long gidLow)
+    {
+        return gidHigh == 0 && (gidLow >>> 32) == 0x0000_FFFFL;
+    }
+
+    private static int firstGid(final LocalPort port, final boolean ipv4)
+    {
+        for (int i = 0; i < port.gidCount(); i++)
+        {
+            if (port.isIpv4Gid(i) == ipv4)
+            {
+                return i;
+            }
+        }
+        return 0;
+    }
+
+    /** A client's connection, and what the client was last told of it. */
+    static final class TrackedId
+    {
+        final CmConnection connection;
+        boolean announced;
+        CmState published;
+        /** The client's QP it connects, once it has one. */
+        ClientQp qp;
+
+        TrackedId(final CmConnection connection, final boolean request)
+        {
+            this.connection = connection;
+            this.announced = !request; // the id a connect made is known to its client; a request is not yet
+            this.published = request ? null : CmState.REQ_SENT;
+        }
+    }
+}
