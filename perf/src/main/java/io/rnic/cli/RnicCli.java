@@ -82,7 +82,7 @@ public final class RnicCli
             "librdmacm's rping: an RC connection made with RDMA CM MADs on QP1 (REQ/REP/RTU, DREQ/DREP, as rdma_cm " +
             "does over RoCEv2), then COUNT pings (the client SENDs its buffers' address and key, the server RDMA " +
             "READs one and WRITEs it back into the other); -v prints each ping's data, -V checks it; interoperates " +
-            "with rping -s / rping -c; no --driver: the RDMA CM does not run through a driver yet",
+            "with rping -s / rping -c; with --driver DIR through a driver's RDMA CM",
             Rping::run));
         COMMANDS.put("stat", new Entry(StatCommand.SYNOPSIS,
             "the counters of a running driver, read from its CnC file as AeronStat reads a media driver's: pid, " +

@@ -1,6 +1,8 @@
 package io.rnic.tools;
 
+import io.rnic.client.ClientConnectionManager;
 import io.rnic.client.DriverContext;
+import io.rnic.cm.CmService;
 import io.rnic.cnc.CncFile;
 import io.rnic.datapath.affinity.ThreadAffinity;
 import io.rnic.datapath.agent.IdleStrategies;
@@ -16,6 +18,7 @@ import org.agrona.concurrent.status.CountersReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -85,6 +88,25 @@ public final class DriverToolDevice implements ToolDevice
             context.close();
             throw ex;
         }
+    }
+
+    /** The driver's connection manager; it resolves peers itself, waiting up to its own limit (10 s). */
+    public CmService openConnectionManager(final int gidIndex, final Duration resolveTimeout, final int listenPort)
+    {
+        final ClientConnectionManager cm = context.openConnectionManager();
+        if (listenPort >= 0)
+        {
+            try
+            {
+                cm.listen(listenPort);
+            }
+            catch (final RuntimeException ex)
+            {
+                cm.close();
+                throw ex;
+            }
+        }
+        return cm;
     }
 
     public RnicContext context()

@@ -1,12 +1,19 @@
 package io.rnic.tools;
 
+import io.rnic.cm.CmAgent;
+import io.rnic.cm.CmService;
+import io.rnic.cm.ConnectionManager;
 import io.rnic.datapath.dpdk.DpdkPort;
 import io.rnic.datapath.endpoint.EmbeddedContext;
 import io.rnic.datapath.endpoint.Endpoint;
+import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.device.RnicContext;
 import io.rnic.transport.RnicEngine;
 import io.rnic.transport.TransportCounter;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.SystemNanoClock;
+
+import java.time.Duration;
 
 /**
  * A tool's own endpoint on its port: applications run in the engine thread's duty cycle (no second spinning thread),
@@ -46,6 +53,24 @@ public final class EmbeddedToolDevice implements ToolDevice
     public String name()
     {
         return endpoint.port().name();
+    }
+
+    public CmService openConnectionManager(final int gidIndex, final Duration resolveTimeout, final int listenPort)
+    {
+        // the manager runs on the engine thread, which must not wait for a neighbour: only the caller's thread does
+        final ConnectionManager manager = new ConnectionManager(endpoint.device(), endpoint.localPort(), gidIndex,
+            (high, low) -> endpoint.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, Duration.ZERO),
+            System.nanoTime());
+        final CmAgent agent = new CmAgent(manager, SystemNanoClock.INSTANCE,
+            (high, low) -> endpoint.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, resolveTimeout));
+        if (listenPort >= 0)
+        {
+            // listening from the engine thread, once the agent runs, left a window in which a quick client's REQ met
+            // QP1 without a listener and was rejected (reason 8)
+            manager.listen(listenPort);
+        }
+        endpoint.addApplication(agent); // from here on the manager is the engine thread's
+        return agent.beforeClose(() -> endpoint.removeApplication(agent));
     }
 
     public void addApplication(final Agent application)

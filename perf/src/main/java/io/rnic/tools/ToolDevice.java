@@ -1,8 +1,11 @@
 package io.rnic.tools;
 
+import io.rnic.cm.CmService;
 import io.rnic.device.RnicContext;
 import io.rnic.transport.RnicEngine;
 import org.agrona.concurrent.Agent;
+
+import java.time.Duration;
 
 /**
  * What a tool runs on: the verbs of a port ({@link RnicContext}) and what a tool needs beyond them, the same whether
@@ -23,6 +26,14 @@ public interface ToolDevice extends AutoCloseable
 
     /** Stops running {@code application}; once it returns, its {@code doWork} is not running and will not run again. */
     void removeApplication(Agent application);
+
+    /**
+     * The RDMA CM for the tool ({@code -R}, rping): embedded, a connection manager on the endpoint's QP1 run in the
+     * engine's duty cycle, resolving peers from GID {@code gidIndex} for up to {@code resolveTimeout}; through a
+     * driver, the driver's. With {@code listenPort} (-1: none) it listens there before any REQ can meet it (as
+     * {@code rdma_listen} before the client may connect). Closing it ends what it holds.
+     */
+    CmService openConnectionManager(int gidIndex, Duration resolveTimeout, int listenPort);
 
     /** RoCEv2 packets the engines took in (rxe's {@code rcvd_pkts}): a tool polls it to see a link fall quiet. */
     long packetsReceived();

@@ -29,15 +29,6 @@ class ToolDriverOptionTest
     }
 
     @Test
-    void shouldRefuseTheRdmaCmThroughADriver()
-    {
-        final Run run = run("read-lat", "--driver", directory.toString(), "-R", "10.0.0.1");
-        assertEquals(2, run.status, run.err);
-        assertEquals("rnic read-lat: -R (the RDMA CM) does not run through a driver yet: run without --driver to " +
-            "use it", run.err.lines().findFirst().orElseThrow());
-    }
-
-    @Test
     void shouldRefuseEveryPortOptionThroughADriver()
     {
         for (final String[] option : new String[][]{ { "-d", "eth0" }, { "--port", "dpdk" }, { "--eal", "-l 0" },
@@ -56,16 +47,16 @@ class ToolDriverOptionTest
     }
 
     @Test
-    void shouldRefuseDriverForRpingAndSaySoInHelp()
+    void shouldRefusePortOptionsForRpingThroughADriverAndSayItInHelp()
     {
-        final Run run = run("rping", "-c", "-a", "10.0.0.1", "--driver", directory.toString());
+        final Run run = run("rping", "-c", "-a", "10.0.0.1", "--driver", directory.toString(), "-d", "eth0");
         assertEquals(2, run.status, run.err);
-        assertTrue(run.err.startsWith("rnic rping: --driver: rping connects with the RDMA CM, which does not run " +
-            "through a driver yet"), run.err);
-        assertTrue(run("help").out.contains("no --driver: the RDMA CM does not run through a driver yet"));
+        assertEquals("rnic rping: -d sets up the port, which is the driver's business with --driver: give it to " +
+            "bin/rnic driver", run.err.lines().findFirst().orElseThrow());
+        assertTrue(run("help", "rping").out.contains("[-d IFACE | --driver DIR]"));
         final Run help = run("help", "write-bw");
         assertTrue(help.out.contains("[-d IFACE | --driver DIR]") && help.out.contains("--driver DIR   run as a " +
-            "client of the rnic driver serving DIR"), help.out);
+            "client of the rnic driver serving DIR") && help.out.contains("-R uses"), help.out);
     }
 
     private record Run(int status, String out, String err)

@@ -43,6 +43,31 @@ public record CapturedRun(int status, String out, String err)
         }
     }
 
+    /**
+     * {@link #serverAndClient}, the client started only once {@code serverReady} holds (within a minute): for a server
+     * whose port rejects a connect at once until it listens (a driver's RDMA CM, as the kernel's).
+     */
+    public static CapturedRun[] serverThenClient(final Tool tool, final List<String> server, final List<String> client,
+        final java.util.function.BooleanSupplier serverReady) throws Exception
+    {
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final Future<CapturedRun> serverRun = threads.submit(() -> of(tool, server));
+            final long deadlineNs = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            while (!serverReady.getAsBoolean() && !serverRun.isDone() && System.nanoTime() < deadlineNs)
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L); // a condition polled, not a sleep
+            }
+            final Future<CapturedRun> clientRun = threads.submit(() -> of(tool, client));
+            return new CapturedRun[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+
     /** Runs the tool; an IOException is reported as RnicCli reports it (its message, status 2). */
     public static CapturedRun of(final Tool tool, final List<String> args)
     {

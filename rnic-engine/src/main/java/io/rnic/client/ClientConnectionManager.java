@@ -18,7 +18,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -76,6 +76,10 @@ public final class ClientConnectionManager implements CmService
     public CmId connect(final QueuePair qp, final int sgidIndex, final long peerGidHigh, final long peerGidLow,
         final int port, final int responderResources, final int initiatorDepth, final byte[] privateData)
     {
+        synchronized (this)
+        {
+            checkOpen();
+        }
         final int qpHandle = context.handleOf(qp);
         context.resolveMac(address(peerGidHigh, peerGidLow), sgidIndex, Duration.ofMillis(RESOLVE_TIMEOUT_MS));
         final long[] args = new long[7 + CmIdCodec.PRIVATE_DATA_ARGS];
@@ -90,7 +94,7 @@ public final class ClientConnectionManager implements CmService
         synchronized (this)
         {
             checkOpen();
-            final int handle = (int)connection.call(ControlProtocol.CM_CONNECT, java.util.Arrays.copyOf(args, count))[0];
+            final int handle = (int)connection.call(ControlProtocol.CM_CONNECT, Arrays.copyOf(args, count))[0];
             final ClientCmId id = new ClientCmId(handle, qp, CmState.REQ_SENT);
             ids.put(handle, id);
             return id;
@@ -114,7 +118,7 @@ public final class ClientConnectionManager implements CmService
         args[2] = responderResources;
         args[3] = initiatorDepth;
         final int count = 4 + CmIdCodec.putPrivateData(privateData, args, 4);
-        connection.call(ControlProtocol.CM_ACCEPT, java.util.Arrays.copyOf(args, count));
+        connection.call(ControlProtocol.CM_ACCEPT, Arrays.copyOf(args, count));
         id.qp(qp);
     }
 
@@ -196,36 +200,35 @@ public final class ClientConnectionManager implements CmService
         return nonZero;
     }
 
-    /** Stops listening and releases every connection still held (their QPs destroyed). Idempotent. */
-    public void close()
+    /**
+     * Stops listening and ends every connection still held (DREQs, REJs), leaving their QPs to the application, as
+     * the embedded agent's close does. Nothing to do once the context is closed: the driver ended them then.
+     * Idempotent.
+     */
+    public synchronized void close()
     {
-        final ArrayList<ClientCmId> open;
-        synchronized (this)
+        if (closed)
         {
-            if (closed)
-            {
-                return;
-            }
-            for (final Integer port : new ArrayList<>(listening))
-            {
-                stopListening(port);
-            }
-            open = new ArrayList<>(ids.values());
+            return;
         }
-        for (final ClientCmId id : open)
+        closed = true;
+        try
         {
-            try
+            if (context.isOpen())
             {
-                release(id);
-            }
-            catch (final VerbsException ex)
-            {
-                // the driver forgot it already (its QP was destroyed): nothing left to end
+                for (final Integer port : listening)
+                {
+                    connection.call(ControlProtocol.CM_STOP_LISTEN, port);
+                }
+                for (final ClientCmId id : ids.values())
+                {
+                    connection.call(ControlProtocol.CM_RELEASE, id.handle);
+                }
             }
         }
-        synchronized (this)
+        finally
         {
-            closed = true;
+            listening.clear();
             ids.clear();
             requests.clear();
         }
@@ -234,10 +237,7 @@ public final class ClientConnectionManager implements CmService
     /** Takes every change the driver has for this client's ids. */
     private synchronized void pollDriver()
     {
-        if (closed)
-        {
-            return;
-        }
+        checkOpen();
         while (true)
         {
             final long[] values = connection.call(ControlProtocol.CM_POLL);
@@ -282,6 +282,10 @@ public final class ClientConnectionManager implements CmService
         if (closed)
         {
             throw new IllegalStateException("this connection manager is closed");
+        }
+        if (!context.isOpen())
+        {
+            throw new IllegalStateException("the context of this connection manager is closed");
         }
     }
 

@@ -287,6 +287,12 @@ public final class DriverContext implements RnicContext
         return clientQp.handle();
     }
 
+    /** Whether the context is not closed yet. */
+    public synchronized boolean isOpen()
+    {
+        return !closed;
+    }
+
     /** Whether {@code qp} is one of this context's and not destroyed. */
     synchronized boolean holds(final QueuePair qp)
     {

@@ -47,6 +47,7 @@ public final class CmAgent implements Agent, CmService
     /** The threads parked in {@link #await}, each in a slot of its own; the duty cycle unparks them on a change. */
     private final AtomicReferenceArray<Thread> waiters = new AtomicReferenceArray<>(MAX_WAITERS);
     private volatile Thread owner;
+    private Runnable beforeClose = () -> { };
 
     /**
      * @param cm             the manager the duty cycle drives; nobody else may call it once the agent runs.
@@ -185,13 +186,29 @@ public final class CmAgent implements Agent, CmService
     }
 
     /**
-     * Closes the manager (its GSI QP, and the QPs of the connections released to it): only once this agent no longer
-     * runs in a duty cycle ({@code removeApplication} returned), as the manager then has no other owner.
+     * Closes the manager (its GSI QP, and the QPs of the connections released to it), after {@link #beforeClose}'s
+     * action, which must leave the agent run by no duty cycle: the manager then has no other owner. Idempotent.
      */
     @Override
     public void close()
     {
-        cm.close();
+        final Runnable detach = beforeClose;
+        beforeClose = null;
+        if (detach != null)
+        {
+            detach.run();
+            cm.close();
+        }
+    }
+
+    /**
+     * What {@link #close} does first, once: take this agent out of the duty cycle that runs it (e.g. the endpoint's
+     * {@code removeApplication}), so that {@code close} alone ends a CM its opener added to an engine.
+     */
+    public CmAgent beforeClose(final Runnable detach)
+    {
+        this.beforeClose = detach;
+        return this;
     }
 
     private static CmConnection own(final CmId id)

@@ -91,7 +91,17 @@ public final class RdmaCm implements AutoCloseable
     private static RdmaCm throughDriver(final DriverContext context, final int gidIndex)
     {
         final CmService service = context.openConnectionManager();
-        return new RdmaCm(context, gidIndex, service, open -> service.close()); // it releases what it holds
+        return new RdmaCm(context, gidIndex, service, open ->
+        {
+            for (final RdmaConnection connection : open)
+            {
+                if (context.isOpen()) // closed first, the context's detach ended them all in the driver
+                {
+                    service.release(connection.cmConnection()); // a DREQ; the QP destroyed
+                }
+            }
+            service.close();
+        });
     }
 
     /**

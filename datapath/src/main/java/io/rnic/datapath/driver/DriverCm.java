@@ -13,6 +13,7 @@ import io.rnic.verbs.QpState;
 import io.rnic.verbs.VerbsException;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.SystemNanoClock;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,12 +39,15 @@ final class DriverCm implements AutoCloseable
     private final Int2ObjectHashMap<ClientSession> listeners = new Int2ObjectHashMap<>();
     private final long[] values = new long[CmIdCodec.ANSWER_VALUES];
     private final IntSupplier handles;
+    /** How many ports are listened on: for an operator, and for a client that must not connect before a listener. */
+    private final AtomicCounter listenerCount;
 
     /** {@code handles} numbers the CM ids, from the conductor's one space of handles across all clients. */
-    DriverCm(final Endpoint endpoint, final IntSupplier handles)
+    DriverCm(final Endpoint endpoint, final IntSupplier handles, final AtomicCounter listenerCount)
     {
         this.endpoint = endpoint;
         this.handles = handles;
+        this.listenerCount = listenerCount;
         final LocalPort port = endpoint.localPort();
         // the manager runs on the engine thread, which must not wait for a neighbour: clients resolve first
         this.manager = new ConnectionManager(endpoint.device(), port, firstGid(port, true),
@@ -87,8 +91,9 @@ final class DriverCm implements AutoCloseable
         {
             throw new VerbsException("port " + port + " is in use: " + owner + " listens on it (EADDRINUSE)");
         }
-        listeners.put(port, session);
         agent.listen(port);
+        listeners.put(port, session);
+        listenerCount.setOrdered(listeners.size());
     }
 
     void stopListening(final ClientSession session, final int port)
@@ -100,6 +105,7 @@ final class DriverCm implements AutoCloseable
         }
         listeners.remove(port);
         agent.stopListening(port);
+        listenerCount.setOrdered(listeners.size());
     }
 
     int connect(final ClientSession session, final ClientQp qp, final int sgidIndex, final long gidHigh,
@@ -223,6 +229,7 @@ final class DriverCm implements AutoCloseable
                 agent.stopListening(port);
             }
         }
+        listenerCount.setOrdered(listeners.size());
         for (final TrackedId id : session.cmIds.values())
         {
             agent.detach(id.connection);

@@ -101,7 +101,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         this.errorLog = errorLog;
         this.counters = counters;
         this.clientTimeoutNs = clientTimeoutNs;
-        this.cm = new DriverCm(endpoint, () -> nextHandle++);
+        this.cm = new DriverCm(endpoint, () -> nextHandle++, counters.cmListeners);
     }
 
     public int doWork()

@@ -15,6 +15,7 @@ final class DriverCounters
     final AtomicCounter malformedWorkRequests;
     final AtomicCounter fdMessagesRefused;
     final AtomicCounter clientsGone;
+    final AtomicCounter cmListeners;
 
     DriverCounters(final CountersManager manager)
     {
@@ -26,6 +27,7 @@ final class DriverCounters
         malformedWorkRequests = allocate(manager, 5, "driver malformed work requests");
         fdMessagesRefused = allocate(manager, 6, "driver fds.sock messages refused");
         clientsGone = allocate(manager, 7, "driver clients gone (fds.sock closed)");
+        cmListeners = allocate(manager, 8, "driver RDMA CM ports listened on");
     }
 
     private static AtomicCounter allocate(final CountersManager manager, final int index, final String label)

@@ -174,6 +174,12 @@ class DriverCommandFuzzTest
             refusedAsUnknown(b, ControlProtocol.DESTROY_CQ, handleOfA);
             refusedAsUnknown(b, ControlProtocol.DESTROY_QP, handleOfA);
             refusedAsUnknown(b, ControlProtocol.MODIFY_QP, QpAttributesCodec.modifyArgs(handleOfA, toError, QpAttrMask.STATE));
+            // the RDMA CM: another client's QP is not B's to connect or accept on, nor its ids B's to end
+            refusedAsUnknown(b, ControlProtocol.CM_CONNECT, handleOfA, 0, 0, 0xFFFF_0A0D_0002L, 7471, 0, 0, 0);
+            refusedAsUnknown(b, ControlProtocol.CM_ACCEPT, handleOfA, handleOfA, 0, 0, 0);
+            refusedAsUnknown(b, ControlProtocol.CM_REJECT, handleOfA);
+            refusedAsUnknown(b, ControlProtocol.CM_DISCONNECT, handleOfA);
+            refusedAsUnknown(b, ControlProtocol.CM_RELEASE, handleOfA);
             socketB.sendFd(nextToken, mrMemoryB.fd());
             refusedAsUnknown(b, ControlProtocol.REG_MR, handleOfA, nextToken++, MEMORY_BYTES, 0, MEMORY_BYTES,
                 mrMemoryB.segment().address(), AccessFlags.ALL);
@@ -295,12 +301,12 @@ class DriverCommandFuzzTest
             else if (kind == 2) // unknown types, the answers' own among them
             {
                 length = ControlProtocol.length(random.nextInt(4));
-                type = new int[]{ 14, 100, ControlProtocol.RESULT, ControlProtocol.ERROR, 1000,
+                type = new int[]{ ControlProtocol.CM_POLL + 1, 100, ControlProtocol.RESULT, ControlProtocol.ERROR, 1000,
                     Integer.MAX_VALUE }[random.nextInt(6)];
             }
             else
             {
-                type = ControlProtocol.KEEPALIVE + random.nextInt(ControlProtocol.RESOLVE_MAC - 1);
+                type = ControlProtocol.KEEPALIVE + random.nextInt(ControlProtocol.CM_POLL - 1);
                 if (clientIndex >= 0 && !attached[clientIndex] && random.nextInt(3) == 0)
                 {
                     type = ControlProtocol.ATTACH;
@@ -502,6 +508,10 @@ class DriverCommandFuzzTest
                 case ControlProtocol.CREATE_QP -> 11;
                 case ControlProtocol.MODIFY_QP -> 2 + QpAttributesCodec.ARGS;
                 case ControlProtocol.RESOLVE_MAC -> 5;
+                case ControlProtocol.CM_LISTEN, ControlProtocol.CM_STOP_LISTEN, ControlProtocol.CM_REJECT,
+                    ControlProtocol.CM_DISCONNECT, ControlProtocol.CM_RELEASE -> 1;
+                case ControlProtocol.CM_CONNECT -> 8 + random.nextInt(3);
+                case ControlProtocol.CM_ACCEPT -> 5 + random.nextInt(3);
                 default -> 0;
             };
             final long[] args = new long[count];

@@ -1,14 +1,15 @@
 package io.rnic.tools.exchange;
 
-import io.rnic.cm.CmAgent;
-import io.rnic.cm.CmConnection;
+import io.rnic.cm.CmId;
 import io.rnic.cm.CmRejFlyweight;
+import io.rnic.cm.CmService;
 import io.rnic.cm.ConnectionManager;
-import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.device.QueuePair;
+import io.rnic.device.RnicContext;
 import io.rnic.tools.LocalQp;
 import io.rnic.tools.RemoteQp;
+import io.rnic.tools.ToolDevice;
 import io.rnic.tools.ToolKind;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
@@ -25,10 +26,8 @@ import io.rnic.verbs.WcOpcode;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
-import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -76,10 +75,10 @@ public final class RdmaCmOutOfBand implements OutOfBand
     private static final long PEER_DREQ_WAIT_NS = 1_000_000_000L;
     /** How long the client waits before it asks again for a test QP connection nobody listened for. */
     private static final long RELISTEN_WAIT_NS = 10_000_000L;
+    private static final byte[] NO_PRIVATE_DATA = new byte[0];
 
-    private final ConnectionManager manager;
-    private final CmAgent cm;
-    private final Endpoint endpoint;
+    private final CmService cm;
+    private final RnicContext context;
     private final boolean server;
     private final PerftestOutOfBand.Script script;
     private final ToolKind kind;
@@ -88,7 +87,6 @@ public final class RdmaCmOutOfBand implements OutOfBand
     private final int gidIndex;
     private final long timeoutNs;
     private final String peerName;
-    private final Arena arena = Arena.ofShared();
     private final QueuePair commQp;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
@@ -97,52 +95,42 @@ public final class RdmaCmOutOfBand implements OutOfBand
     private final WorkCompletion[] wcs = { new WorkCompletion() };
     private final SendWorkRequest send = new SendWorkRequest();
     private final RecvWorkRequest recv = new RecvWorkRequest();
-    private CmConnection comm;
-    private CmConnection data;
+    private CmId comm;
+    private CmId data;
     private byte[] lastKeys;
     private boolean peerIsRnic;
     private int peerMtuEnum;
 
-    private RdmaCmOutOfBand(final ToolKind kind, final Endpoint endpoint, final int gidIndex,
+    private RdmaCmOutOfBand(final ToolKind kind, final ToolDevice device, final int gidIndex,
         final long[] serverGid, final int port, final long timeoutMs)
     {
         this.kind = kind;
-        this.endpoint = endpoint;
+        this.context = device.context();
         this.script = PerftestOutOfBand.Script.of(kind);
         this.server = serverGid == null;
         this.serverGid = serverGid;
         this.port = port;
         this.gidIndex = gidIndex;
         this.timeoutNs = timeoutMs * 1_000_000L;
-        final Duration resolveTimeout = Duration.ofMillis(Math.min(timeoutMs, 30_000));
-        // the manager runs on the engine thread, which must not wait for a neighbour: only the caller's thread does
-        this.manager = new ConnectionManager(endpoint.device(), endpoint.localPort(), gidIndex,
-            (high, low) -> endpoint.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, Duration.ZERO),
-            System.nanoTime());
-        this.cm = new CmAgent(manager, SystemNanoClock.INSTANCE,
-            (high, low) -> endpoint.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, resolveTimeout));
         this.peerName = server ? "the rdma_cm client" :
             InterfaceAddresses.gidAddress(serverGid[0], serverGid[1]).getHostAddress() + " port " + port;
-        final ProtectionDomain pd = endpoint.device().allocPd();
-        sendCq = endpoint.device().createCq(16);
-        recvCq = endpoint.device().createCq(16);
-        commQp = endpoint.device().createQp(new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq)
+        final ProtectionDomain pd = context.allocPd();
+        sendCq = context.createCq(16);
+        recvCq = context.createCq(16);
+        commQp = context.createQp(new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq)
             .capacity(4, 4).signalAll(true));
-        memory = arena.allocate((long)SLOT_BYTES * (RECEIVES + 1), 4096);
+        // the context's memory: through a driver, only that can be registered; freed with the device
+        memory = context.allocate((long)SLOT_BYTES * (RECEIVES + 1));
         memory.fill((byte)0);
-        mr = endpoint.device().registerMemoryRegion(pd, memory, AccessFlags.LOCAL_WRITE);
+        mr = context.registerMemoryRegion(pd, memory, AccessFlags.LOCAL_WRITE);
         ConnectionManager.toInit(commQp); // as rdma_create_qp: the receives are posted before the connection
         for (int slot = 0; slot < RECEIVES; slot++)
         {
             postReceive(slot);
         }
-        if (server)
-        {
-            // as rdma_listen before anything can arrive: listening from the engine thread, once the agent runs, left
-            // a window in which a quick client's REQ met QP1 without a listener and was rejected
-            manager.listen(port);
-        }
-        endpoint.addApplication(cm); // from here on the manager is the engine thread's
+        // the server listens before anything can arrive, as rdma_listen
+        this.cm = device.openConnectionManager(gidIndex, Duration.ofMillis(Math.min(timeoutMs, 30_000)),
+            server ? port : -1);
     }
 
     /**
@@ -151,10 +139,10 @@ public final class RdmaCmOutOfBand implements OutOfBand
      *
      * @param mtu our IB path MTU in bytes, announced in the MTU message.
      */
-    public static RdmaCmOutOfBand open(final ToolKind kind, final Endpoint endpoint, final int gidIndex,
+    public static RdmaCmOutOfBand open(final ToolKind kind, final ToolDevice device, final int gidIndex,
         final long[] serverGid, final int port, final long timeoutMs, final int mtu) throws IOException
     {
-        final RdmaCmOutOfBand oob = new RdmaCmOutOfBand(kind, endpoint, gidIndex, serverGid, port, timeoutMs);
+        final RdmaCmOutOfBand oob = new RdmaCmOutOfBand(kind, device, gidIndex, serverGid, port, timeoutMs);
         try
         {
             oob.comm = oob.connect(oob.commQp, "the exchange's QP", 0);
@@ -175,25 +163,25 @@ public final class RdmaCmOutOfBand implements OutOfBand
             PerftestOutOfBand.OUT_READS : 0;
     }
 
-    private CmConnection connect(final QueuePair qp, final String what, final int resources) throws IOException
+    private CmId connect(final QueuePair qp, final String what, final int resources) throws IOException
     {
         final long deadlineNs = System.nanoTime() + timeoutNs;
         if (server)
         {
-            final CmConnection request = cm.awaitConnectRequest(deadlineNs - System.nanoTime());
+            final CmId request = cm.awaitConnectRequest(deadlineNs - System.nanoTime());
             if (request == null)
             {
                 throw new IOException("no rdma_cm connect request for " + what + " on port " + port + " within " +
                     timeoutNs / 1_000_000 + " ms");
             }
-            cm.accept(request, qp, resources, resources);
+            cm.accept(request, qp, resources, resources, NO_PRIVATE_DATA);
             // established when the RTU arrives; the client's first SEND may come before it (the QP is in RTS)
             return request;
         }
-        CmConnection c = cm.connect(qp, serverGid[0], serverGid[1], port, resources, resources);
+        CmId c = cm.connect(qp, gidIndex, serverGid[0], serverGid[1], port, resources, resources, NO_PRIVATE_DATA);
         while (!c.isEstablished())
         {
-            final CmConnection awaited = c;
+            final CmId awaited = c;
             cm.await(() -> awaited.isEstablished() || awaited.isClosed(), deadlineNs - System.nanoTime());
             if (c.isClosed() && retriesListening(c, qp, deadlineNs))
             {
@@ -201,7 +189,7 @@ public final class RdmaCmOutOfBand implements OutOfBand
                 // before it: a REQ quicker than librdmacm's address and route resolution may find no listener
                 cm.await(() -> false, RELISTEN_WAIT_NS);
                 resetQp(qp);
-                c = cm.connect(qp, serverGid[0], serverGid[1], port, resources, resources);
+                c = cm.connect(qp, gidIndex, serverGid[0], serverGid[1], port, resources, resources, NO_PRIVATE_DATA);
                 continue;
             }
             if (c.isClosed())
@@ -221,7 +209,7 @@ public final class RdmaCmOutOfBand implements OutOfBand
     }
 
     /** A REJ "invalid service ID" (nobody listens yet) for the test QP's connection, with time left: try again. */
-    private boolean retriesListening(final CmConnection c, final QueuePair qp, final long deadlineNs)
+    private boolean retriesListening(final CmId c, final QueuePair qp, final long deadlineNs)
     {
         return qp != commQp && c.rejectReason() == CmRejFlyweight.REASON_INVALID_SERVICE_ID &&
             System.nanoTime() + RELISTEN_WAIT_NS - deadlineNs < 0;
@@ -454,7 +442,7 @@ public final class RdmaCmOutOfBand implements OutOfBand
         cm.await(() -> false, 50_000_000L);
     }
 
-    private void awaitClosed(final CmConnection c, final long deadlineNs, final String what) throws IOException
+    private void awaitClosed(final CmId c, final long deadlineNs, final String what) throws IOException
     {
         if (!cm.await(c::isClosed, deadlineNs - System.nanoTime()))
         {
@@ -483,11 +471,9 @@ public final class RdmaCmOutOfBand implements OutOfBand
     @Override
     public void close()
     {
-        endpoint.removeApplication(cm);
-        manager.close();
-        endpoint.device().destroyQp(commQp);
-        endpoint.device().deregisterMemoryRegion(mr);
-        arena.close();
+        cm.close(); // the connections end; their QPs stay ours
+        context.destroyQp(commQp);
+        context.deregisterMemoryRegion(mr);
     }
 
     private static void idle()

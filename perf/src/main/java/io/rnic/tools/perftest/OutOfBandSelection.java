@@ -1,7 +1,6 @@
 package io.rnic.tools.perftest;
 
 import io.rnic.datapath.endpoint.InterfaceAddresses;
-import io.rnic.tools.EmbeddedToolDevice;
 import io.rnic.tools.GidSelection;
 import io.rnic.tools.ToolDevice;
 import io.rnic.tools.ToolKind;
@@ -41,10 +40,6 @@ final class OutOfBandSelection
             return PerftestOutOfBand.open(kind, oobPeer(options), options.oobHost, options.oobTcpPort(),
                 options.timeoutMs, localMtu);
         }
-        if (!(device instanceof EmbeddedToolDevice embedded))
-        {
-            throw new UsageException(ToolOptions.RDMA_CM_THROUGH_DRIVER);
-        }
         long[] serverGid = null;
         if (!options.isServer())
         {
@@ -58,7 +53,7 @@ final class OutOfBandSelection
                 throw new UsageException("server address " + options.server + ": " + ex.getMessage());
             }
             serverGid = InterfaceAddresses.gidOf(address);
-            final LocalPort port = embedded.context().port();
+            final LocalPort port = device.context().port();
             if (port.isIpv4Gid(gidIndex) != GidSelection.isIpv4(serverGid))
             {
                 throw new UsageException("-R: the server address " + options.server + " and our GID " + gidIndex +
@@ -66,7 +61,7 @@ final class OutOfBandSelection
                     .getHostAddress() + ") are not of the same IP version: choose another with -x");
             }
         }
-        return RdmaCmOutOfBand.open(kind, embedded.endpoint(), gidIndex, serverGid, options.oobTcpPort(), options.timeoutMs,
+        return RdmaCmOutOfBand.open(kind, device, gidIndex, serverGid, options.oobTcpPort(), options.timeoutMs,
             localMtu);
     }
 

@@ -20,9 +20,6 @@ import static io.rnic.tools.Arguments.number;
 public final class ToolOptions
 {
     public static final int DEFAULT_TCP_PORT = 18515;
-    /** Why {@code -R} is refused with {@code --driver}. */
-    public static final String RDMA_CM_THROUGH_DRIVER = "-R (the RDMA CM) does not run through a driver yet: " +
-        "run without --driver to use it";
     /** What {@code rnic help TOOL} adds to the synopsis: running through a driver. */
     public static final String DETAILS = String.join("\n",
         "  --driver DIR   run as a client of the rnic driver serving DIR (bin/rnic driver -d IFACE, by default",
@@ -30,8 +27,8 @@ public final class ToolOptions
         "                 the driver's, shared with its other clients; the test runs on one thread of the tool's",
         "                 own (--idle, backoff by default; --cpu pins it) and the counters shown are the driver's.",
         "                 The port is the driver's business: -d, --port, --eal, --ip, --engines, --qdisc-bypass,",
-        "                 --pcap, --cc and --cc-param are refused with it (give them to bin/rnic driver), and so",
-        "                 is -R (the RDMA CM does not run through a driver yet).",
+        "                 --pcap, --cc and --cc-param are refused with it (give them to bin/rnic driver). -R uses",
+        "                 the driver's RDMA CM: a server's -p port is this client's while it listens.",
         "  Without --driver, an interface a driver holds is refused (its lock names --driver).");
 
     public final ToolKind kind;
@@ -353,10 +350,6 @@ public final class ToolOptions
         {
             throw new UsageException(portOptions.get(0) + " sets up the port, which is the driver's business with " +
                 "--driver: give it to bin/rnic driver");
-        }
-        if (rdmaCm)
-        {
-            throw new UsageException(RDMA_CM_THROUGH_DRIVER);
         }
     }
 

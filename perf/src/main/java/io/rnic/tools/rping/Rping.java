@@ -1,17 +1,22 @@
 package io.rnic.tools.rping;
 
-import io.rnic.cm.CmAgent;
-import io.rnic.cm.CmConnection;
 import io.rnic.cm.CmCounter;
+import io.rnic.cm.CmId;
+import io.rnic.cm.CmService;
 import io.rnic.cm.ConnectionManager;
+import io.rnic.cnc.CncException;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.EndpointOptions;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.device.QueuePair;
+import io.rnic.device.RnicContext;
 import io.rnic.tools.Arguments;
+import io.rnic.tools.DriverToolDevice;
+import io.rnic.tools.EmbeddedToolDevice;
 import io.rnic.tools.GidSelection;
 import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
+import io.rnic.tools.ToolDevice;
 import io.rnic.tools.UsageException;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AccessFlags;
@@ -26,11 +31,9 @@ import io.rnic.verbs.WcOpcode;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
-import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
@@ -50,8 +53,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Rping
 {
-    public static final String SYNOPSIS = "rping -s|-c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-v] [-V] [-d IFACE] " +
-        "[--port afpacket|memory] [--timeout-ms MS] [--idle STRATEGY] [--pcap FILE]";
+    public static final String SYNOPSIS = "rping -s|-c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-v] [-V] " +
+        "[-d IFACE | --driver DIR] [--port afpacket|memory] [--timeout-ms MS] [--idle STRATEGY] [--pcap FILE]";
     public static final int PORT_DEFAULT = 7174;
     public static final int SIZE_DEFAULT = 64;
     /** rping's RPING_MSG_FMT; its minimum size leaves room for it with INT_MAX and the NUL. */
@@ -79,9 +82,11 @@ public final class Rping
     private String idle = "backoff";
     private java.nio.file.Path pcap;
 
-    private Endpoint endpoint;
-    private CmAgent cm;
-    private CmConnection connection;
+    private java.nio.file.Path driver;
+
+    private RnicContext context;
+    private CmService cm;
+    private CmId connection;
     private QueuePair qp;
     private CompletionQueue sendCq;
     private CompletionQueue recvCq;
@@ -94,6 +99,7 @@ public final class Rping
     private final SendWorkRequest wr = new SendWorkRequest();
     private final RecvWorkRequest recv = new RecvWorkRequest();
     private long deadlineNs;
+    private int gidIndex;
 
     private Rping(final PrintStream out, final PrintStream err)
     {
@@ -128,8 +134,7 @@ public final class Rping
                 case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
                 case "--idle" -> idle = Arguments.value(args, ++i, arg);
                 case "--pcap" -> pcap = java.nio.file.Path.of(Arguments.value(args, ++i, arg));
-                case "--driver" -> throw new UsageException("--driver: rping connects with the RDMA CM, which does " +
-                    "not run through a driver yet; run it without --driver");
+                case "--driver" -> driver = java.nio.file.Path.of(Arguments.value(args, ++i, arg));
                 default -> throw new UsageException("unknown option '" + arg + "'");
             }
         }
@@ -154,6 +159,27 @@ public final class Rping
         {
             throw new UsageException("-a " + address + ": " + ex.getMessage());
         }
+        if (driver != null)
+        {
+            if (iface != null || pcap != null || !"afpacket".equals(portKind))
+            {
+                throw new UsageException((iface != null ? "-d" : pcap != null ? "--pcap" : "--port") + " sets up " +
+                    "the port, which is the driver's business with --driver: give it to bin/rnic driver");
+            }
+            final DriverToolDevice device;
+            try
+            {
+                device = DriverToolDevice.open(driver, idle, -1);
+            }
+            catch (final CncException ex)
+            {
+                throw new IOException(ex.getMessage(), ex);
+            }
+            try (device)
+            {
+                return runOn(device, serverAddress, device.name());
+            }
+        }
         final String name = iface != null ? iface : Ports.defaultInterface();
         final PortFactory.OpenedPort opened;
         try
@@ -164,74 +190,69 @@ public final class Rping
         {
             throw new UsageException(ex.getMessage());
         }
-        final LocalPort localPort = opened.addressing();
+        final boolean afpacket = "afpacket".equals(portKind);
+        final EndpointOptions options = EndpointOptions.defaults().withIdleStrategy(idle).withCapture(pcap)
+            .withHoldRocePort(afpacket).withAnswerNeighbours(!afpacket);
+        // the device frees the memory it allocated only after its engine has stopped: a peer that keeps sending never
+        // reaches freed memory
+        try (EmbeddedToolDevice device = EmbeddedToolDevice.of(Endpoint.start(opened.ports(), opened.addressing(),
+            options)))
+        {
+            return runOn(device, serverAddress, name);
+        }
+    }
+
+    private int runOn(final ToolDevice device, final InetAddress serverAddress, final String name)
+    {
+        context = device.context();
+        final LocalPort localPort = context.port();
         final long[] serverGid = InterfaceAddresses.gidOf(serverAddress);
         final int gidIndex = server ? GidSelection.ofAddress(localPort, serverGid) :
             GidSelection.ofFamily(localPort, serverGid);
         if (gidIndex < 0)
         {
-            opened.close();
             throw new UsageException(server ? address + " is not an address of " + name :
                 name + " has no address of " + address + "'s family");
         }
-        final boolean afpacket = "afpacket".equals(portKind);
-        final EndpointOptions options = EndpointOptions.defaults().withIdleStrategy(idle).withCapture(pcap)
-            .withHoldRocePort(afpacket).withAnswerNeighbours(!afpacket);
-        // the arena closes after the endpoint has stopped: a peer that keeps sending never reaches freed memory
-        try (Arena arena = Arena.ofShared();
-            Endpoint started = Endpoint.start(opened.ports(), localPort, options))
+        deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
+        this.gidIndex = gidIndex;
+        setUp();
+        // the server listens before anything can arrive, as rdma_listen
+        cm = device.openConnectionManager(gidIndex, Duration.ofMillis(Math.min(timeoutMs, 30_000)),
+            server ? port : -1);
+        try
         {
-            endpoint = started;
-            deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
-            final Duration resolveTimeout = Duration.ofMillis(Math.min(timeoutMs, 30_000));
-            // the manager runs on the engine thread, which must not wait for a neighbour: only the caller's thread does
-            final ConnectionManager manager = new ConnectionManager(started.device(), localPort, gidIndex,
-                (high, low) -> started.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, Duration.ZERO),
-                System.nanoTime());
-            cm = new CmAgent(manager, SystemNanoClock.INSTANCE,
-                (high, low) -> started.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, resolveTimeout));
-            if (server)
+            final String failure = server ? runServer() : runClient(serverGid);
+            if (failure != null)
             {
-                // as rdma_listen before anything can arrive: listening from the engine thread, once the agent runs,
-                // left a window in which a quick client's REQ met QP1 without a listener and was rejected (reason 8)
-                manager.listen(port);
+                err.println((server ? "server" : "client") + ": " + failure);
+                err.println(" CM counters: " + cm.counters());
+                err.print(device.countersReport());
+                return 1;
             }
-            started.addApplication(cm); // from here on the manager is the engine thread's
-            try
-            {
-                setUp(arena);
-                final String failure = server ? runServer() : runClient(serverGid);
-                if (failure != null)
-                {
-                    err.println((server ? "server" : "client") + ": " + failure);
-                    err.println(" CM counters: " + cm.counters());
-                    err.print(started.countersReport());
-                    return 1;
-                }
-                return 0;
-            }
-            finally
-            {
-                started.removeApplication(cm);
-                manager.close();
-            }
+            return 0;
+        }
+        finally
+        {
+            cm.close();
         }
     }
 
-    private void setUp(final Arena arena)
+    private void setUp()
     {
-        final ProtectionDomain pd = endpoint.device().allocPd();
-        sendCq = endpoint.device().createCq(16);
-        recvCq = endpoint.device().createCq(16);
-        qp = endpoint.device().createQp(new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq)
+        final ProtectionDomain pd = context.allocPd();
+        sendCq = context.createCq(16);
+        recvCq = context.createCq(16);
+        qp = context.createQp(new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq)
             .capacity(8, 8).signalAll(true));
-        final MemorySegment memory = arena.allocate(2L * INFO_BYTES + 2L * size, 4096);
+        // the context's memory: through a driver only that can be registered; freed with the device
+        final MemorySegment memory = context.allocate(2L * INFO_BYTES + 2L * size);
         memory.fill((byte)0);
         recvBuf = memory.asSlice(0, INFO_BYTES);
         sendBuf = memory.asSlice(INFO_BYTES, INFO_BYTES);
         rdmaBuf = memory.asSlice(2 * INFO_BYTES, size);
         startBuf = memory.asSlice(2 * INFO_BYTES + size, size);
-        mr = endpoint.device().registerMemoryRegion(pd, memory, AccessFlags.ALL);
+        mr = context.registerMemoryRegion(pd, memory, AccessFlags.ALL);
         ConnectionManager.toInit(qp); // as rdma_create_qp: receives may be posted before the connection
         postReceive();
     }
@@ -240,13 +261,13 @@ public final class Rping
 
     private String runServer()
     {
-        final CmConnection request = cm.awaitConnectRequest(leftNs());
+        final CmId request = cm.awaitConnectRequest(leftNs());
         if (request == null)
         {
             return "no connect request within " + timeoutMs + " ms";
         }
         connection = request;
-        cm.accept(request, qp, 1, 1);
+        cm.accept(request, qp, 1, 1, new byte[0]);
         for (long ping = 0; count == 0 || ping < count; ping++)
         {
             // the client's start buffer
@@ -322,7 +343,7 @@ public final class Rping
 
     private String runClient(final long[] serverGid)
     {
-        final CmConnection c = cm.connect(qp, serverGid[0], serverGid[1], port, 1, 1);
+        final CmId c = cm.connect(qp, gidIndex, serverGid[0], serverGid[1], port, 1, 1, new byte[0]);
         connection = c;
         if (!cm.await(() -> c.isEstablished() || c.isClosed(), leftNs()))
         {
@@ -487,9 +508,10 @@ public final class Rping
         // stay a moment to answer a retransmitted DREQ (our DREP lost) before the GSI QP goes away
         cm.await(() -> false, 50_000_000L);
         out.println(role + " DISCONNECT EVENT...");
-        if (cm.counter(CmCounter.RETRANSMISSIONS) > 0)
+        final Long retransmissions = cm.counters().get(CmCounter.RETRANSMISSIONS);
+        if (retransmissions != null)
         {
-            out.println(" CM retransmissions: " + cm.counter(CmCounter.RETRANSMISSIONS));
+            out.println(" CM retransmissions: " + retransmissions);
         }
         return null;
     }

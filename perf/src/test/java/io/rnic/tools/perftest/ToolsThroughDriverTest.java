@@ -120,6 +120,72 @@ class ToolsThroughDriverTest
         assertEquals(0, driver.endpoint().engineErrors());
     }
 
+    /**
+     * perftest's {@code -R} through a driver: the exchange and the test QPs connected by the driver's RDMA CM (its one
+     * manager on QP1) against an embedded tool's, in both roles; the client names the server's RoCE address.
+     */
+    @ParameterizedTest
+    @CsvSource({ "WRITE_BW,client", "READ_LAT,server", "SEND_BW,server", "READ_BW,client" })
+    void shouldConnectWithTheRdmaCmThroughADriver(final ToolKind kind, final String driverSide) throws Exception
+    {
+        final List<String> common = new ArrayList<>(List.of("-R", "-p", String.valueOf(tcpPort()), "--verify",
+            "--timeout-ms", "30000", "-s", "3000", "-n", "300"));
+        final List<String> throughDriver = new ArrayList<>(common);
+        throughDriver.addAll(List.of("--driver", directory.toString()));
+        final List<String> embedded = new ArrayList<>(common);
+        embedded.addAll(List.of("--port", "memory", "-d", embeddedName, "--idle", "yield"));
+        final boolean driverIsClient = driverSide.equals("client");
+        if (driverIsClient)
+        {
+            throughDriver.add("10.91.0.2");
+        }
+        else
+        {
+            embedded.add("10.91.0.1");
+        }
+
+        final CapturedRun[] results = CapturedRun.serverThenClient(
+            (arguments, out, err) -> PerftestTool.run(kind, arguments, out, err),
+            driverIsClient ? embedded : throughDriver, driverIsClient ? throughDriver : embedded,
+            () -> driverIsClient || listeners() > 0);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
+        assertTrue(c.out().contains("verify: OK") && s.out().contains("verify: OK"), c.out() + s.out());
+        assertTrue(c.out().contains("rdma_cm QPs     : ON"), c.out());
+        assertEquals(0, driver.endpoint().engineErrors());
+        assertEquals(0, driver.clientCount(), "the tool detached");
+    }
+
+    /** rping through a driver against an embedded rping, both roles: the CM's MADs and 20 verified pings. */
+    @ParameterizedTest
+    @CsvSource({ "client", "server" })
+    void shouldRpingThroughADriver(final String driverSide) throws Exception
+    {
+        final boolean driverIsClient = driverSide.equals("client");
+        final String serverAddress = driverIsClient ? "10.91.0.2" : "10.91.0.1";
+        final int port = tcpPort();
+        final List<String> common = List.of("-a", serverAddress, "-p", String.valueOf(port), "-C", "20", "-S", "100",
+            "-V", "-v", "--timeout-ms", "30000");
+        final List<String> throughDriver = new ArrayList<>(common);
+        throughDriver.addAll(List.of("--driver", directory.toString(), driverIsClient ? "-c" : "-s"));
+        final List<String> embedded = new ArrayList<>(common);
+        embedded.addAll(List.of("--port", "memory", "-d", embeddedName, "--idle", "yield", driverIsClient ? "-s" : "-c"));
+
+        final CapturedRun[] results = CapturedRun.serverThenClient(io.rnic.tools.rping.Rping::run,
+            driverIsClient ? embedded : throughDriver, driverIsClient ? throughDriver : embedded,
+            () -> driverIsClient || listeners() > 0);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
+        assertEquals(20, c.out().lines().filter(l -> l.startsWith("ping data: rdma-ping-")).count(), c.out());
+        assertTrue(c.out().contains("client DISCONNECT EVENT") && s.out().contains("server DISCONNECT EVENT"),
+            c.out() + s.out());
+        assertEquals(0, driver.clientCount(), "rping detached");
+    }
+
     /** The driver stops in the middle of a run: its client says so in one line and fails, rather than hang. */
     @Test
     void shouldFailClearlyWhenTheDriverStopsDuringARun() throws Exception
@@ -164,6 +230,26 @@ class ToolsThroughDriverTest
         assertEquals(2, run.status(), run.err());
         assertTrue(run.err().startsWith("no rnic driver at " + missing), run.err());
         assertEquals(1, run.err().lines().count(), run.err());
+    }
+
+    /** The ports the driver's RDMA CM listens on, as {@code stat} reads them. */
+    private long listeners()
+    {
+        try (io.rnic.cnc.CncFile cnc = io.rnic.cnc.CncFile.open(directory))
+        {
+            final org.agrona.concurrent.status.CountersReader counters = new org.agrona.concurrent.status
+                .CountersReader(cnc.countersMetadataBuffer(), cnc.countersValuesBuffer(),
+                java.nio.charset.StandardCharsets.US_ASCII);
+            final long[] value = { 0 };
+            counters.forEach((id, type, key, label) ->
+            {
+                if (label.equals("driver RDMA CM ports listened on"))
+                {
+                    value[0] = counters.getCounterValue(id);
+                }
+            });
+            return value[0];
+        }
     }
 
     private static CapturedRun run(final ToolKind kind, final List<String> args)
