@@ -8,8 +8,8 @@
 #                         [--driver]
 #
 # --driver: our side runs through one `bin/rnic driver` on rxhost0 (started here, stopped at the end), each tool as
-# its client (--driver DIR) instead of an engine of its own; the RDMA CM tests (perftest -R, rping) are skipped then,
-# as the CM does not run through a driver yet.
+# its client (--driver DIR) instead of an engine of its own, the RDMA CM tests (perftest -R, rping) through the
+# driver's connection manager.
 # -f: only the tests whose name matches (e.g. 'pingpong|write'); --keep-up: leave the guest running;
 # --reuse: use a guest that is already up (and leave it up) instead of building and booting one.
 # Needs root (netns, QEMU). RX_MTU (default 1500: IB MTU 1024) is passed to the harness. While the file
@@ -119,6 +119,16 @@ run_guest_server() {  # name guest-cmd rnic-tool rnic-args...
   else record "$name" "guest server/rnic client" FAIL "rnic exit $rc, guest exit ${grc:-none}"; fi
 }
 
+# waits (up to 30 s) until a client of the driver listens on an RDMA CM port, as `stat` shows it
+await_driver_listener() {  # pid-of-the-tool
+  for _ in $(seq 60); do
+    "${RNIC[@]}" stat --dir "$DRIVER_DIR" 2>/dev/null |
+      grep -Eq '^ *[0-9]+: +[1-9][0-9,]* - driver RDMA CM ports listened on$' && return 0
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.5
+  done
+}
+
 # rnic server + guest client
 run_rnic_server() {  # name guest-cmd rnic-tool rnic-args...
   local name=$1 gcmd=$2 tool=$3; shift 3
@@ -127,7 +137,9 @@ run_rnic_server() {  # name guest-cmd rnic-tool rnic-args...
   timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" "$tool" "${PORT[@]}" "$@" --timeout-ms "$T_RNIC_MS" \
     > "$f.rnic.txt" 2>&1 &
   local pid=$!
-  if ((NO_TCP)); then
+  if ((NO_TCP && DRIVER)); then
+    await_driver_listener "$pid" # the driver's CM rejects a REQ at once until the tool listens, as the kernel's
+  elif ((NO_TCP)); then
     sleep 3 # -R: no TCP port to wait for: the JVM starts and creates its GSI QP (a REQ before that is retried)
   else
     for _ in $(seq 150); do
@@ -145,7 +157,6 @@ run_rnic_server() {  # name guest-cmd rnic-tool rnic-args...
 
 both() {  # name guest-cmd rnic-tool rnic-args...
   [[ $1 =~ $FILTER ]] || return 0
-  if ((DRIVER && NO_TCP)); then return 0; fi # the RDMA CM does not run through a driver yet
   run_guest_server "$@"
   run_rnic_server "$@"
 }
@@ -190,7 +201,7 @@ rping_guest_server() {
   sleep 1
   local rc=0
   # shellcheck disable=SC2086 # RPING_ARGS is a space-separated list of options
-  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping -d "$IF" $RPING_ARGS -V -c -a "$GUEST" \
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping "${PORT[@]}" $RPING_ARGS -V -c -a "$GUEST" \
     --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1 || rc=$?
   g -t $((T_GUEST + 10)) 1 "for i in \$(seq $((T_GUEST * 5))); do grep -q '^exit=' /tmp/s.log && break; sleep 0.2; done; cat /tmp/s.log" \
     > "$f.guest.txt" 2>&1 || true
@@ -203,10 +214,14 @@ rping_rnic_server() {
   local name=rping f="$OUT/rping.rnic-server"
   wait_bench
   # shellcheck disable=SC2086 # RPING_ARGS is a space-separated list of options
-  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping -d "$IF" $RPING_ARGS -s -a 10.77.0.1 \
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping "${PORT[@]}" $RPING_ARGS -s -a 10.77.0.1 \
     --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1 &
   local pid=$!
-  sleep 3 # no TCP port to wait for: the JVM starts and creates its GSI QP (a REQ before that is retried)
+  if ((DRIVER)); then
+    await_driver_listener "$pid"
+  else
+    sleep 3 # no TCP port to wait for: the JVM starts and creates its GSI QP (a REQ before that is retried)
+  fi
   g -t $((T_GUEST + 10)) 1 "timeout $T_GUEST rping $RPING_ARGS -V -c -a 10.77.0.1; echo exit=\$?" > "$f.guest.txt" 2>&1 || true
   local grc; grc=$(sed -n 's/^exit=//p' "$f.guest.txt" | tail -1)
   local rc=0; wait "$pid" || rc=$?
@@ -214,14 +229,14 @@ rping_rnic_server() {
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "rnic server/guest client" PASS "$pings pings"
   else record "$name" "rnic server/guest client" FAIL "rnic exit $rc, guest exit ${grc:-none}, $pings pings"; fi
 }
-if [[ rping =~ $FILTER ]] && ((DRIVER == 0)); then
+if [[ rping =~ $FILTER ]]; then
   rping_guest_server
   rping_rnic_server
 fi
 
 g 1 "$COUNTERS" > "$OUT/hw_counters.after" 2>&1 || true
 {
-  echo "rxe interop $(date -u '+%Y-%m-%d %H:%M UTC'), RX_MTU=$RX_MTU, -n $ITERS,$( ((DRIVER)) && echo ' our side through bin/rnic driver (no -R, no rping),') guest: $(head -1 "$OUT/guest-info.txt"), rnic $(git -C "$REPO" rev-parse --short HEAD)"
+  echo "rxe interop $(date -u '+%Y-%m-%d %H:%M UTC'), RX_MTU=$RX_MTU, -n $ITERS,$( ((DRIVER)) && echo ' our side through bin/rnic driver,') guest: $(head -1 "$OUT/guest-info.txt"), rnic $(git -C "$REPO" rev-parse --short HEAD)"
   echo
   echo "| test | role | result | detail |"
   echo "| --- | --- | --- | --- |"
