@@ -6,14 +6,12 @@ import io.rnic.datapath.cm.RdmaConnection;
 import io.rnic.datapath.cm.RdmaListener;
 import io.rnic.datapath.endpoint.InMemoryContexts;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
-import io.rnic.device.ConnectParameters;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicContext;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
-import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
@@ -28,7 +26,6 @@ import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -39,8 +36,7 @@ import java.util.concurrent.TimeUnit;
  * <li>No argument: two endpoints in this JVM joined in memory ({@link InMemoryContexts#pair()}: no interface, no
  * privileges), connected with the RDMA CM ({@link RdmaCm}: listen, accept, connect, disconnect).</li>
  * <li>{@code DIR_A DIR_B}: a client of each of two running {@code rnic driver}s ({@link DriverContext#open}), e.g. on
- * the two ends of a veth pair; the connection API does not run through a driver yet, so the QPNs, PSNs and keys
- * are exchanged out of band (here, in this process) and each QP is connected with {@link ConnectParameters}.</li>
+ * the two ends of a veth pair, connected with the drivers' RDMA CM: the same code.</li>
  * </ul>
  * Prints one line and exits 0, or names what went wrong and exits 1.
  */
@@ -81,71 +77,54 @@ public final class WriteReadExample
         }
     }
 
-    /** Two in-memory endpoints, connected with the RDMA CM. */
+    /** Two in-memory endpoints. */
     private static void embedded() throws Exception
     {
-        try (InMemoryContexts pair = InMemoryContexts.pair();
-            RdmaCm cmA = RdmaCm.open(pair.first());
-            RdmaCm cmB = RdmaCm.open(pair.second()))
+        try (InMemoryContexts pair = InMemoryContexts.pair())
         {
-            final Side a = new Side(pair.first());
-            final Side b = new Side(pair.second());
-            // B: rdma_listen, then rdma_get_request + rdma_accept on another thread; A: rdma_connect
-            final RdmaListener listener = cmB.listen(PORT);
-            final CompletableFuture<RdmaConnection> accepted =
-                CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, new byte[0]));
-            try (RdmaConnection connection = cmA.connect(pair.secondIpv4(), PORT, a.init(), TIMEOUT, new byte[0]);
-                RdmaConnection unused = accepted.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS))
-            {
-                final long elapsedUs = writeAndRead(a, connection.qp(), b);
-                connection.disconnect();
-                check(connection.awaitDisconnected(TIMEOUT), "no DREP within " + TIMEOUT);
-                System.out.println("rnic example: RDMA WRITE and READ of " + MESSAGE_BYTES + " bytes between two " +
-                    "in-memory endpoints, connected with the RDMA CM, byte-exact, in " + elapsedUs + " us");
-            }
+            connectWriteAndRead(pair.first(), pair.second(), pair.secondIpv4(), "between two in-memory endpoints");
         }
     }
 
-    /** A client of each of two drivers; the QPs connected by hand, as any out-of-band exchange would. */
+    /** A client of each of two drivers: the same code, the RDMA CM the drivers'. */
     private static void throughDrivers(final Path directoryA, final Path directoryB) throws Exception
     {
         try (DriverContext contextA = DriverContext.open(directoryA);
             DriverContext contextB = DriverContext.open(directoryB))
         {
-            final Side a = new Side(contextA);
-            final Side b = new Side(contextB);
-            final QueuePair qpA = contextA.createQp(a.init());
-            final QueuePair qpB = contextB.createQp(b.init());
-            final int psnA = ThreadLocalRandom.current().nextInt(1 << 24);
-            final int psnB = ThreadLocalRandom.current().nextInt(1 << 24);
-            connect(contextA, qpA, psnA, contextB.port(), qpB.qpn(), psnB);
-            connect(contextB, qpB, psnB, contextA.port(), qpA.qpn(), psnA);
-            final long elapsedUs = writeAndRead(a, qpA, b);
-            contextA.destroyQp(qpA);
-            contextB.destroyQp(qpB);
-            System.out.println("rnic example: RDMA WRITE and READ of " + MESSAGE_BYTES + " bytes through the drivers " +
-                "of " + directoryA + " and " + directoryB + ", byte-exact, in " + elapsedUs + " us");
+            final LocalPort portB = contextB.port();
+            final int gidB = ipv4GidIndex(portB);
+            connectWriteAndRead(contextA, contextB, InterfaceAddresses.gidAddress(portB.gidHigh(gidB),
+                portB.gidLow(gidB)), "through the drivers of " + directoryA + " and " + directoryB);
         }
     }
 
-    /** RESET to RTS towards the peer's QP, from our first IPv4 GID to the peer's; its MAC by ARP on our port. */
-    private static void connect(final RnicContext context, final QueuePair qp, final int localPsn,
-        final LocalPort peerPort, final int peerQpn, final int peerPsn)
+    /**
+     * B listens and accepts (rdma_listen, rdma_get_request + rdma_accept, on another thread), A connects to B's
+     * address (rdma_connect), then the WRITE and the READ, then A disconnects (rdma_disconnect).
+     */
+    private static void connectWriteAndRead(final RnicContext contextA, final RnicContext contextB,
+        final InetAddress addressOfB, final String where) throws Exception
     {
-        final int sgidIndex = ipv4GidIndex(context.port());
-        final int peerGid = ipv4GidIndex(peerPort);
-        final InetAddress peer = InterfaceAddresses.gidAddress(peerPort.gidHigh(peerGid), peerPort.gidLow(peerGid));
-        final long peerMac = context.resolveMac(peer, sgidIndex, TIMEOUT);
-        final ConnectParameters parameters = new ConnectParameters()
-            .remote(peerQpn, peerPsn)
-            .localPsn(localPsn)
-            .pathMtu(PathMtu.forEthernetMtu(Math.min(context.port().ethernetMtu(), peerPort.ethernetMtu())))
-            .readAtomic(4, 4);
-        parameters.addressVector
-            .destinationIpv4((int)peerPort.gidLow(peerGid))
-            .destinationMac(peerMac)
-            .sourceGidIndex(sgidIndex);
-        parameters.applyTo(qp);
+        try (RdmaCm cmA = RdmaCm.open(contextA);
+            RdmaCm cmB = RdmaCm.open(contextB))
+        {
+            final Side a = new Side(contextA);
+            final Side b = new Side(contextB);
+            final RdmaListener listener = cmB.listen(PORT);
+            final CompletableFuture<RdmaConnection> accepted =
+                CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, new byte[0]));
+            try (RdmaConnection connection = cmA.connect(addressOfB, PORT, a.init(), TIMEOUT, new byte[0]);
+                RdmaConnection unused = accepted.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS))
+            {
+                final long elapsedUs = writeAndRead(a, connection.qp(), b);
+                connection.disconnect();
+                check(connection.awaitDisconnected(TIMEOUT), "no DREP within " + TIMEOUT);
+                System.out.println("rnic example: RDMA WRITE and READ of " + MESSAGE_BYTES + " bytes " + where +
+                    ", connected with the RDMA CM, byte-exact, in " + elapsedUs + " us");
+            }
+            listener.close();
+        }
     }
 
     /** WRITE A[0, 1 MiB) into B[0, 1 MiB), READ it back into A[1 MiB, 2 MiB), both checked; returns the time taken. */
