@@ -185,6 +185,31 @@ class DriverRdmaCmTest
         }
     }
 
+    @Test
+    void shouldCloseQuietlyAfterItsContextWithAConnectionStillOpen() throws Exception
+    {
+        try (RdmaCm peerCm = RdmaCm.open(fixture.peer))
+        {
+            final Side b = new Side(fixture.peer);
+            final RdmaListener listener = peerCm.listen(PORT);
+            final CompletableFuture<RdmaConnection> accepted =
+                CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, new byte[0]));
+            final DriverContext client = DriverContext.open(fixture.directory);
+            final RdmaCm clientCm = RdmaCm.open(client);
+            final RdmaConnection active = clientCm.connect(DriverFixture.IP_PEER, PORT, new Side(client).init(),
+                TIMEOUT, new byte[0]);
+            accepted.get(10, TimeUnit.SECONDS);
+
+            client.close(); // the wrong order: the context goes under its connection manager
+            clientCm.close();
+            active.close();
+            final IllegalStateException closed = assertThrows(IllegalStateException.class,
+                () -> clientCm.listen(PORT + 1));
+            assertEquals("this RdmaCm is closed", closed.getMessage());
+            listener.close();
+        }
+    }
+
     private static void writeAndReadByteExact(final Side a, final QueuePair qp, final Side b)
     {
         for (int i = 0; i < MESSAGE_BYTES; i++)
