@@ -190,7 +190,7 @@ rping_guest_server() {
   sleep 1
   local rc=0
   # shellcheck disable=SC2086 # RPING_ARGS is a space-separated list of options
-  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping -d "$IF" $RPING_ARGS -V -c -a "$GUEST" \
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping --iface "$IF" $RPING_ARGS -V -c -a "$GUEST" \
     --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1 || rc=$?
   g -t $((T_GUEST + 10)) 1 "for i in \$(seq $((T_GUEST * 5))); do grep -q '^exit=' /tmp/s.log && break; sleep 0.2; done; cat /tmp/s.log" \
     > "$f.guest.txt" 2>&1 || true
@@ -203,7 +203,7 @@ rping_rnic_server() {
   local name=rping f="$OUT/rping.rnic-server"
   wait_bench
   # shellcheck disable=SC2086 # RPING_ARGS is a space-separated list of options
-  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping -d "$IF" $RPING_ARGS -s -a 10.77.0.1 \
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping --iface "$IF" $RPING_ARGS -s -a 10.77.0.1 \
     --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1 &
   local pid=$!
   sleep 3 # no TCP port to wait for: the JVM starts and creates its GSI QP (a REQ before that is retried)

@@ -18,9 +18,28 @@ final class ToolApplications
     {
     }
 
-    /** The application of this side, its receives posted; null where the server only serves. */
+    /**
+     * The application of this side, its receives posted; null where the server only serves. With {@code -e} it polls
+     * on completion events; a bandwidth client takes {@code -Q}, {@code -l} and {@code --rate_limit}.
+     */
     static ToolApplication create(final ToolOptions options, final LocalQp[] qps, final MemorySegment expected,
         final SingleWriterRecorder recorder)
+    {
+        final ToolApplication application = forOperation(options, qps, expected, recorder);
+        final PerftestFlags flags = options.flags;
+        if (application instanceof Bandwidth bandwidth)
+        {
+            bandwidth.shape(flags.cqMod, flags.postList, flags.rateLimitBitsPerSec);
+        }
+        if (application != null && flags.events)
+        {
+            application.useEvents(qps);
+        }
+        return application;
+    }
+
+    private static ToolApplication forOperation(final ToolOptions options, final LocalQp[] qps,
+        final MemorySegment expected, final SingleWriterRecorder recorder)
     {
         final boolean client = !options.isServer();
         final long total = options.iterations + options.warmup;

@@ -27,7 +27,7 @@ public final class ToolReport
         out.printf("                    %s %s Test%n", kind.operation().title(),
             kind.isLatency() ? "Latency" : "BW");
         out.printf(" Number of qps   : %-10d Transport type : RoCEv2 (rnic)%n", options.qps);
-        out.printf(" Connection type : %-10s Port           : %s%n", kind.qpType(), portDescription);
+        out.printf(" Connection type : %-10s Port           : %s%n", options.flags.qpType(kind), portDescription);
         out.printf(" Mtu             : %d[B]%s GID index      : %d%n", mtu, " ".repeat(Math.max(1, 7 -
             String.valueOf(mtu).length())), gidIndex);
         if (!kind.isLatency())
@@ -38,6 +38,67 @@ public final class ToolReport
         out.printf(" rdma_cm QPs     : %-10s Data ex. method : %s%n", options.rdmaCm ? "ON" : "OFF",
             options.rdmaCm ? "rdma_cm" : "Ethernet");
         out.println(RULE);
+    }
+
+    /**
+     * A GID as rdma-core's pingpongs print it, with glibc's {@code inet_ntop(AF_INET6)}: lower-case hex groups
+     * without leading zeros, the longest run of two or more zero groups (the first of equal runs) as {@code ::}, and
+     * an IPv4-mapped or -compatible address with its IPv4 part dotted ({@code ::ffff:10.91.0.1}, {@code fd91::1}).
+     */
+    public static String gidText(final long gidHigh, final long gidLow)
+    {
+        final int[] groups = new int[8];
+        for (int i = 0; i < 8; i++)
+        {
+            groups[i] = (int)((i < 4 ? gidHigh : gidLow) >>> (48 - 16 * (i % 4))) & 0xFFFF;
+        }
+        int bestStart = -1;
+        int bestLength = 0;
+        for (int i = 0; i < 8; )
+        {
+            int end = i;
+            while (end < 8 && groups[end] == 0)
+            {
+                end++;
+            }
+            if (end - i > bestLength)
+            {
+                bestStart = i;
+                bestLength = end - i;
+            }
+            i = end == i ? i + 1 : end;
+        }
+        if (bestLength < 2)
+        {
+            bestStart = -1;
+        }
+        final boolean embeddedIpv4 = bestStart == 0 && (bestLength == 6 || bestLength == 5 && groups[5] == 0xFFFF);
+        final StringBuilder text = new StringBuilder(45);
+        for (int i = 0; i < 8; i++)
+        {
+            if (i == bestStart)
+            {
+                text.append(':');
+                i += bestLength - 1;
+                if (i == 7)
+                {
+                    text.append(':');
+                }
+                continue;
+            }
+            if (i > 0)
+            {
+                text.append(':');
+            }
+            if (i == 6 && embeddedIpv4)
+            {
+                text.append(groups[6] >>> 8).append('.').append(groups[6] & 0xFF).append('.')
+                    .append(groups[7] >>> 8).append('.').append(groups[7] & 0xFF);
+                break;
+            }
+            text.append(Integer.toHexString(groups[i]));
+        }
+        return text.toString();
     }
 
     static void address(final PrintStream out, final String which, final int qpn, final int psn, final int rKey,

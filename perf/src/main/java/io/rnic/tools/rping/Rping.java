@@ -13,6 +13,7 @@ import io.rnic.tools.GidSelection;
 import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.perftest.ToolReport;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
@@ -50,8 +51,22 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Rping
 {
-    public static final String SYNOPSIS = "rping -s|-c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-v] [-V] [-d IFACE] " +
-        "[--port afpacket|memory] [--timeout-ms MS] [--idle STRATEGY] [--pcap FILE]";
+    public static final String SYNOPSIS = "rping -s [-vVd] [-P] [-a ADDR] | -c [-vVd] [-I ADDR] -a ADDR; [-p PORT] " +
+        "[-C COUNT] [-S SIZE] [--iface IFACE] [--port afpacket|memory] [--timeout-ms MS] [--idle STRATEGY] " +
+        "[--pcap FILE]";
+    /** What {@code rnic help rping} adds: the flags as rping has them, and where ours differ. */
+    public static final String DETAILS = String.join("\n",
+        "  -s / -c        server / client",
+        "  -a ADDR        the server's address; a server without it listens on the port's first IPv4 address",
+        "                 (else its first), as rping binds 0.0.0.0",
+        "  -I ADDR        client: the source address to bind to (one of the port's addresses)",
+        "  -P             persistent server: serves one client after another, each on a new QP, until none has",
+        "                 come for --timeout-ms (rping -P serves until killed); a failed client is reported and the",
+        "                 next one served",
+        "  -d             debug printfs: the connection's steps and, at the end, the CM's counters",
+        "  -v / -V        print / validate the ping data",
+        "  --iface IFACE  the interface (default: the one of the default route). It was -d, which is rping's",
+        "                 debug flag: use --iface (or --ib-dev)");
     public static final int PORT_DEFAULT = 7174;
     public static final int SIZE_DEFAULT = 64;
     /** rping's RPING_MSG_FMT; its minimum size leaves room for it with INT_MAX and the NUL. */
@@ -78,11 +93,18 @@ public final class Rping
     private long timeoutMs = 60_000;
     private String idle = "backoff";
     private java.nio.file.Path pcap;
+    /** {@code -I}: the client's source address, or null: the port's first address of the server's family. */
+    private String sourceAddress;
+    /** {@code -P}: serve one client after another. */
+    private boolean persistent;
+    /** {@code -d}: rping's debug printfs. */
+    private boolean debug;
 
     private Endpoint endpoint;
     private CmAgent cm;
     private CmConnection connection;
     private QueuePair qp;
+    private ProtectionDomain pd;
     private CompletionQueue sendCq;
     private CompletionQueue recvCq;
     private MemoryRegion mr;
@@ -120,10 +142,13 @@ public final class Rping
                 case "-v" -> verbose = true;
                 case "-V" -> validate = true;
                 case "-a" -> address = Arguments.value(args, ++i, arg);
+                case "-I" -> sourceAddress = Arguments.value(args, ++i, arg);
+                case "-P" -> persistent = true;
+                case "-d" -> debug = true;
                 case "-p" -> port = (int)Arguments.number(args, ++i, arg, 1, 0xFFFF);
                 case "-C" -> count = Arguments.number(args, ++i, arg, 0, Integer.MAX_VALUE);
                 case "-S" -> size = (int)Arguments.number(args, ++i, arg, MIN_SIZE, 64 * 1024);
-                case "-d" -> iface = Arguments.value(args, ++i, arg);
+                case "--iface", "--ib-dev" -> iface = Arguments.value(args, ++i, arg);
                 case "--port" -> portKind = Arguments.value(args, ++i, arg);
                 case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
                 case "--idle" -> idle = Arguments.value(args, ++i, arg);
@@ -137,23 +162,23 @@ public final class Rping
         {
             throw new UsageException("give one of -s (server) and -c (client)");
         }
-        if (address == null)
+        if (client && address == null)
         {
             throw new UsageException("-a ADDR is required (the server's address)");
+        }
+        if (persistent && client)
+        {
+            throw new UsageException("-P (persistent server) applies to the server (-s)");
+        }
+        if (sourceAddress != null && server)
+        {
+            throw new UsageException("-I (the source address) applies to the client (-c); a server listens on -a");
         }
     }
 
     private int run() throws IOException
     {
-        final InetAddress serverAddress;
-        try
-        {
-            serverAddress = InetAddress.getByName(address);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new UsageException("-a " + address + ": " + ex.getMessage());
-        }
+        final InetAddress serverAddress = address == null ? null : inetAddress("-a", address);
         final String name = iface != null ? iface : Ports.defaultInterface();
         final PortFactory.OpenedPort opened;
         try
@@ -165,9 +190,8 @@ public final class Rping
             throw new UsageException(ex.getMessage());
         }
         final LocalPort localPort = opened.addressing();
-        final long[] serverGid = InterfaceAddresses.gidOf(serverAddress);
-        final int gidIndex = server ? GidSelection.ofAddress(localPort, serverGid) :
-            GidSelection.ofFamily(localPort, serverGid);
+        final long[] serverGid = serverAddress == null ? null : InterfaceAddresses.gidOf(serverAddress);
+        final int gidIndex = localGid(localPort, serverGid, name);
         if (gidIndex < 0)
         {
             opened.close();
@@ -218,13 +242,49 @@ public final class Rping
         }
     }
 
+    private static InetAddress inetAddress(final String option, final String value)
+    {
+        try
+        {
+            return InetAddress.getByName(value);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new UsageException(option + " " + value + ": " + ex.getMessage());
+        }
+    }
+
+    /**
+     * Our GID: a server's -a, or without it the port's first IPv4 GID (else its first), as rping binds 0.0.0.0; a
+     * client's -I, or the first of the server's family. -1 when the address given is not the port's.
+     */
+    private int localGid(final LocalPort localPort, final long[] serverGid, final String name)
+    {
+        if (server)
+        {
+            return serverGid == null ? GidSelection.byIndex(localPort, -1, name) :
+                GidSelection.ofAddress(localPort, serverGid);
+        }
+        if (sourceAddress != null)
+        {
+            final int index = GidSelection.ofAddress(localPort, InterfaceAddresses.gidOf(inetAddress("-I",
+                sourceAddress)));
+            if (index < 0)
+            {
+                throw new UsageException("-I " + sourceAddress + " is not an address of " + name);
+            }
+            return index;
+        }
+        return GidSelection.ofFamily(localPort, serverGid);
+    }
+
     private void setUp(final Arena arena)
     {
         final ProtectionDomain pd = endpoint.device().allocPd();
         sendCq = endpoint.device().createCq(16);
         recvCq = endpoint.device().createCq(16);
-        qp = endpoint.device().createQp(new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq)
-            .capacity(8, 8).signalAll(true));
+        this.pd = pd;
+        qp = newQp();
         final MemorySegment memory = arena.allocate(2L * INFO_BYTES + 2L * size, 4096);
         memory.fill((byte)0);
         recvBuf = memory.asSlice(0, INFO_BYTES);
@@ -236,15 +296,55 @@ public final class Rping
         postReceive();
     }
 
+    private QueuePair newQp()
+    {
+        return endpoint.device().createQp(new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq)
+            .capacity(8, 8).signalAll(true));
+    }
+
     // ------------------------------------------------------------------------------------------------ server
 
+    /**
+     * One client, or with {@code -P} one after another, each on a fresh QP (the last one's is in the error state
+     * after its disconnect), until none has come for {@code --timeout-ms}.
+     */
     private String runServer()
     {
-        final CmConnection request = cm.awaitConnectRequest(leftNs());
-        if (request == null)
+        for (long served = 0; ; served++)
         {
-            return "no connect request within " + timeoutMs + " ms";
+            final CmConnection request = cm.awaitConnectRequest(leftNs());
+            if (request == null)
+            {
+                return served > 0 ? null : "no connect request within " + timeoutMs + " ms";
+            }
+            debug("connect request from " + ToolReport.gidText(request.peerGidHigh(), request.peerGidLow()));
+            final String failure = serveClient(request);
+            if (!persistent)
+            {
+                return failure;
+            }
+            if (failure != null)
+            {
+                err.println("server: client " + (served + 1) + ": " + failure);
+            }
+            endpoint.device().destroyQp(qp);
+            qp = newQp();
+            ConnectionManager.toInit(qp);
+            postReceive();
+            deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
         }
+    }
+
+    private void debug(final String message)
+    {
+        if (debug)
+        {
+            out.println(message);
+        }
+    }
+
+    private String serveClient(final CmConnection request)
+    {
         connection = request;
         cm.accept(request, qp, 1, 1);
         for (long ping = 0; count == 0 || ping < count; ping++)
@@ -333,6 +433,7 @@ public final class Rping
             return "connect error: " + c.state() +
                 (c.rejectReason() != 0 ? " (reject reason " + c.rejectReason() + ")" : "");
         }
+        debug("connected to " + ToolReport.gidText(serverGid[0], serverGid[1]) + " port " + port);
         int start = 'A';
         for (long ping = 0; count == 0 || ping < count; ping++)
         {
@@ -479,6 +580,7 @@ public final class Rping
 
     private String disconnect(final String role)
     {
+        debug(role + ": disconnecting; CM counters: " + cm.counters());
         cm.disconnect(connection);
         if (!cm.await(connection::isClosed, leftNs()))
         {

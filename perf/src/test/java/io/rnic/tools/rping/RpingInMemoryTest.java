@@ -84,9 +84,9 @@ class RpingInMemoryTest
     void shouldFailToConnectWhenNobodyListensOnThePort() throws Exception
     {
         final Registered ports = register();
-        final List<String> server = List.of("--port", "memory", "-d", ports.name + "-s", "--idle", "yield",
+        final List<String> server = List.of("--port", "memory", "--iface", ports.name + "-s", "--idle", "yield",
             "--timeout-ms", "10000", "-s", "-p", "7000", "-a", "10.91.0.1", "-C", "1");
-        final List<String> client = List.of("--port", "memory", "-d", ports.name + "-c", "--idle", "yield",
+        final List<String> client = List.of("--port", "memory", "--iface", ports.name + "-c", "--idle", "yield",
             "--timeout-ms", "30000", "-c", "-p", "7001", "-a", "10.91.0.1", "-C", "1");
         final ExecutorService threads = Executors.newFixedThreadPool(2);
         try
@@ -174,9 +174,9 @@ class RpingInMemoryTest
     private static CapturedRun[] runPair(final Registered ports, final List<String> common) throws Exception
     {
         final List<String> server = new ArrayList<>(common);
-        server.addAll(List.of("-d", ports.name + "-s", "-s"));
+        server.addAll(List.of("--iface", ports.name + "-s", "-s"));
         final List<String> client = new ArrayList<>(common);
-        client.addAll(List.of("-d", ports.name + "-c", "-c"));
+        client.addAll(List.of("--iface", ports.name + "-c", "-c"));
         final ExecutorService threads = Executors.newFixedThreadPool(2);
         try
         {
