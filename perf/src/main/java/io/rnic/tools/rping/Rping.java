@@ -305,8 +305,8 @@ public final class Rping
     // ------------------------------------------------------------------------------------------------ server
 
     /**
-     * One client, or with {@code -P} one after another, each on a fresh QP (the last one's is in the error state
-     * after its disconnect), until none has come for {@code --timeout-ms}.
+     * One client, or with {@code -P} one after another, each on a fresh QP and CQs (the last QP is in the error state
+     * after its disconnect, its receive flushed), until none has come for {@code --timeout-ms}.
      */
     private String runServer()
     {
@@ -327,7 +327,10 @@ public final class Rping
             {
                 err.println("server: client " + (served + 1) + ": " + failure);
             }
+            // new CQs too: the last QP's flushed receive must not complete the next client's first one
             endpoint.device().destroyQp(qp);
+            sendCq = endpoint.device().createCq(16);
+            recvCq = endpoint.device().createCq(16);
             qp = newQp();
             ConnectionManager.toInit(qp);
             postReceive();
