@@ -104,7 +104,7 @@ public final class RdmaCmOutOfBand implements OutOfBand
     private int peerMtuEnum;
 
     private RdmaCmOutOfBand(final ToolKind kind, final Endpoint endpoint, final int gidIndex,
-        final long[] serverGid, final int port, final long timeoutMs)
+        final long[] serverGid, final int port, final long timeoutMs, final int typeOfService)
     {
         this.kind = kind;
         this.endpoint = endpoint;
@@ -119,6 +119,10 @@ public final class RdmaCmOutOfBand implements OutOfBand
         this.manager = new ConnectionManager(endpoint.device(), endpoint.localPort(), gidIndex,
             (high, low) -> endpoint.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, Duration.ZERO),
             System.nanoTime());
+        if (typeOfService >= 0)
+        {
+            manager.typeOfService(typeOfService); // perftest's -T: rdma_set_option(RDMA_OPTION_ID_TOS)
+        }
         this.cm = new CmAgent(manager, SystemNanoClock.INSTANCE,
             (high, low) -> endpoint.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, resolveTimeout));
         this.peerName = server ? "the rdma_cm client" :
@@ -154,7 +158,16 @@ public final class RdmaCmOutOfBand implements OutOfBand
     public static RdmaCmOutOfBand open(final ToolKind kind, final Endpoint endpoint, final int gidIndex,
         final long[] serverGid, final int port, final long timeoutMs, final int mtu) throws IOException
     {
-        final RdmaCmOutOfBand oob = new RdmaCmOutOfBand(kind, endpoint, gidIndex, serverGid, port, timeoutMs);
+        return open(kind, endpoint, gidIndex, serverGid, port, timeoutMs, mtu, -1);
+    }
+
+    /** As above, the connections made with the RDMA CM's type of service {@code typeOfService} (-1: the default). */
+    public static RdmaCmOutOfBand open(final ToolKind kind, final Endpoint endpoint, final int gidIndex,
+        final long[] serverGid, final int port, final long timeoutMs, final int mtu, final int typeOfService)
+        throws IOException
+    {
+        final RdmaCmOutOfBand oob =
+            new RdmaCmOutOfBand(kind, endpoint, gidIndex, serverGid, port, timeoutMs, typeOfService);
         try
         {
             oob.comm = oob.connect(oob.commQp, "the exchange's QP", 0);

@@ -26,7 +26,10 @@ public final class PerftestFlags
     public QpType connection;
     /** {@code -b}: both sides send (bandwidth tests). */
     public boolean bidirectional;
-    /** {@code -I}: perftest's maximum inline size, -1 when not given. */
+    /**
+     * {@code -I}: perftest's maximum inline size, -1 when not given. Accepted and without effect: inline saves a
+     * NIC's DMA read of the payload, and a software engine reads the payload from memory either way.
+     */
     public int inlineSize = -1;
     /** {@code --tclass}: the GRH traffic class (DSCP in its upper six bits, written into the IP header). */
     public int trafficClass;
@@ -335,9 +338,9 @@ public final class PerftestFlags
         text.append("  -c, --connection TYPE  ").append(connections).append(" (default RC), the same on both sides\n");
         if (operation == ToolKind.Operation.WRITE || operation == ToolKind.Operation.SEND)
         {
-            text.append("  -I, --inline_size N    0-1024, accepted: every send is copied into the engine's ring at " +
-                "post time, so the\n                         buffer is free at once whatever N (what inline " +
-                "buys on hardware)\n");
+            text.append("  -I, --inline_size N    0-1024, accepted and without effect: inline saves a NIC's DMA " +
+                "read of the\n                         payload; a software engine reads it from memory either way " +
+                "(README)\n");
         }
         text.append("  --tclass TC            GRH traffic class; its upper six bits are the DSCP of every packet\n");
         text.append("  -T, --tos TOS          the RDMA CM's type of service, with -R (the DSCP of the CM's QP)\n");
