@@ -28,6 +28,9 @@ public final class Bandwidth extends ToolApplication
     /** {@code --rate_limit}: messages per nanosecond each QP may post after its first burst; 0: no limit. */
     private double messagesPerNs;
     private long rateStartNs;
+    /** Send completions polled (one per signaled WR) and post lists started: what -Q and -l change. */
+    private long completionsPolled;
+    private long postLists;
     private final boolean verify;
     private final MemorySegment expected;
     private final int size;
@@ -70,6 +73,16 @@ public final class Bandwidth extends ToolApplication
         this.postList = postList;
         this.messagesPerNs = rateBitsPerSec / (8.0 * size) / 1e9;
         return this;
+    }
+
+    long completionsPolled()
+    {
+        return completionsPolled;
+    }
+
+    long postLists()
+    {
+        return postLists;
     }
 
     long elapsedNs()
@@ -126,6 +139,7 @@ public final class Bandwidth extends ToolApplication
         int work = 0;
         while (posted[index] + postList <= limit && posted[index] - completed[index] + postList <= txDepth)
         {
+            postLists++;
             for (int k = 0; k < postList; k++)
             {
                 if (!postOne(q, index))
@@ -194,6 +208,7 @@ public final class Bandwidth extends ToolApplication
         }
         if (n > 0)
         {
+            completionsPolled += n;
             progress(totalCompleted);
         }
         return n;

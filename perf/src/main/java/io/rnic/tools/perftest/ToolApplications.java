@@ -6,6 +6,7 @@ import io.rnic.verbs.WrOpcode;
 import org.HdrHistogram.SingleWriterRecorder;
 
 import java.lang.foreign.MemorySegment;
+import java.util.function.Consumer;
 
 /**
  * Which state machine runs a tool in the engine's duty cycle, by operation, latency or bandwidth, and side: the
@@ -14,6 +15,9 @@ import java.lang.foreign.MemorySegment;
  */
 final class ToolApplications
 {
+    /** Tests: told of every application made, to look at what it did once the run is over; null otherwise. */
+    static volatile Consumer<ToolApplication> createdForTests;
+
     private ToolApplications()
     {
     }
@@ -34,6 +38,11 @@ final class ToolApplications
         if (application != null && flags.events)
         {
             application.useEvents(qps);
+        }
+        final Consumer<ToolApplication> listener = createdForTests;
+        if (listener != null && application != null)
+        {
+            listener.accept(application);
         }
         return application;
     }

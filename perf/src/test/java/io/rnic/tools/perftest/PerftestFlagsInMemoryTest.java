@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 
 import static io.rnic.tools.perftest.ToolsInMemoryTest.memoryPorts;
@@ -109,26 +110,77 @@ class PerftestFlagsInMemoryTest
         }
     }
 
-    /** {@code -e} where perftest allows it: the run completes and its CQs were polled on their notifications. */
+    /**
+     * {@code -e} where perftest allows it: the run completes, every application polled its CQs on their notifications
+     * (each side's, client and server), and without {@code -e} on none.
+     */
     @Test
     void shouldRunOnCompletionEvents() throws Exception
     {
         for (final ToolKind kind : new ToolKind[]{ ToolKind.SEND_BW, ToolKind.READ_LAT, ToolKind.SEND_LAT,
             ToolKind.RC_PINGPONG })
         {
-            final CapturedRun[] runs = kind.isPingpong() ? run(kind, "-e", "-s", "1000", "-n", "100", "--chk") :
-                run(kind, "-e", "-s", "1000", "-n", kind.isLatency() ? "100" : "500", "--warmup", "10", "--verify");
+            final List<ToolApplication> applications = new CopyOnWriteArrayList<>();
+            final CapturedRun[] runs = watching(applications, () -> kind.isPingpong() ?
+                run(kind, "-e", "-s", "1000", "-n", "100", "--chk") :
+                run(kind, "-e", "-s", "1000", "-n", kind.isLatency() ? "100" : "500", "--warmup", "10", "--verify"));
             assertPassed(runs);
             assertTrue(runs[0].out().contains("verify: OK"), kind + ": " + runs[0].out());
+            assertEquals(kind == ToolKind.READ_LAT ? 1 : 2, applications.size(), kind.toString());
+            for (final ToolApplication application : applications)
+            {
+                assertTrue(application.events() > 0, kind + " " + application.roleName() + ": no completion event");
+            }
         }
+        final List<ToolApplication> polling = new CopyOnWriteArrayList<>();
+        assertPassed(watching(polling, () -> run(ToolKind.SEND_LAT, "-s", "1000", "-n", "50", "--warmup", "0")));
+        assertTrue(polling.stream().allMatch(a -> a.events() == 0));
     }
 
+    /**
+     * {@code -Q 4}: one completion per 4 WRITEs (2 200 of them: 550); {@code -l 8}: posted 8 at a time (275 lists).
+     * By default the client signals one in 32 (half of {@code -t} 64) and posts one at a time.
+     */
     @Test
     void shouldPostListsAndModerateCompletions() throws Exception
     {
-        assertPassed(run(ToolKind.WRITE_BW, "-l", "8", "-Q", "4", "-t", "64", "-s", "2048", "-n", "2000",
-            "--warmup", "200"));
-        assertPassed(run(ToolKind.SEND_BW, "-Q", "1", "-s", "2048", "-n", "1000", "--warmup", "100", "--verify"));
+        final List<ToolApplication> applications = new CopyOnWriteArrayList<>();
+        assertPassed(watching(applications, () -> run(ToolKind.WRITE_BW, "-l", "8", "-Q", "4", "-t", "64", "-s",
+            "2048", "-n", "2000", "--warmup", "200")));
+        final Bandwidth client = (Bandwidth)applications.get(0);
+        assertEquals(550, client.completionsPolled());
+        assertEquals(275, client.postLists());
+        applications.clear();
+        assertPassed(watching(applications, () -> run(ToolKind.WRITE_BW, "-t", "64", "-s", "2048", "-n", "2000",
+            "--warmup", "200")));
+        final Bandwidth byDefault = (Bandwidth)applications.get(0);
+        assertEquals(69, byDefault.completionsPolled(), "2 200 / 32, and the last");
+        assertEquals(2200, byDefault.postLists());
+        applications.clear();
+        assertPassed(watching(applications, () -> run(ToolKind.SEND_BW, "-Q", "1", "-s", "2048", "-n", "1000",
+            "--warmup", "100", "--verify")));
+        final Bandwidth sender = (Bandwidth)applications.stream().filter(a -> a instanceof Bandwidth).findFirst()
+            .orElseThrow();
+        assertEquals(1100, sender.completionsPolled());
+    }
+
+    private interface Runs
+    {
+        CapturedRun[] run() throws Exception;
+    }
+
+    /** The runs' applications, server's and client's, into {@code applications}. */
+    private static CapturedRun[] watching(final List<ToolApplication> applications, final Runs runs) throws Exception
+    {
+        ToolApplications.createdForTests = applications::add;
+        try
+        {
+            return runs.run();
+        }
+        finally
+        {
+            ToolApplications.createdForTests = null;
+        }
     }
 
     /**
