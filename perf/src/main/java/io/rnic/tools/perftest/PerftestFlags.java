@@ -222,6 +222,11 @@ public final class PerftestFlags
             throw new UsageException("-T/--tos sets the RDMA CM's type of service: available only with -R (use " +
                 "--tclass for the traffic class of QPs connected without the CM)");
         }
+        if (options.rdmaCm && (trafficClass != 0 || serviceLevel != 0))
+        {
+            throw new UsageException("--tclass and -S do not apply with -R: the RDMA CM sets the QP's address (-T " +
+                "sets its type of service)");
+        }
         if (options.rdmaCm && connection != null && connection != QpType.RC)
         {
             throw new UsageException("-R connects RC QPs: -c " + connection + " is not supported with it");

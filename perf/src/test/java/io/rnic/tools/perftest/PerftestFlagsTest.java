@@ -44,6 +44,8 @@ class PerftestFlagsTest
         assertRefused("-S 8 out of range 0..7", ToolKind.WRITE_BW, "-S", "8");
         assertRefused("--tclass 256 out of range 0..255", ToolKind.WRITE_BW, "--tclass", "256");
         assertEquals(184, parse(ToolKind.WRITE_BW, "-R", "-T", "184", "10.0.0.1").flags.typeOfService);
+        assertRefused("--tclass and -S do not apply with -R: the RDMA CM sets the QP's address (-T sets its type of " +
+            "service)", ToolKind.WRITE_BW, "-R", "-S", "1", "10.0.0.1");
         final UsageException tos = assertThrows(UsageException.class, () -> parse(ToolKind.WRITE_BW, "--tos", "184"));
         assertTrue(tos.getMessage().startsWith("-T/--tos sets the RDMA CM's type of service: available only with -R"),
             tos.getMessage());
