@@ -179,6 +179,8 @@ public final class Rping
     private int run() throws IOException
     {
         final InetAddress serverAddress = address == null ? null : inetAddress("-a", address);
+        final long[] sourceGid = sourceAddress == null ? null : InterfaceAddresses.gidOf(inetAddress("-I",
+            sourceAddress));
         final String name = iface != null ? iface : Ports.defaultInterface();
         final PortFactory.OpenedPort opened;
         try
@@ -191,11 +193,12 @@ public final class Rping
         }
         final LocalPort localPort = opened.addressing();
         final long[] serverGid = serverAddress == null ? null : InterfaceAddresses.gidOf(serverAddress);
-        final int gidIndex = localGid(localPort, serverGid, name);
+        final int gidIndex = localGid(localPort, serverGid, sourceGid, name);
         if (gidIndex < 0)
         {
             opened.close();
-            throw new UsageException(server ? address + " is not an address of " + name :
+            throw new UsageException(server ? address + " is not an address of " + name : sourceGid != null ?
+                "-I " + sourceAddress + " is not an address of " + name :
                 name + " has no address of " + address + "'s family");
         }
         final boolean afpacket = "afpacket".equals(portKind);
@@ -258,24 +261,15 @@ public final class Rping
      * Our GID: a server's -a, or without it the port's first IPv4 GID (else its first), as rping binds 0.0.0.0; a
      * client's -I, or the first of the server's family. -1 when the address given is not the port's.
      */
-    private int localGid(final LocalPort localPort, final long[] serverGid, final String name)
+    private int localGid(final LocalPort localPort, final long[] serverGid, final long[] sourceGid, final String name)
     {
         if (server)
         {
             return serverGid == null ? GidSelection.byIndex(localPort, -1, name) :
                 GidSelection.ofAddress(localPort, serverGid);
         }
-        if (sourceAddress != null)
-        {
-            final int index = GidSelection.ofAddress(localPort, InterfaceAddresses.gidOf(inetAddress("-I",
-                sourceAddress)));
-            if (index < 0)
-            {
-                throw new UsageException("-I " + sourceAddress + " is not an address of " + name);
-            }
-            return index;
-        }
-        return GidSelection.ofFamily(localPort, serverGid);
+        return sourceGid != null ? GidSelection.ofAddress(localPort, sourceGid) :
+            GidSelection.ofFamily(localPort, serverGid);
     }
 
     private void setUp(final Arena arena)

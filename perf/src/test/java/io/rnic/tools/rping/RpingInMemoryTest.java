@@ -178,6 +178,16 @@ class RpingInMemoryTest
     }
 
     @Test
+    void shouldRefuseASourceAddressThePortDoesNotHave()
+    {
+        final Registered ports = register();
+        final CapturedRun c = run(List.of("--port", "memory", "--iface", ports.name + "-c", "-c", "-a", "10.91.0.1",
+            "-I", "10.91.0.9"));
+        assertEquals(99, c.status(), c.out() + c.err());
+        assertTrue(c.err().contains("-I 10.91.0.9 is not an address of " + ports.name + "-c"), c.err());
+    }
+
+    @Test
     void shouldRejectBadUsage() throws Exception
     {
         final CapturedRun none = run(List.of("-a", "10.91.0.1"));
