@@ -233,8 +233,7 @@ public final class PerftestFlags
         }
         if (bidirectional)
         {
-            throw new UsageException("-b (bidirectional) is not supported by rnic yet: run a second pair the other " +
-                "way");
+            checkBidirectional(options);
         }
         if (connection == QpType.UD && options.mtu != 0 && options.size > options.mtu)
         {
@@ -260,6 +259,25 @@ public final class PerftestFlags
         if (prefetch && !odp)
         {
             throw new UsageException("-P (--prefetch) prefetches an ODP region: it needs -o");
+        }
+    }
+
+    /** {@code -b}: WRITE, READ and atomic bandwidth, both sides running the test; checked by neither. */
+    private static void checkBidirectional(final ToolOptions options)
+    {
+        if (options.kind.operation() == ToolKind.Operation.SEND)
+        {
+            throw new UsageException("-b (bidirectional) is not supported by rnic for SEND yet: run a second pair " +
+                "the other way");
+        }
+        if (options.verify)
+        {
+            throw new UsageException("-b does not run with --verify: each side checks only what its peer wrote when " +
+                "it alone sends");
+        }
+        if (options.rdmaCm)
+        {
+            throw new UsageException("-b does not run with -R yet");
         }
     }
 
@@ -366,7 +384,9 @@ public final class PerftestFlags
                 text.append("  --rate_limit R         software rate limiter (--rate_limit_type SW, the only one " +
                     "here)\n  --rate_units g|M|p     R in Gb/s (default), MB/sec or messages/s\n");
             }
-            text.append("  -b, --bidirectional    refused: not supported by rnic yet\n");
+            text.append(operation == ToolKind.Operation.SEND ?
+                "  -b, --bidirectional    refused: not supported for SEND yet\n" :
+                "  -b, --bidirectional    both sides run the test; each prints its own figure and the sum\n");
         }
         return text.toString();
     }

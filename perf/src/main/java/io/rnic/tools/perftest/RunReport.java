@@ -102,6 +102,11 @@ final class RunReport
         if (application instanceof Bandwidth bandwidth)
         {
             ToolReport.bandwidth(out, options, bandwidth.operations(), bandwidth.elapsedNs());
+            final OutOfBand.BandwidthReport mine = bandwidthReport(application);
+            if (options.flags.bidirectional && mine != null && peerReport != null && peerReport.iterations() > 0)
+            {
+                ToolReport.bidirectional(out, mine, peerReport);
+            }
         }
         else if (application instanceof SendReceiver)
         {
@@ -127,8 +132,14 @@ final class RunReport
     {
         if (application instanceof Bandwidth bandwidth)
         {
-            return bandwidth.elapsedNs() > 0 ?
-                (double)bandwidth.operations() * options.size / (bandwidth.elapsedNs() / 1e9) / (1 << 20) : -1;
+            if (bandwidth.elapsedNs() <= 0)
+            {
+                return -1;
+            }
+            final double mine =
+                (double)bandwidth.operations() * options.size / (bandwidth.elapsedNs() / 1e9) / (1 << 20);
+            // -b: perftest compares the sum of both directions
+            return options.flags.bidirectional && peerReport != null ? mine + peerReport.averageMBps() : mine;
         }
         if (application instanceof SendReceiver)
         {

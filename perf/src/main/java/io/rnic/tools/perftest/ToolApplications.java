@@ -50,7 +50,8 @@ final class ToolApplications
     private static ToolApplication forOperation(final ToolOptions options, final LocalQp[] qps,
         final MemorySegment expected, final SingleWriterRecorder recorder)
     {
-        final boolean client = !options.isServer();
+        // -b: the server runs the test too (perftest's duplex)
+        final boolean client = !options.isServer() || options.flags.bidirectional;
         final long total = options.iterations + options.warmup;
         final int atomic = options.atomicCompareSwap ? WrOpcode.ATOMIC_CMP_AND_SWP : WrOpcode.ATOMIC_FETCH_AND_ADD;
         final ToolKind kind = options.kind;

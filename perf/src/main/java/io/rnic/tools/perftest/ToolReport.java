@@ -24,8 +24,8 @@ public final class ToolReport
     {
         final ToolKind kind = options.kind;
         out.println(RULE);
-        out.printf("                    %s %s Test%n", kind.operation().title(),
-            kind.isLatency() ? "Latency" : "BW");
+        out.printf("                    %s %s%s Test%n", kind.operation().title(),
+            options.flags.bidirectional ? "Bidirectional " : "", kind.isLatency() ? "Latency" : "BW");
         out.printf(" Number of qps   : %-10d Transport type : RoCEv2 (rnic)%n", options.qps);
         out.printf(" Connection type : %-10s Port           : %s%n", options.flags.qpType(kind), portDescription);
         out.printf(" Mtu             : %d[B]%s GID index      : %d%n", mtu, " ".repeat(Math.max(1, 7 -
@@ -192,6 +192,18 @@ public final class ToolReport
     }
 
     /** The client's result as a perftest client sends it to the server (perftest's server prints it too). */
+    /** {@code -b}: both directions summed, as perftest's duplex report adds the peer's to its own. */
+    static void bidirectional(final PrintStream out, final OutOfBand.BandwidthReport mine,
+        final OutOfBand.BandwidthReport peer)
+    {
+        out.println(" both directions (this side's and the peer's, as perftest -b sums them):");
+        out.println(" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]");
+        out.printf(" %-10d %-14d %-18.2f %-20.2f %.6f%n", mine.size(), mine.iterations() + peer.iterations(),
+            mine.peakMBps() + peer.peakMBps(), mine.averageMBps() + peer.averageMBps(),
+            mine.messageRateMpps() + peer.messageRateMpps());
+        out.println(RULE);
+    }
+
     static void peerBandwidth(final PrintStream out, final OutOfBand.BandwidthReport report)
     {
         out.println(RULE);

@@ -205,6 +205,35 @@ class PerftestFlagsInMemoryTest
             "--rate_units M%n", rate * 5, mbps, rate);
     }
 
+    /**
+     * {@code -b}: both sides run the test (each side's application a {@link Bandwidth} that completed every
+     * operation), and each prints its own figure and the sum of both, the figures the two sides swapped.
+     */
+    @Test
+    void shouldRunBandwidthBothWays() throws Exception
+    {
+        for (final ToolKind kind : new ToolKind[]{ ToolKind.WRITE_BW, ToolKind.READ_BW })
+        {
+            final List<ToolApplication> applications = new CopyOnWriteArrayList<>();
+            final CapturedRun[] runs = watching(applications, () -> run(kind, "-b", "-s", "4096", "-n", "1000",
+                "--warmup", "100"));
+            assertPassed(runs);
+            assertEquals(2, applications.size(), kind.toString());
+            for (final ToolApplication application : applications)
+            {
+                assertEquals(1000, ((Bandwidth)application).operations(), kind.toString());
+                assertTrue(application.isDone(), kind.toString());
+            }
+            for (final CapturedRun side : runs)
+            {
+                assertTrue(side.out().contains(" Bidirectional BW Test"), side.out());
+                assertTrue(side.out().contains("both directions (this side's and the peer's, as perftest -b sums " +
+                    "them):\n #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n" +
+                    " 4096       2000 "), side.out());
+            }
+        }
+    }
+
     /** {@code -w}: perftest's verifier limit; a run below it fails with perftest's line. */
     @Test
     void shouldFailBelowTheBandwidthLimit() throws Exception

@@ -115,11 +115,16 @@ class PerftestFlagsTest
     }
 
     @Test
-    void shouldRefuseBidirectionalLatencyInPerftestsWords()
+    void shouldTakeBidirectionalWhereItRuns()
     {
         assertRefused(" Bidirectional is only available in BW test", ToolKind.SEND_LAT, "-b");
-        final UsageException bw = assertThrows(UsageException.class, () -> parse(ToolKind.WRITE_BW, "-b"));
-        assertTrue(bw.getMessage().startsWith("-b (bidirectional) is not supported by rnic yet"), bw.getMessage());
+        assertTrue(parse(ToolKind.WRITE_BW, "-b").flags.bidirectional);
+        assertTrue(parse(ToolKind.READ_BW, "--bidirectional").flags.bidirectional);
+        final UsageException send = assertThrows(UsageException.class, () -> parse(ToolKind.SEND_BW, "-b"));
+        assertTrue(send.getMessage().startsWith("-b (bidirectional) is not supported by rnic for SEND yet"),
+            send.getMessage());
+        assertRefused("-b does not run with --verify: each side checks only what its peer wrote when it alone sends",
+            ToolKind.WRITE_BW, "-b", "--verify");
     }
 
     @Test
