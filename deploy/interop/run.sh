@@ -83,6 +83,7 @@ COUNTERS='cd /sys/class/infiniband/rxe0/ports/1/hw_counters && grep -H . * | sed
 g 1 "$COUNTERS" > "$OUT/hw_counters.before" 2>&1 || true
 RNIC=("$REPO/bin/rnic")
 PORT=(-d "$IF")   # how our tools reach the port: their own engine on the interface, or a driver's
+RPING_PORT=(--iface "$IF") # rping's -d is debug, as in librdmacm's
 if ((DRIVER)); then
   log "starting bin/rnic driver on $IF ($DRIVER_DIR)"
   ip netns exec "$NS" "${RNIC[@]}" driver -d "$IF" --dir "$DRIVER_DIR" --idle yield > "$OUT/driver.txt" 2>&1 &
@@ -93,6 +94,7 @@ if ((DRIVER)); then
     sleep 0.1
   done
   PORT=(--driver "$DRIVER_DIR")
+  RPING_PORT=(--driver "$DRIVER_DIR")
 fi
 
 RESULTS=()
@@ -201,7 +203,7 @@ rping_guest_server() {
   sleep 1
   local rc=0
   # shellcheck disable=SC2086 # RPING_ARGS is a space-separated list of options
-  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping "${PORT[@]}" $RPING_ARGS -V -c -a "$GUEST" \
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping "${RPING_PORT[@]}" $RPING_ARGS -V -c -a "$GUEST" \
     --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1 || rc=$?
   g -t $((T_GUEST + 10)) 1 "for i in \$(seq $((T_GUEST * 5))); do grep -q '^exit=' /tmp/s.log && break; sleep 0.2; done; cat /tmp/s.log" \
     > "$f.guest.txt" 2>&1 || true
@@ -214,7 +216,7 @@ rping_rnic_server() {
   local name=rping f="$OUT/rping.rnic-server"
   wait_bench
   # shellcheck disable=SC2086 # RPING_ARGS is a space-separated list of options
-  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping "${PORT[@]}" $RPING_ARGS -s -a 10.77.0.1 \
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping "${RPING_PORT[@]}" $RPING_ARGS -s -a 10.77.0.1 \
     --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1 &
   local pid=$!
   if ((DRIVER)); then

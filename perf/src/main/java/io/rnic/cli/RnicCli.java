@@ -2,6 +2,7 @@ package io.rnic.cli;
 
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.perftest.PerftestFlags;
 import io.rnic.tools.perftest.PerftestTool;
 import io.rnic.tools.perftest.ToolOptions;
 import io.rnic.tools.rping.Rping;
@@ -75,7 +76,8 @@ public final class RnicCli
             DriverCommand.DETAILS, DriverCommand::run));
         for (final ToolKind kind : ToolKind.values())
         {
-            COMMANDS.put(kind.command(), new Entry(ToolOptions.synopsis(kind), toolSummary(kind), ToolOptions.DETAILS,
+            COMMANDS.put(kind.command(), new Entry(ToolOptions.synopsis(kind), toolSummary(kind),
+                ToolOptions.DETAILS + "\n" + PerftestFlags.details(kind),
                 (args, out, err) -> PerftestTool.run(kind, args, out, err)));
         }
         COMMANDS.put("rping", new Entry(Rping.SYNOPSIS,
@@ -83,7 +85,7 @@ public final class RnicCli
             "does over RoCEv2), then COUNT pings (the client SENDs its buffers' address and key, the server RDMA " +
             "READs one and WRITEs it back into the other); -v prints each ping's data, -V checks it; interoperates " +
             "with rping -s / rping -c; with --driver DIR through a driver's RDMA CM",
-            Rping::run));
+            Rping.DETAILS, Rping::run));
         COMMANDS.put("stat", new Entry(StatCommand.SYNOPSIS,
             "the counters of a running driver, read from its CnC file as AeronStat reads a media driver's: pid, " +
             "heartbeat age, every counter (id: value - label, rxe's hw_counters names), the distinct errors; " +

@@ -91,9 +91,14 @@ public final class DriverToolDevice implements ToolDevice
     }
 
     /** The driver's connection manager; it resolves peers itself, waiting up to its own limit (10 s). */
-    public CmService openConnectionManager(final int gidIndex, final Duration resolveTimeout, final int listenPort)
+    public CmService openConnectionManager(final int gidIndex, final Duration resolveTimeout, final int listenPort,
+        final int typeOfService)
     {
         final ClientConnectionManager cm = context.openConnectionManager();
+        if (typeOfService >= 0)
+        {
+            cm.typeOfService(typeOfService);
+        }
         if (listenPort >= 0)
         {
             try

@@ -55,7 +55,8 @@ public final class EmbeddedToolDevice implements ToolDevice
         return endpoint.port().name();
     }
 
-    public CmService openConnectionManager(final int gidIndex, final Duration resolveTimeout, final int listenPort)
+    public CmService openConnectionManager(final int gidIndex, final Duration resolveTimeout, final int listenPort,
+        final int typeOfService)
     {
         // the manager runs on the engine thread, which must not wait for a neighbour: only the caller's thread does
         final ConnectionManager manager = new ConnectionManager(endpoint.device(), endpoint.localPort(), gidIndex,
@@ -63,6 +64,10 @@ public final class EmbeddedToolDevice implements ToolDevice
             System.nanoTime());
         final CmAgent agent = new CmAgent(manager, SystemNanoClock.INSTANCE,
             (high, low) -> endpoint.resolveMac(InterfaceAddresses.gidAddress(high, low), gidIndex, resolveTimeout));
+        if (typeOfService >= 0)
+        {
+            manager.typeOfService(typeOfService); // rdma_set_option(RDMA_OPTION_ID_TOS)
+        }
         if (listenPort >= 0)
         {
             // listening from the engine thread, once the agent runs, left a window in which a quick client's REQ met

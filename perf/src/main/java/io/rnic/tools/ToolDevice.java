@@ -31,9 +31,10 @@ public interface ToolDevice extends AutoCloseable
      * The RDMA CM for the tool ({@code -R}, rping): embedded, a connection manager on the endpoint's QP1 run in the
      * engine's duty cycle, resolving peers from GID {@code gidIndex} for up to {@code resolveTimeout}; through a
      * driver, the driver's. With {@code listenPort} (-1: none) it listens there before any REQ can meet it (as
-     * {@code rdma_listen} before the client may connect). Closing it ends what it holds.
+     * {@code rdma_listen} before the client may connect); with {@code typeOfService} (-1: the default) its connections'
+     * type of service ({@code rdma_set_option(RDMA_OPTION_ID_TOS)}). Closing it ends what it holds.
      */
-    CmService openConnectionManager(int gidIndex, Duration resolveTimeout, int listenPort);
+    CmService openConnectionManager(int gidIndex, Duration resolveTimeout, int listenPort, int typeOfService);
 
     /** RoCEv2 packets the engines took in (rxe's {@code rcvd_pkts}): a tool polls it to see a link fall quiet. */
     long packetsReceived();

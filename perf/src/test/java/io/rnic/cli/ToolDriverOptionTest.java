@@ -49,11 +49,11 @@ class ToolDriverOptionTest
     @Test
     void shouldRefusePortOptionsForRpingThroughADriverAndSayItInHelp()
     {
-        final Run run = run("rping", "-c", "-a", "10.0.0.1", "--driver", directory.toString(), "-d", "eth0");
+        final Run run = run("rping", "-c", "-a", "10.0.0.1", "--driver", directory.toString(), "--iface", "eth0");
         assertEquals(2, run.status, run.err);
-        assertEquals("rnic rping: -d sets up the port, which is the driver's business with --driver: give it to " +
+        assertEquals("rnic rping: --iface sets up the port, which is the driver's business with --driver: give it to " +
             "bin/rnic driver", run.err.lines().findFirst().orElseThrow());
-        assertTrue(run("help", "rping").out.contains("[-d IFACE | --driver DIR]"));
+        assertTrue(run("help", "rping").out.contains("[--iface IFACE | --driver DIR]"));
         final Run help = run("help", "write-bw");
         assertTrue(help.out.contains("[-d IFACE | --driver DIR]") && help.out.contains("--driver DIR   run as a " +
             "client of the rnic driver serving DIR") && help.out.contains("-R uses"), help.out);

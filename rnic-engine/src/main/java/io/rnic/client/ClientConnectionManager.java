@@ -49,11 +49,26 @@ public final class ClientConnectionManager implements CmService
     private final ArrayDeque<ClientCmId> requests = new ArrayDeque<>();
     private final Set<Integer> listening = new HashSet<>();
     private boolean closed;
+    private volatile int typeOfService = -1;
 
     ClientConnectionManager(final DriverContext context, final DriverConnection connection)
     {
         this.context = context;
         this.connection = connection;
+    }
+
+    /**
+     * librdmacm's {@code rdma_set_option(RDMA_OPTION_ID_TOS)} for the connections this client makes from now on
+     * (0..255: the traffic class of the REQ and of the QP, its upper six bits the DSCP); the driver's default else.
+     */
+    public ClientConnectionManager typeOfService(final int typeOfService)
+    {
+        if (typeOfService < 0 || typeOfService > 255)
+        {
+            throw new IllegalArgumentException("type of service " + typeOfService + " out of range 0..255");
+        }
+        this.typeOfService = typeOfService;
+        return this;
     }
 
     public synchronized void listen(final int port)
@@ -82,7 +97,7 @@ public final class ClientConnectionManager implements CmService
         }
         final int qpHandle = context.handleOf(qp);
         context.resolveMac(address(peerGidHigh, peerGidLow), sgidIndex, Duration.ofMillis(RESOLVE_TIMEOUT_MS));
-        final long[] args = new long[7 + CmIdCodec.PRIVATE_DATA_ARGS];
+        final long[] args = new long[8 + CmIdCodec.PRIVATE_DATA_ARGS];
         args[0] = qpHandle;
         args[1] = sgidIndex;
         args[2] = peerGidHigh;
@@ -90,7 +105,8 @@ public final class ClientConnectionManager implements CmService
         args[4] = port;
         args[5] = responderResources;
         args[6] = initiatorDepth;
-        final int count = 7 + CmIdCodec.putPrivateData(privateData, args, 7);
+        args[7] = typeOfService;
+        final int count = 8 + CmIdCodec.putPrivateData(privateData, args, 8);
         synchronized (this)
         {
             checkOpen();

@@ -173,6 +173,19 @@ public final class CmAgent implements Agent, CmService
         release(own(connection));
     }
 
+    /** {@link #connect(QueuePair, int, long, long, int, int, int, byte[])} with its own type of service (0..255). */
+    public CmConnection connect(final QueuePair qp, final int sgidIndex, final long peerGidHigh,
+        final long peerGidLow, final int port, final int responderResources, final int initiatorDepth,
+        final byte[] privateData, final int typeOfService)
+    {
+        if (callerResolver != null)
+        {
+            callerResolver.resolve(peerGidHigh, peerGidLow);
+        }
+        return call(() -> cm.connect(qp, sgidIndex, peerGidHigh, peerGidLow, port, responderResources,
+            initiatorDepth, privateData, typeOfService, clock.nanoTime()));
+    }
+
     /** {@link ConnectionManager#detach}: released, its QP left to its owner. */
     public void detach(final CmConnection c)
     {

@@ -92,6 +92,7 @@ public final class ConnectionManager implements AutoCloseable
     private final SplittableRandom random;
     private int cmResponseTimeout = CM_RESPONSE_TIMEOUT_DEFAULT;
     private int maxCmRetries = MAX_CM_RETRIES_DEFAULT;
+    private int typeOfService;
     private long timewaitNs = Long.getLong(TIMEWAIT_NS_PROP_NAME, TIMEWAIT_NS_DERIVED);
 
     /**
@@ -122,6 +123,21 @@ public final class ConnectionManager implements AutoCloseable
     {
         this.cmResponseTimeout = cmResponseTimeout;
         this.maxCmRetries = maxCmRetries;
+        return this;
+    }
+
+    /**
+     * librdmacm's {@code rdma_set_option(RDMA_OPTION_ID_TOS)} for the connections this manager makes from now on:
+     * the traffic class of the REQ's primary path and of the QP's address vector (its upper six bits are the DSCP of
+     * every packet). The passive side takes it from the REQ, as Linux's CM does.
+     */
+    public ConnectionManager typeOfService(final int typeOfService)
+    {
+        if (typeOfService < 0 || typeOfService > 255)
+        {
+            throw new IllegalArgumentException("type of service " + typeOfService + " out of range 0..255");
+        }
+        this.typeOfService = typeOfService;
         return this;
     }
 
@@ -222,6 +238,23 @@ public final class ConnectionManager implements AutoCloseable
         final long peerGidLow, final int port, final int responderResources, final int initiatorDepth,
         final byte[] privateData, final long nowNs)
     {
+        return connect(qp, sgidIndex, peerGidHigh, peerGidLow, port, responderResources, initiatorDepth, privateData,
+            typeOfService, nowNs);
+    }
+
+    /**
+     * {@link #connect(QueuePair, int, long, long, int, int, int, byte[], long)} with this connection's own type of
+     * service rather than the manager's ({@link #typeOfService(int)}): a driver's manager connects for clients that
+     * each set their own.
+     */
+    public CmConnection connect(final QueuePair qp, final int sgidIndex, final long peerGidHigh,
+        final long peerGidLow, final int port, final int responderResources, final int initiatorDepth,
+        final byte[] privateData, final int typeOfService, final long nowNs)
+    {
+        if (typeOfService < 0 || typeOfService > 255)
+        {
+            throw new IllegalArgumentException("type of service " + typeOfService + " out of range 0..255");
+        }
         if (sgidIndex < 0 || sgidIndex >= localPort.gidCount())
         {
             throw new IllegalArgumentException("GID index " + sgidIndex + " out of range 0.." +
@@ -246,6 +279,7 @@ public final class ConnectionManager implements AutoCloseable
         c.peerResponseTimeout = cmResponseTimeout;
         c.maxRetries = maxCmRetries;
         addressPeer(c, gidIndex);
+        c.peer.trafficClass(typeOfService);
         final int sourcePort = 0xC000 | random.nextInt(0x3FFF);
         final boolean ipv4 = isIpv4(peerGidHigh, peerGidLow);
         req.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_REQ, c.transactionId).localCommId(c.localCommId);
@@ -257,7 +291,7 @@ public final class ConnectionManager implements AutoCloseable
             .primaryLids(0xFFFF, 0xFFFF)
             .primaryLocalGid(localPort.gidHigh(gidIndex), localPort.gidLow(gidIndex))
             .primaryRemoteGid(peerGidHigh, peerGidLow)
-            .primaryFlowLabelAndRate(0, 0).primaryTrafficClassAndHopLimit(0, 64)
+            .primaryFlowLabelAndRate(0, 0).primaryTrafficClassAndHopLimit(typeOfService, 64)
             .primaryLocalAckTimeout(c.localAckTimeout);
         if (ipv4)
         {

@@ -63,7 +63,8 @@ public final class ControlProtocol
     public static final int CM_STOP_LISTEN = 15;
     /**
      * args: QP handle, source GID index, the peer's GID high and low 64 bits, port, responder resources, initiator
-     * depth, then private data ({@link CmIdCodec#putPrivateData}) → CM id handle. The peer's MAC must be known
+     * depth, type of service (-1: the driver's default), then private data ({@link CmIdCodec#putPrivateData}) → CM id
+     * handle. The peer's MAC must be known
      * ({@link #RESOLVE_MAC} first); the QP in RESET or INIT.
      */
     public static final int CM_CONNECT = 16;

@@ -110,9 +110,13 @@ final class DriverCm implements AutoCloseable
 
     int connect(final ClientSession session, final ClientQp qp, final int sgidIndex, final long gidHigh,
         final long gidLow, final int port, final int responderResources, final int initiatorDepth,
-        final byte[] privateData)
+        final int typeOfService, final byte[] privateData)
     {
         checkPort(port);
+        if (typeOfService < -1 || typeOfService > 255)
+        {
+            throw new IllegalArgumentException("type of service " + typeOfService + " out of range 0..255");
+        }
         if (sgidIndex < 0 || sgidIndex >= endpoint.localPort().gidCount())
         {
             throw new IllegalArgumentException("GID index " + sgidIndex + " out of range 0.." +
@@ -125,7 +129,7 @@ final class DriverCm implements AutoCloseable
         }
         checkResources(responderResources, initiatorDepth);
         final CmConnection c = agent.connect(qp.qp, sgidIndex, gidHigh, gidLow, port, responderResources,
-            initiatorDepth, privateData);
+            initiatorDepth, privateData, Math.max(0, typeOfService));
         final int handle = handles.getAsInt();
         final TrackedId id = new TrackedId(c, false);
         id.qp = qp;

@@ -500,11 +500,11 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
             }
             case ControlProtocol.CM_CONNECT ->
             {
-                atLeastArgs(type, args, 8);
+                atLeastArgs(type, args, 9);
                 final ClientQp qp = qp(session, (int)values[0]);
-                final byte[] privateData = CmIdCodec.privateData(values, 7, args);
+                final byte[] privateData = CmIdCodec.privateData(values, 8, args);
                 final int handle = cm.connect(session, qp, (int)values[1], values[2], values[3], (int)values[4],
-                    (int)values[5], (int)values[6], privateData);
+                    (int)values[5], (int)values[6], (int)values[7], privateData);
                 result(session.clientId, correlationId, handle);
             }
             case ControlProtocol.CM_ACCEPT ->

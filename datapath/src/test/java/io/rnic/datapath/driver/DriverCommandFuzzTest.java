@@ -175,7 +175,7 @@ class DriverCommandFuzzTest
             refusedAsUnknown(b, ControlProtocol.DESTROY_QP, handleOfA);
             refusedAsUnknown(b, ControlProtocol.MODIFY_QP, QpAttributesCodec.modifyArgs(handleOfA, toError, QpAttrMask.STATE));
             // the RDMA CM: another client's QP is not B's to connect or accept on, nor its ids B's to end
-            refusedAsUnknown(b, ControlProtocol.CM_CONNECT, handleOfA, 0, 0, 0xFFFF_0A0D_0002L, 7471, 0, 0, 0);
+            refusedAsUnknown(b, ControlProtocol.CM_CONNECT, handleOfA, 0, 0, 0xFFFF_0A0D_0002L, 7471, 0, 0, -1, 0);
             refusedAsUnknown(b, ControlProtocol.CM_ACCEPT, handleOfA, handleOfA, 0, 0, 0);
             refusedAsUnknown(b, ControlProtocol.CM_REJECT, handleOfA);
             refusedAsUnknown(b, ControlProtocol.CM_DISCONNECT, handleOfA);
@@ -510,7 +510,7 @@ class DriverCommandFuzzTest
                 case ControlProtocol.RESOLVE_MAC -> 5;
                 case ControlProtocol.CM_LISTEN, ControlProtocol.CM_STOP_LISTEN, ControlProtocol.CM_REJECT,
                     ControlProtocol.CM_DISCONNECT, ControlProtocol.CM_RELEASE -> 1;
-                case ControlProtocol.CM_CONNECT -> 8 + random.nextInt(3);
+                case ControlProtocol.CM_CONNECT -> 9 + random.nextInt(3);
                 case ControlProtocol.CM_ACCEPT -> 5 + random.nextInt(3);
                 default -> 0;
             };

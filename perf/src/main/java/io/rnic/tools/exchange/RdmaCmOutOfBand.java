@@ -102,7 +102,7 @@ public final class RdmaCmOutOfBand implements OutOfBand
     private int peerMtuEnum;
 
     private RdmaCmOutOfBand(final ToolKind kind, final ToolDevice device, final int gidIndex,
-        final long[] serverGid, final int port, final long timeoutMs)
+        final long[] serverGid, final int port, final long timeoutMs, final int typeOfService)
     {
         this.kind = kind;
         this.context = device.context();
@@ -130,7 +130,7 @@ public final class RdmaCmOutOfBand implements OutOfBand
         }
         // the server listens before anything can arrive, as rdma_listen
         this.cm = device.openConnectionManager(gidIndex, Duration.ofMillis(Math.min(timeoutMs, 30_000)),
-            server ? port : -1);
+            server ? port : -1, typeOfService); // perftest's -T: rdma_set_option(RDMA_OPTION_ID_TOS)
     }
 
     /**
@@ -142,7 +142,16 @@ public final class RdmaCmOutOfBand implements OutOfBand
     public static RdmaCmOutOfBand open(final ToolKind kind, final ToolDevice device, final int gidIndex,
         final long[] serverGid, final int port, final long timeoutMs, final int mtu) throws IOException
     {
-        final RdmaCmOutOfBand oob = new RdmaCmOutOfBand(kind, device, gidIndex, serverGid, port, timeoutMs);
+        return open(kind, device, gidIndex, serverGid, port, timeoutMs, mtu, -1);
+    }
+
+    /** As above, the connections made with the RDMA CM's type of service {@code typeOfService} (-1: the default). */
+    public static RdmaCmOutOfBand open(final ToolKind kind, final ToolDevice device, final int gidIndex,
+        final long[] serverGid, final int port, final long timeoutMs, final int mtu, final int typeOfService)
+        throws IOException
+    {
+        final RdmaCmOutOfBand oob =
+            new RdmaCmOutOfBand(kind, device, gidIndex, serverGid, port, timeoutMs, typeOfService);
         try
         {
             oob.comm = oob.connect(oob.commQp, "the exchange's QP", 0);

@@ -22,7 +22,15 @@ public final class Bandwidth extends ToolApplication
     private final long perQp;
     private final long warmupPerQp;
     private final int txDepth;
-    private final int cqMod;
+    private int cqMod;
+    /** {@code -l}: WRs posted together, only when the send queue has room for all of them. */
+    private int postList = 1;
+    /** {@code --rate_limit}: messages per nanosecond each QP may post after its first burst; 0: no limit. */
+    private double messagesPerNs;
+    private long rateStartNs;
+    /** Send completions polled (one per signaled WR) and post lists started: what -Q and -l change. */
+    private long completionsPolled;
+    private long postLists;
     private final boolean verify;
     private final MemorySegment expected;
     private final int size;
@@ -52,6 +60,31 @@ public final class Bandwidth extends ToolApplication
         this.completed = new long[qps.length];
     }
 
+    /**
+     * perftest's {@code -Q} (0: keep ours), {@code -l} and software {@code --rate_limit}: each QP posts a burst of
+     * {@code -t} messages, then no more than the rate allows since its first post.
+     */
+    Bandwidth shape(final int cqMod, final int postList, final double rateBitsPerSec)
+    {
+        if (cqMod > 0)
+        {
+            this.cqMod = Math.min(cqMod, txDepth); // as perftest: at most the TX depth
+        }
+        this.postList = postList;
+        this.messagesPerNs = rateBitsPerSec / (8.0 * size) / 1e9;
+        return this;
+    }
+
+    long completionsPolled()
+    {
+        return completionsPolled;
+    }
+
+    long postLists()
+    {
+        return postLists;
+    }
+
     long elapsedNs()
     {
         return endNs - startNs;
@@ -75,10 +108,11 @@ public final class Bandwidth extends ToolApplication
             startNs = System.nanoTime();
         }
         int work = 0;
+        final long allowed = messagesPerNs > 0 ? rateAllowance() : Long.MAX_VALUE;
         for (int i = 0; i < qps.length; i++)
         {
             work += complete(i);
-            work += post(i);
+            work += post(i, Math.min(perQp, allowed));
         }
         if (totalCompleted == perQp * qps.length)
         {
@@ -88,51 +122,75 @@ public final class Bandwidth extends ToolApplication
         return work;
     }
 
-    private int post(final int index)
+    /** How many messages each QP may have posted by now: a burst of {@code -t}, then the rate's share. */
+    private long rateAllowance()
+    {
+        final long nowNs = System.nanoTime();
+        if (rateStartNs == 0)
+        {
+            rateStartNs = nowNs;
+        }
+        return txDepth + (long)((nowNs - rateStartNs) * messagesPerNs);
+    }
+
+    private int post(final int index, final long limit)
     {
         final LocalQp q = qps[index];
         int work = 0;
-        while (posted[index] < perQp && posted[index] - completed[index] < txDepth)
+        while (posted[index] + postList <= limit && posted[index] - completed[index] + postList <= txDepth)
         {
-            final long n = posted[index];
-            final long slot = verify ? n % q.layout.slots : 0;
-            final boolean signaled = (n + 1) % cqMod == 0 || n + 1 == perQp;
-            final int rc;
-            switch (opcode)
+            postLists++;
+            for (int k = 0; k < postList; k++)
             {
-                case WrOpcode.RDMA_READ ->
-                    rc = q.post(opcode, n, q.layout.receiveSlot(q.regionAddress, slot), size, q.remoteSlot(slot),
-                        signaled);
-                case WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.ATOMIC_CMP_AND_SWP ->
+                if (!postOne(q, index))
                 {
-                    q.send.compareAdd = opcode == WrOpcode.ATOMIC_FETCH_AND_ADD ? 1 : 0;
-                    q.send.swap = 0;
-                    rc = q.post(opcode, n, q.layout.receiveSlot(q.regionAddress, 0), 8, q.remoteSlot(0),
-                        signaled);
+                    return work;
                 }
-                case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM ->
-                {
-                    q.send.immediateOrInvalidateRKey = (int)n;
-                    rc = q.post(opcode, n, q.layout.sendSlot(q.regionAddress, slot), size, 0, signaled);
-                }
-                default -> rc = q.post(opcode, n, q.layout.sendSlot(q.regionAddress, slot), size,
-                    q.remoteSlot(slot), signaled);
+                work++;
             }
-            if (rc != 0)
-            {
-                fail("ibv_post_send returned " + rc + " for operation " + n + " on QP " + q.qp.qpn());
-                return work;
-            }
-            posted[index]++;
-            work++;
         }
         return work;
+    }
+
+    private boolean postOne(final LocalQp q, final int index)
+    {
+        final long n = posted[index];
+        final long slot = verify ? n % q.layout.slots : 0;
+        final boolean signaled = (n + 1) % cqMod == 0 || n + 1 == perQp;
+        final int rc;
+        switch (opcode)
+        {
+            case WrOpcode.RDMA_READ ->
+                rc = q.post(opcode, n, q.layout.receiveSlot(q.regionAddress, slot), size, q.remoteSlot(slot),
+                    signaled);
+            case WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.ATOMIC_CMP_AND_SWP ->
+            {
+                q.send.compareAdd = opcode == WrOpcode.ATOMIC_FETCH_AND_ADD ? 1 : 0;
+                q.send.swap = 0;
+                rc = q.post(opcode, n, q.layout.receiveSlot(q.regionAddress, 0), 8, q.remoteSlot(0),
+                    signaled);
+            }
+            case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM ->
+            {
+                q.send.immediateOrInvalidateRKey = (int)n;
+                rc = q.post(opcode, n, q.layout.sendSlot(q.regionAddress, slot), size, 0, signaled);
+            }
+            default -> rc = q.post(opcode, n, q.layout.sendSlot(q.regionAddress, slot), size,
+                q.remoteSlot(slot), signaled);
+        }
+        if (rc != 0)
+        {
+            fail("ibv_post_send returned " + rc + " for operation " + n + " on QP " + q.qp.qpn());
+            return false;
+        }
+        posted[index]++;
+        return true;
     }
 
     private int complete(final int index)
     {
         final LocalQp q = qps[index];
-        final int n = q.sendCq.poll(completions, completions.length);
+        final int n = poll(q.sendCq, completions.length);
         for (int i = 0; i < n; i++)
         {
             final WorkCompletion wc = completions[i];
@@ -150,6 +208,7 @@ public final class Bandwidth extends ToolApplication
         }
         if (n > 0)
         {
+            completionsPolled += n;
             progress(totalCompleted);
         }
         return n;

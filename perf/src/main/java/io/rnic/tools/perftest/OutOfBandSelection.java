@@ -62,7 +62,7 @@ final class OutOfBandSelection
             }
         }
         return RdmaCmOutOfBand.open(kind, device, gidIndex, serverGid, options.oobTcpPort(), options.timeoutMs,
-            localMtu);
+            localMtu, options.flags.typeOfService);
     }
 
     /** The client's TCP peer: --oob's host, else the server address; null on the server. */

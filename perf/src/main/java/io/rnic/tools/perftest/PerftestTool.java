@@ -109,7 +109,7 @@ public final class PerftestTool
     {
         final RnicContext context = device.context();
         final LocalPort localPort = context.port();
-        final QpLayout layout = new QpLayout(options.size, kind.qpType() == QpType.UD);
+        final QpLayout layout = new QpLayout(options.size, options.flags.qpType(kind) == QpType.UD);
         final LocalQp[] qps = ToolQps.create(context, options, layout);
         final MemorySegment expected = Verification.preparePatterns(options, context, qps, layout);
 
@@ -178,12 +178,20 @@ public final class PerftestTool
         device.stopPolling();
         final String problem = Verification.serverChecks(options, qps, expected);
         report.result(application, latency.total(), elapsedNs, peerReport);
+        final double averageMbps = kind.isLatency() ? -1 : report.averageMbps(application, elapsedNs, peerReport);
+        final boolean belowLimit = averageMbps >= 0 && averageMbps < options.flags.limitBwMbps;
         out.println(" rnic counters (" + device.name() + "):");
         out.print(device.countersReport());
         ToolReport.congestion(out, options, device.engines(), qps);
         if (problem != null)
         {
             err.println(kind.command() + ": " + problem);
+            return 1;
+        }
+        if (belowLimit)
+        {
+            err.printf("Error: BW result is below bw limit (%.2f MB/sec, -w %.2f)%n", averageMbps,
+                options.flags.limitBwMbps);
             return 1;
         }
         if (options.verify && (application != null || !options.isServer() || problem == null))

@@ -72,7 +72,7 @@ public final class ReadLatency extends ToolApplication
             waiting = true;
             return 1;
         }
-        final int n = q.sendCq.poll(completions, 1);
+        final int n = poll(q.sendCq, 1);
         if (n == 0)
         {
             return 0;

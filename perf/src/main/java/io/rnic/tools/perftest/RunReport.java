@@ -102,6 +102,11 @@ final class RunReport
         if (application instanceof Bandwidth bandwidth)
         {
             ToolReport.bandwidth(out, options, bandwidth.operations(), bandwidth.elapsedNs());
+            final OutOfBand.BandwidthReport mine = bandwidthReport(application);
+            if (options.flags.bidirectional && mine != null && peerReport != null && peerReport.iterations() > 0)
+            {
+                ToolReport.bidirectional(out, mine, peerReport);
+            }
         }
         else if (application instanceof SendReceiver)
         {
@@ -118,15 +123,41 @@ final class RunReport
         }
     }
 
+    /**
+     * The average bandwidth this side reports in MB/sec (2^20 B/s), which perftest's {@code -w} compares with its
+     * limit: the client's, the receiving server's, or what the client told a server that only serves; -1 for none.
+     */
+    double averageMbps(final ToolApplication application, final long elapsedNs,
+        final OutOfBand.BandwidthReport peerReport)
+    {
+        if (application instanceof Bandwidth bandwidth)
+        {
+            if (bandwidth.elapsedNs() <= 0)
+            {
+                return -1;
+            }
+            final double mine =
+                (double)bandwidth.operations() * options.size / (bandwidth.elapsedNs() / 1e9) / (1 << 20);
+            // -b: perftest compares the sum of both directions
+            return options.flags.bidirectional && peerReport != null ? mine + peerReport.averageMBps() : mine;
+        }
+        if (application instanceof SendReceiver)
+        {
+            return (double)(options.iterations + options.warmup) * options.qps * options.size / (elapsedNs / 1e9) /
+                (1 << 20);
+        }
+        return peerReport != null && peerReport.iterations() > 0 ? peerReport.averageMBps() : -1;
+    }
+
     private void addresses(final LocalQp q, final long gidHigh, final long gidLow)
     {
         final RemoteQp remote = q.remote;
         if (kind.isPingpong())
         {
             out.printf("  local address:  LID 0x0000, QPN 0x%06x, PSN 0x%06x, GID %s%n", q.qp.qpn(), q.psn,
-                InterfaceAddresses.gidAddress(gidHigh, gidLow).getHostAddress());
+                ToolReport.gidText(gidHigh, gidLow));
             out.printf("  remote address: LID 0x0000, QPN 0x%06x, PSN 0x%06x, GID %s%n", remote.qpn(), remote.psn(),
-                InterfaceAddresses.gidAddress(remote.gidHigh(), remote.gidLow()).getHostAddress());
+                ToolReport.gidText(remote.gidHigh(), remote.gidLow()));
             return;
         }
         ToolReport.address(out, "local", q.qp.qpn(), q.psn, q.rKey, q.announcedAddress(), gidHigh, gidLow);

@@ -84,7 +84,7 @@ public final class SendLatency extends ToolApplication
             waiting = true;
             work++;
         }
-        if (q.recvCq.poll(completions, 1) == 1)
+        if (poll(q.recvCq, 1) == 1)
         {
             final long endNs = System.nanoTime();
             final WorkCompletion wc = completions[0];

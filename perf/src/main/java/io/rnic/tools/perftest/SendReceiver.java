@@ -1,6 +1,8 @@
 package io.rnic.tools.perftest;
 
 import io.rnic.tools.LocalQp;
+import io.rnic.tools.QpLayout;
+import io.rnic.verbs.QpType;
 import io.rnic.verbs.WorkCompletion;
 
 import java.lang.foreign.MemorySegment;
@@ -19,6 +21,8 @@ public final class SendReceiver extends ToolApplication
     private final boolean immediate;
     private final MemorySegment expected;
     private final int size;
+    /** UD: each receive starts with the 40-byte GRH area, the message after it. */
+    private final int payloadOffset;
     private final long[] received;
     private final long[] posted;
     private long totalReceived;
@@ -34,6 +38,7 @@ public final class SendReceiver extends ToolApplication
         this.verify = verify;
         this.expected = expected;
         this.size = qps[0].layout.messageBytes;
+        this.payloadOffset = qps[0].qp.type() == QpType.UD ? QpLayout.GRH_BYTES : 0;
         this.received = new long[qps.length];
         this.posted = new long[qps.length];
     }
@@ -68,7 +73,7 @@ public final class SendReceiver extends ToolApplication
         for (int i = 0; i < qps.length; i++)
         {
             final LocalQp q = qps[i];
-            final int n = q.recvCq.poll(completions, completions.length);
+            final int n = poll(q.recvCq, completions.length);
             for (int c = 0; c < n; c++)
             {
                 final WorkCompletion wc = completions[c];
@@ -104,10 +109,10 @@ public final class SendReceiver extends ToolApplication
 
     private boolean check(final LocalQp q, final WorkCompletion wc)
     {
-        if (wc.byteLength() != size)
+        if (wc.byteLength() != size + payloadOffset)
         {
             fail("message " + wc.wrId() + " on QP " + q.qp.qpn() + " has " + wc.byteLength() + " bytes, expected " +
-                size);
+                (size + payloadOffset));
             return false;
         }
         if (!verify)
@@ -122,7 +127,7 @@ public final class SendReceiver extends ToolApplication
             return false;
         }
         final long slot = wc.wrId() % q.layout.slots;
-        final long local = q.layout.areaBytes + slot * q.layout.slotBytes;
+        final long local = q.layout.areaBytes + slot * q.layout.slotBytes + payloadOffset;
         final long reference = slot * q.layout.slotBytes;
         final long at = MemorySegment.mismatch(q.region, local, local + size, expected, reference, reference + size);
         if (at >= 0)

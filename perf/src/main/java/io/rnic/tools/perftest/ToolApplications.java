@@ -6,6 +6,7 @@ import io.rnic.verbs.WrOpcode;
 import org.HdrHistogram.SingleWriterRecorder;
 
 import java.lang.foreign.MemorySegment;
+import java.util.function.Consumer;
 
 /**
  * Which state machine runs a tool in the engine's duty cycle, by operation, latency or bandwidth, and side: the
@@ -14,15 +15,43 @@ import java.lang.foreign.MemorySegment;
  */
 final class ToolApplications
 {
+    /** Tests: told of every application made, to look at what it did once the run is over; null otherwise. */
+    static volatile Consumer<ToolApplication> createdForTests;
+
     private ToolApplications()
     {
     }
 
-    /** The application of this side, its receives posted; null where the server only serves. */
+    /**
+     * The application of this side, its receives posted; null where the server only serves. With {@code -e} it polls
+     * on completion events; a bandwidth client takes {@code -Q}, {@code -l} and {@code --rate_limit}.
+     */
     static ToolApplication create(final ToolOptions options, final LocalQp[] qps, final MemorySegment expected,
         final SingleWriterRecorder recorder)
     {
-        final boolean client = !options.isServer();
+        final ToolApplication application = forOperation(options, qps, expected, recorder);
+        final PerftestFlags flags = options.flags;
+        if (application instanceof Bandwidth bandwidth)
+        {
+            bandwidth.shape(flags.cqMod, flags.postList, flags.rateLimitBitsPerSec);
+        }
+        if (application != null && flags.events)
+        {
+            application.useEvents(qps);
+        }
+        final Consumer<ToolApplication> listener = createdForTests;
+        if (listener != null && application != null)
+        {
+            listener.accept(application);
+        }
+        return application;
+    }
+
+    private static ToolApplication forOperation(final ToolOptions options, final LocalQp[] qps,
+        final MemorySegment expected, final SingleWriterRecorder recorder)
+    {
+        // -b: the server runs the test too (perftest's duplex)
+        final boolean client = !options.isServer() || options.flags.bidirectional;
         final long total = options.iterations + options.warmup;
         final int atomic = options.atomicCompareSwap ? WrOpcode.ATOMIC_CMP_AND_SWP : WrOpcode.ATOMIC_FETCH_AND_ADD;
         final ToolKind kind = options.kind;

@@ -79,6 +79,8 @@ public final class ToolOptions
     public DcqcnParameters congestionControl;
     private String ccName = "none";
     private final List<String> ccParams = new ArrayList<>();
+    /** perftest's and rdma-core's flags users reach for: {@code -c -b -I -T -S -F -e -l -Q -w}, the pingpongs'. */
+    public final PerftestFlags flags = new PerftestFlags();
 
     private ToolOptions(final ToolKind kind)
     {
@@ -145,6 +147,10 @@ public final class ToolOptions
                 positional.add(option);
                 continue;
             }
+            if (options.flags.consumeSwitch(kind, option, options))
+            {
+                continue;
+            }
             if (option.equals("--verify"))
             {
                 options.verify = true;
@@ -169,6 +175,10 @@ public final class ToolOptions
             if (value == null)
             {
                 value = Arguments.value(args, ++i, option);
+            }
+            if (options.flags.consumeValue(kind, option, value))
+            {
+                continue;
             }
             if (PORT_OPTIONS.contains(option) && !(option.equals("--port") && startsWithDigit(value)))
             {
@@ -342,6 +352,7 @@ public final class ToolOptions
         {
             throw new UsageException("latency tests run one QP (-q 1)");
         }
+        flags.check(this);
     }
 
     private void checkDriver()

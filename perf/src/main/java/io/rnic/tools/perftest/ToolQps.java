@@ -42,7 +42,7 @@ final class ToolQps
         {
             final CompletionQueue sendCq = context.createCq(Math.max(64, options.txDepth * 2));
             final CompletionQueue recvCq = context.createCq(Math.max(64, options.rxDepth * 2));
-            final QueuePair qp = context.createQp(new QpInitAttributes().type(options.kind.qpType()).pd(pd)
+            final QueuePair qp = context.createQp(new QpInitAttributes().type(options.flags.qpType(options.kind)).pd(pd)
                 .cqs(sendCq, recvCq).capacity(Math.max(16, options.txDepth + 1), Math.max(16, options.rxDepth)));
             qps[i] = new LocalQp(qp, sendCq, recvCq, buffer.asSlice(i * layout.regionBytes, layout.regionBytes),
                 mr.lKey(), mr.rKey(), layout);
@@ -68,7 +68,8 @@ final class ToolQps
         parameters.qkey = LocalQp.QKEY;
         parameters.timeout = options.qpTimeout;
         parameters.addressVector.destinationGid(remote.gidHigh(), remote.gidLow()).destinationMac(mac)
-            .sourceGidIndex(gidIndex).hopLimit(64);
+            .sourceGidIndex(gidIndex).hopLimit(64).trafficClass(options.flags.trafficClass)
+            .serviceLevel(options.flags.serviceLevel);
         parameters.applyTo(q.qp);
         q.peerAddress.copyFrom(parameters.addressVector);
     }

@@ -24,10 +24,10 @@ public final class ToolReport
     {
         final ToolKind kind = options.kind;
         out.println(RULE);
-        out.printf("                    %s %s Test%n", kind.operation().title(),
-            kind.isLatency() ? "Latency" : "BW");
+        out.printf("                    %s %s%s Test%n", kind.operation().title(),
+            options.flags.bidirectional ? "Bidirectional " : "", kind.isLatency() ? "Latency" : "BW");
         out.printf(" Number of qps   : %-10d Transport type : RoCEv2 (rnic)%n", options.qps);
-        out.printf(" Connection type : %-10s Port           : %s%n", kind.qpType(), portDescription);
+        out.printf(" Connection type : %-10s Port           : %s%n", options.flags.qpType(kind), portDescription);
         out.printf(" Mtu             : %d[B]%s GID index      : %d%n", mtu, " ".repeat(Math.max(1, 7 -
             String.valueOf(mtu).length())), gidIndex);
         if (!kind.isLatency())
@@ -38,6 +38,67 @@ public final class ToolReport
         out.printf(" rdma_cm QPs     : %-10s Data ex. method : %s%n", options.rdmaCm ? "ON" : "OFF",
             options.rdmaCm ? "rdma_cm" : "Ethernet");
         out.println(RULE);
+    }
+
+    /**
+     * A GID as rdma-core's pingpongs print it, with glibc's {@code inet_ntop(AF_INET6)}: lower-case hex groups
+     * without leading zeros, the longest run of two or more zero groups (the first of equal runs) as {@code ::}, and
+     * an IPv4-mapped or -compatible address with its IPv4 part dotted ({@code ::ffff:10.91.0.1}, {@code fd91::1}).
+     */
+    public static String gidText(final long gidHigh, final long gidLow)
+    {
+        final int[] groups = new int[8];
+        for (int i = 0; i < 8; i++)
+        {
+            groups[i] = (int)((i < 4 ? gidHigh : gidLow) >>> (48 - 16 * (i % 4))) & 0xFFFF;
+        }
+        int bestStart = -1;
+        int bestLength = 0;
+        for (int i = 0; i < 8; )
+        {
+            int end = i;
+            while (end < 8 && groups[end] == 0)
+            {
+                end++;
+            }
+            if (end - i > bestLength)
+            {
+                bestStart = i;
+                bestLength = end - i;
+            }
+            i = end == i ? i + 1 : end;
+        }
+        if (bestLength < 2)
+        {
+            bestStart = -1;
+        }
+        final boolean embeddedIpv4 = bestStart == 0 && (bestLength == 6 || bestLength == 5 && groups[5] == 0xFFFF);
+        final StringBuilder text = new StringBuilder(45);
+        for (int i = 0; i < 8; i++)
+        {
+            if (i == bestStart)
+            {
+                text.append(':');
+                i += bestLength - 1;
+                if (i == 7)
+                {
+                    text.append(':');
+                }
+                continue;
+            }
+            if (i > 0)
+            {
+                text.append(':');
+            }
+            if (i == 6 && embeddedIpv4)
+            {
+                text.append(groups[6] >>> 8).append('.').append(groups[6] & 0xFF).append('.')
+                    .append(groups[7] >>> 8).append('.').append(groups[7] & 0xFF);
+                break;
+            }
+            text.append(Integer.toHexString(groups[i]));
+        }
+        return text.toString();
     }
 
     static void address(final PrintStream out, final String which, final int qpn, final int psn, final int rKey,
@@ -131,6 +192,18 @@ public final class ToolReport
     }
 
     /** The client's result as a perftest client sends it to the server (perftest's server prints it too). */
+    /** {@code -b}: both directions summed, as perftest's duplex report adds the peer's to its own. */
+    static void bidirectional(final PrintStream out, final OutOfBand.BandwidthReport mine,
+        final OutOfBand.BandwidthReport peer)
+    {
+        out.println(" both directions (this side's and the peer's, as perftest -b sums them):");
+        out.println(" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]");
+        out.printf(" %-10d %-14d %-18.2f %-20.2f %.6f%n", mine.size(), mine.iterations() + peer.iterations(),
+            mine.peakMBps() + peer.peakMBps(), mine.averageMBps() + peer.averageMBps(),
+            mine.messageRateMpps() + peer.messageRateMpps());
+        out.println(RULE);
+    }
+
     static void peerBandwidth(final PrintStream out, final OutOfBand.BandwidthReport report)
     {
         out.println(RULE);

@@ -3,8 +3,8 @@ package io.rnic.tools.rping;
 import io.rnic.cm.CmCounter;
 import io.rnic.cm.CmId;
 import io.rnic.cm.CmService;
-import io.rnic.cm.ConnectionManager;
 import io.rnic.cnc.CncException;
+import io.rnic.cm.ConnectionManager;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.EndpointOptions;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
@@ -18,6 +18,7 @@ import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
 import io.rnic.tools.ToolDevice;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.perftest.ToolReport;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
@@ -53,8 +54,24 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Rping
 {
-    public static final String SYNOPSIS = "rping -s|-c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-v] [-V] " +
-        "[-d IFACE | --driver DIR] [--port afpacket|memory] [--timeout-ms MS] [--idle STRATEGY] [--pcap FILE]";
+    public static final String SYNOPSIS = "rping -s [-vVd] [-P] [-a ADDR] | -c [-vVd] [-I ADDR] -a ADDR; [-p PORT] " +
+        "[-C COUNT] [-S SIZE] [--iface IFACE | --driver DIR] [--port afpacket|memory] [--timeout-ms MS] [--idle STRATEGY] " +
+        "[--pcap FILE]";
+    /** What {@code rnic help rping} adds: the flags as rping has them, and where ours differ. */
+    public static final String DETAILS = String.join("\n",
+        "  -s / -c        server / client",
+        "  -a ADDR        the server's address; a server without it listens on the port's first IPv4 address",
+        "                 (else its first), as rping binds 0.0.0.0",
+        "  -I ADDR        client: the source address to bind to (one of the port's addresses)",
+        "  -P             persistent server: serves one client after another, each on a new QP, until none has",
+        "                 come for --timeout-ms (rping -P serves until killed); a failed client is reported and the",
+        "                 next one served",
+        "  -d             debug printfs: the connection's steps and, at the end, the CM's counters",
+        "  -v / -V        print / validate the ping data",
+        "  --iface IFACE  the interface (default: the one of the default route). It was -d, which is rping's",
+        "                 debug flag: use --iface (or --ib-dev)",
+        "  --driver DIR   as a client of the rnic driver serving DIR, through its RDMA CM (--iface, --port and",
+        "                 --pcap are the driver's business then)");
     public static final int PORT_DEFAULT = 7174;
     public static final int SIZE_DEFAULT = 64;
     /** rping's RPING_MSG_FMT; its minimum size leaves room for it with INT_MAX and the NUL. */
@@ -81,13 +98,19 @@ public final class Rping
     private long timeoutMs = 60_000;
     private String idle = "backoff";
     private java.nio.file.Path pcap;
+    /** {@code -I}: the client's source address, or null: the port's first address of the server's family. */
+    private String sourceAddress;
+    /** {@code -P}: serve one client after another. */
+    private boolean persistent;
+    /** {@code -d}: rping's debug printfs. */
+    private boolean debug;
 
     private java.nio.file.Path driver;
-
     private RnicContext context;
     private CmService cm;
     private CmId connection;
     private QueuePair qp;
+    private ProtectionDomain pd;
     private CompletionQueue sendCq;
     private CompletionQueue recvCq;
     private MemoryRegion mr;
@@ -126,10 +149,13 @@ public final class Rping
                 case "-v" -> verbose = true;
                 case "-V" -> validate = true;
                 case "-a" -> address = Arguments.value(args, ++i, arg);
+                case "-I" -> sourceAddress = Arguments.value(args, ++i, arg);
+                case "-P" -> persistent = true;
+                case "-d" -> debug = true;
                 case "-p" -> port = (int)Arguments.number(args, ++i, arg, 1, 0xFFFF);
                 case "-C" -> count = Arguments.number(args, ++i, arg, 0, Integer.MAX_VALUE);
                 case "-S" -> size = (int)Arguments.number(args, ++i, arg, MIN_SIZE, 64 * 1024);
-                case "-d" -> iface = Arguments.value(args, ++i, arg);
+                case "--iface", "--ib-dev" -> iface = Arguments.value(args, ++i, arg);
                 case "--port" -> portKind = Arguments.value(args, ++i, arg);
                 case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
                 case "--idle" -> idle = Arguments.value(args, ++i, arg);
@@ -142,29 +168,31 @@ public final class Rping
         {
             throw new UsageException("give one of -s (server) and -c (client)");
         }
-        if (address == null)
+        if (client && address == null)
         {
             throw new UsageException("-a ADDR is required (the server's address)");
+        }
+        if (persistent && client)
+        {
+            throw new UsageException("-P (persistent server) applies to the server (-s)");
+        }
+        if (sourceAddress != null && server)
+        {
+            throw new UsageException("-I (the source address) applies to the client (-c); a server listens on -a");
         }
     }
 
     private int run() throws IOException
     {
-        final InetAddress serverAddress;
-        try
-        {
-            serverAddress = InetAddress.getByName(address);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new UsageException("-a " + address + ": " + ex.getMessage());
-        }
+        final InetAddress serverAddress = address == null ? null : inetAddress("-a", address);
+        final long[] sourceGid = sourceAddress == null ? null : InterfaceAddresses.gidOf(inetAddress("-I",
+            sourceAddress));
         if (driver != null)
         {
             if (iface != null || pcap != null || !"afpacket".equals(portKind))
             {
-                throw new UsageException((iface != null ? "-d" : pcap != null ? "--pcap" : "--port") + " sets up " +
-                    "the port, which is the driver's business with --driver: give it to bin/rnic driver");
+                throw new UsageException((iface != null ? "--iface" : pcap != null ? "--pcap" : "--port") +
+                    " sets up the port, which is the driver's business with --driver: give it to bin/rnic driver");
             }
             final DriverToolDevice device;
             try
@@ -177,7 +205,7 @@ public final class Rping
             }
             try (device)
             {
-                return runOn(device, serverAddress, device.name());
+                return runOn(device, serverAddress, sourceGid, device.name());
             }
         }
         final String name = iface != null ? iface : Ports.defaultInterface();
@@ -198,20 +226,21 @@ public final class Rping
         try (EmbeddedToolDevice device = EmbeddedToolDevice.of(Endpoint.start(opened.ports(), opened.addressing(),
             options)))
         {
-            return runOn(device, serverAddress, name);
+            return runOn(device, serverAddress, sourceGid, name);
         }
     }
 
-    private int runOn(final ToolDevice device, final InetAddress serverAddress, final String name)
+    private int runOn(final ToolDevice device, final InetAddress serverAddress, final long[] sourceGid,
+        final String name)
     {
         context = device.context();
         final LocalPort localPort = context.port();
-        final long[] serverGid = InterfaceAddresses.gidOf(serverAddress);
-        final int gidIndex = server ? GidSelection.ofAddress(localPort, serverGid) :
-            GidSelection.ofFamily(localPort, serverGid);
+        final long[] serverGid = serverAddress == null ? null : InterfaceAddresses.gidOf(serverAddress);
+        final int gidIndex = localGid(localPort, serverGid, sourceGid, name);
         if (gidIndex < 0)
         {
-            throw new UsageException(server ? address + " is not an address of " + name :
+            throw new UsageException(server ? address + " is not an address of " + name : sourceGid != null ?
+                "-I " + sourceAddress + " is not an address of " + name :
                 name + " has no address of " + address + "'s family");
         }
         deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
@@ -219,7 +248,7 @@ public final class Rping
         setUp();
         // the server listens before anything can arrive, as rdma_listen
         cm = device.openConnectionManager(gidIndex, Duration.ofMillis(Math.min(timeoutMs, 30_000)),
-            server ? port : -1);
+            server ? port : -1, -1);
         try
         {
             final String failure = server ? runServer() : runClient(serverGid);
@@ -238,13 +267,39 @@ public final class Rping
         }
     }
 
+    private static InetAddress inetAddress(final String option, final String value)
+    {
+        try
+        {
+            return InetAddress.getByName(value);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new UsageException(option + " " + value + ": " + ex.getMessage());
+        }
+    }
+
+    /**
+     * Our GID: a server's -a, or without it the port's first IPv4 GID (else its first), as rping binds 0.0.0.0; a
+     * client's -I, or the first of the server's family. -1 when the address given is not the port's.
+     */
+    private int localGid(final LocalPort localPort, final long[] serverGid, final long[] sourceGid, final String name)
+    {
+        if (server)
+        {
+            return serverGid == null ? GidSelection.byIndex(localPort, -1, name) :
+                GidSelection.ofAddress(localPort, serverGid);
+        }
+        return sourceGid != null ? GidSelection.ofAddress(localPort, sourceGid) :
+            GidSelection.ofFamily(localPort, serverGid);
+    }
+
     private void setUp()
     {
-        final ProtectionDomain pd = context.allocPd();
+        pd = context.allocPd();
         sendCq = context.createCq(16);
         recvCq = context.createCq(16);
-        qp = context.createQp(new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq)
-            .capacity(8, 8).signalAll(true));
+        qp = newQp();
         // the context's memory: through a driver only that can be registered; freed with the device
         final MemorySegment memory = context.allocate(2L * INFO_BYTES + 2L * size);
         memory.fill((byte)0);
@@ -257,15 +312,60 @@ public final class Rping
         postReceive();
     }
 
+    private QueuePair newQp()
+    {
+        return context.createQp(new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq)
+            .capacity(8, 8).signalAll(true));
+    }
+
     // ------------------------------------------------------------------------------------------------ server
 
+    /**
+     * One client, or with {@code -P} one after another, each on a fresh QP and CQs (the last QP is in the error state
+     * after its disconnect, its receive flushed), until none has come for {@code --timeout-ms}.
+     */
     private String runServer()
     {
-        final CmId request = cm.awaitConnectRequest(leftNs());
-        if (request == null)
+        for (long served = 0; ; served++)
         {
-            return "no connect request within " + timeoutMs + " ms";
+            final CmId request = cm.awaitConnectRequest(leftNs());
+            if (request == null)
+            {
+                return served > 0 ? null : "no connect request within " + timeoutMs + " ms";
+            }
+            debug("connect request from " + ToolReport.gidText(request.peerGidHigh(), request.peerGidLow()));
+            final String failure = serveClient(request);
+            if (!persistent)
+            {
+                return failure;
+            }
+            if (failure != null)
+            {
+                err.println("server: client " + (served + 1) + ": " + failure);
+            }
+            // new CQs too: the last QP's flushed receive must not complete the next client's first one
+            context.destroyQp(qp);
+            context.destroyCq(sendCq);
+            context.destroyCq(recvCq);
+            sendCq = context.createCq(16);
+            recvCq = context.createCq(16);
+            qp = newQp();
+            ConnectionManager.toInit(qp);
+            postReceive();
+            deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
         }
+    }
+
+    private void debug(final String message)
+    {
+        if (debug)
+        {
+            out.println(message);
+        }
+    }
+
+    private String serveClient(final CmId request)
+    {
         connection = request;
         cm.accept(request, qp, 1, 1, new byte[0]);
         for (long ping = 0; count == 0 || ping < count; ping++)
@@ -354,6 +454,7 @@ public final class Rping
             return "connect error: " + c.state() +
                 (c.rejectReason() != 0 ? " (reject reason " + c.rejectReason() + ")" : "");
         }
+        debug("connected to " + ToolReport.gidText(serverGid[0], serverGid[1]) + " port " + port);
         int start = 'A';
         for (long ping = 0; count == 0 || ping < count; ping++)
         {
@@ -500,6 +601,7 @@ public final class Rping
 
     private String disconnect(final String role)
     {
+        debug(role + ": disconnecting; CM counters: " + cm.counters());
         cm.disconnect(connection);
         if (!cm.await(connection::isClosed, leftNs()))
         {

@@ -332,14 +332,14 @@ class ToolsInMemoryTest
     }
 
     /** Server and client of one tool run side by side on two threads; returns {client, server}. */
-    private static CapturedRun[] runPair(final ToolKind kind, final String name, final List<String> common)
+    static CapturedRun[] runPair(final ToolKind kind, final String name, final List<String> common)
         throws Exception
     {
         return runPair(kind, name, common, List.of(), "127.0.0.1");
     }
 
     /** As above, with options for the client only and the server's address (over RDMA CM: its port's IPv4). */
-    private static CapturedRun[] runPair(final ToolKind kind, final String name, final List<String> common,
+    static CapturedRun[] runPair(final ToolKind kind, final String name, final List<String> common,
         final List<String> clientArgs, final String serverAddress) throws Exception
     {
         final List<String> server = new ArrayList<>(common);
@@ -355,19 +355,19 @@ class ToolsInMemoryTest
     private static final long MAC_CLIENT = 0x02_00_00_00_0E_02L;
 
     /** Two in-memory ports joined back to back, the server's and the client's. */
-    private static InMemoryPort[] memoryPorts()
+    static InMemoryPort[] memoryPorts()
     {
         return InMemoryPort.pair(MAC_SERVER, MAC_CLIENT, 4096, 1 << 23);
     }
 
     /** Makes the two ports (or ports wrapping them) known to the tools as NAME-s (10.90.0.1) and NAME-c (.2). */
-    private static void register(final String name, final PacketPort server, final PacketPort client)
+    static void register(final String name, final PacketPort server, final PacketPort client)
     {
         Ports.registerInMemory(name + "-s", server, addressing(MAC_SERVER, 1));
         Ports.registerInMemory(name + "-c", client, addressing(MAC_CLIENT, 2));
     }
 
-    private static int tcpPort()
+    static int tcpPort()
     {
         return 20_000 + ThreadLocalRandom.current().nextInt(20_000);
     }

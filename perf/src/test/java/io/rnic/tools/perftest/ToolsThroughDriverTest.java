@@ -171,7 +171,8 @@ class ToolsThroughDriverTest
         final List<String> throughDriver = new ArrayList<>(common);
         throughDriver.addAll(List.of("--driver", directory.toString(), driverIsClient ? "-c" : "-s"));
         final List<String> embedded = new ArrayList<>(common);
-        embedded.addAll(List.of("--port", "memory", "-d", embeddedName, "--idle", "yield", driverIsClient ? "-s" : "-c"));
+        embedded.addAll(List.of("--port", "memory", "--iface", embeddedName, "--idle", "yield",
+            driverIsClient ? "-s" : "-c"));
 
         final CapturedRun[] results = CapturedRun.serverThenClient(io.rnic.tools.rping.Rping::run,
             driverIsClient ? embedded : throughDriver, driverIsClient ? throughDriver : embedded,

@@ -108,9 +108,9 @@ class VethEndToEndTest
         final List<String> common = List.of("rping", "-a", address, "-C", "20", "-S", "3000", "-v", "-V",
             "--timeout-ms", "60000");
         final List<String> server = new ArrayList<>(common);
-        server.addAll(List.of("-s", "-d", topology.ifA));
+        server.addAll(List.of("-s", "--iface", topology.ifA));
         final List<String> client = new ArrayList<>(common);
-        client.addAll(List.of("-c", "-d", topology.ifB));
+        client.addAll(List.of("-c", "--iface", topology.ifB));
         final ToolProcess serverProcess = ToolProcess.start(topology.nsA, server);
         // the server's endpoint up before the REQ (a REQ before its CM is sent again after 4.3 s)
         assertTrue(serverProcess.awaitUdpPortBound(topology.nsA, 4791, 60_000), "the rping server never came up");

@@ -84,9 +84,9 @@ class RpingInMemoryTest
     void shouldFailToConnectWhenNobodyListensOnThePort() throws Exception
     {
         final Registered ports = register();
-        final List<String> server = List.of("--port", "memory", "-d", ports.name + "-s", "--idle", "yield",
+        final List<String> server = List.of("--port", "memory", "--iface", ports.name + "-s", "--idle", "yield",
             "--timeout-ms", "10000", "-s", "-p", "7000", "-a", "10.91.0.1", "-C", "1");
-        final List<String> client = List.of("--port", "memory", "-d", ports.name + "-c", "--idle", "yield",
+        final List<String> client = List.of("--port", "memory", "--iface", ports.name + "-c", "--idle", "yield",
             "--timeout-ms", "30000", "-c", "-p", "7001", "-a", "10.91.0.1", "-C", "1");
         final ExecutorService threads = Executors.newFixedThreadPool(2);
         try
@@ -136,6 +136,57 @@ class RpingInMemoryTest
         assertTrue(s.out().contains("server DISCONNECT EVENT..."), s.out());
     }
 
+    /**
+     * rping's -P: the server (listening without -a, on its port's first IPv4 address as rping binds 0.0.0.0) serves
+     * one client after another, each on a fresh QP, and ends once none has come for --timeout-ms. The clients bind
+     * -I, and -d prints the connection's steps.
+     */
+    @Test
+    void shouldServeOneClientAfterAnotherWhenPersistent() throws Exception
+    {
+        final String name = "rping-persistent-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] pair = InMemoryPort.pair(MAC_SERVER, MAC_CLIENT, 4096, 1 << 22);
+        final Registered ports = new Registered(name, new EngineStartSignalPort(pair[0]));
+        Ports.registerInMemory(name + "-s", ports.server, addressing(MAC_SERVER, 1));
+        final List<String> server = List.of("--port", "memory", "--iface", ports.name + "-s", "--idle", "yield",
+            "--timeout-ms", "5000", "-s", "-P", "-d", "-C", "3", "-V");
+        final List<String> client = List.of("--port", "memory", "--iface", ports.name + "-c", "--idle", "yield",
+            "--timeout-ms", "30000", "-c", "-a", "10.91.0.1", "-I", "10.91.0.2", "-d", "-C", "3", "-V");
+        final ExecutorService threads = Executors.newFixedThreadPool(1);
+        try
+        {
+            final Future<CapturedRun> serverRun = threads.submit(() -> run(server));
+            assertTrue(ports.server.awaitEngineStart(60_000), "the server never started its engine");
+            for (int i = 0; i < 2; i++)
+            {
+                // one client after the other on the same link: each opens the port anew (an open takes its name)
+                Ports.registerInMemory(name + "-c", pair[1], addressing(MAC_CLIENT, 2));
+                final CapturedRun c = run(client);
+                assertEquals(0, c.status(), "client " + i + ":\n" + c.out() + c.err());
+                assertTrue(c.out().contains("connected to ::ffff:10.91.0.1 port 7174"), c.out());
+            }
+            final CapturedRun s = serverRun.get(60, TimeUnit.SECONDS);
+            assertEquals(0, s.status(), s.out() + s.err());
+            assertEquals(2, s.out().lines().filter(l -> l.equals("connect request from ::ffff:10.91.0.2")).count(),
+                s.out());
+            assertEquals(2, s.out().lines().filter(l -> l.equals("server DISCONNECT EVENT...")).count(), s.out());
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void shouldRefuseASourceAddressThePortDoesNotHave()
+    {
+        final Registered ports = register();
+        final CapturedRun c = run(List.of("--port", "memory", "--iface", ports.name + "-c", "-c", "-a", "10.91.0.1",
+            "-I", "10.91.0.9"));
+        assertEquals(99, c.status(), c.out() + c.err());
+        assertTrue(c.err().contains("-I 10.91.0.9 is not an address of " + ports.name + "-c"), c.err());
+    }
+
     @Test
     void shouldRejectBadUsage() throws Exception
     {
@@ -174,9 +225,9 @@ class RpingInMemoryTest
     private static CapturedRun[] runPair(final Registered ports, final List<String> common) throws Exception
     {
         final List<String> server = new ArrayList<>(common);
-        server.addAll(List.of("-d", ports.name + "-s", "-s"));
+        server.addAll(List.of("--iface", ports.name + "-s", "-s"));
         final List<String> client = new ArrayList<>(common);
-        client.addAll(List.of("-d", ports.name + "-c", "-c"));
+        client.addAll(List.of("--iface", ports.name + "-c", "-c"));
         final ExecutorService threads = Executors.newFixedThreadPool(2);
         try
         {

@@ -21,6 +21,18 @@ class RpingOptionsTest
         assertMessage("-C needs a value", "-s", "-a", "10.0.0.1", "-C");
     }
 
+    /** rping's letters: -d is debug (the interface is --iface), -P a server's, -I a client's, -a a client's must. */
+    @Test
+    void shouldReadRpingsLettersAsRpingDoes()
+    {
+        assertMessage("-a ADDR is required (the server's address)", "-c", "-d");
+        assertMessage("-P (persistent server) applies to the server (-s)", "-c", "-P", "-a", "10.0.0.1");
+        assertMessage("-I (the source address) applies to the client (-c); a server listens on -a", "-s", "-I",
+            "10.0.0.2");
+        assertMessage("unknown option 'eth0'", "-s", "-d", "eth0");
+        assertMessage("--iface needs a value", "-s", "--iface");
+    }
+
     private static void assertMessage(final String expected, final String... args)
     {
         final PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
