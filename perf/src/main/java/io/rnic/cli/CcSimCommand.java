@@ -37,7 +37,7 @@ final class CcSimCommand
         for (int i = 0; i < args.length; i++)
         {
             final String option = args[i];
-            final String value = Arguments.optionValue(args, ++i, option);
+            final String value = Arguments.optionValue(args, ++i, option, SYNOPSIS);
             switch (option)
             {
                 case "--flows" -> config.flows = (int)Arguments.number(option, value, 1, 16);

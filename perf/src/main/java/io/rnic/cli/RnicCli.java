@@ -75,7 +75,7 @@ public final class RnicCli
             DriverCommand.DETAILS, DriverCommand::run));
         for (final ToolKind kind : ToolKind.values())
         {
-            COMMANDS.put(kind.command(), new Entry(ToolOptions.synopsis(kind), toolSummary(kind), ToolOptions.DETAILS,
+            COMMANDS.put(kind.command(), new Entry(ToolOptions.synopsis(kind), toolSummary(kind), ToolOptions.help(kind),
                 (args, out, err) -> PerftestTool.run(kind, args, out, err)));
         }
         COMMANDS.put("rping", new Entry(Rping.SYNOPSIS,
@@ -132,15 +132,29 @@ public final class RnicCli
 
     static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
-        if (args.length == 0 || "-h".equals(args[0]) || "--help".equals(args[0]))
+        if (args.length == 0)
+        {
+            help(err); // a script that forgot its command fails, as one with a bad command does
+            return 2;
+        }
+        if ("-h".equals(args[0]) || "--help".equals(args[0]))
         {
             return help(out);
+        }
+        if ("--version".equals(args[0]))
+        {
+            out.println("rnic " + version() + " (Java " + Runtime.version() + ")");
+            return 0;
         }
         final Entry entry = COMMANDS.get(args[0]);
         if (entry == null)
         {
             err.println("rnic: unknown command '" + args[0] + "'. Run 'rnic help' for the list.");
             return 2;
+        }
+        if (!"jmh".equals(args[0]) && asksForHelp(args))
+        {
+            return help(args[0], out, err); // JMH has a -h of its own
         }
         try
         {
@@ -170,6 +184,26 @@ public final class RnicCli
         }
     }
 
+    /** perftest's {@code -h}/{@code --help} anywhere among a command's arguments (none of ours takes it as a value). */
+    private static boolean asksForHelp(final String[] args)
+    {
+        for (int i = 1; i < args.length; i++)
+        {
+            if ("-h".equals(args[i]) || "--help".equals(args[i]))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** rnic.jar's version (its manifest's, from the pom), or what runs when the classes are not in the jar. */
+    static String version()
+    {
+        final String version = RnicCli.class.getPackage().getImplementationVersion();
+        return version != null ? version : "(classes outside rnic.jar: no version)";
+    }
+
     /** {@code rnic help COMMAND}: its synopsis, what it does, and the details of its flags where it has them. */
     static int help(final String command, final PrintStream out, final PrintStream err)
     {
@@ -194,7 +228,7 @@ public final class RnicCli
     {
         out.println("rnic: a software RoCEv2 RNIC for the JVM");
         out.println();
-        out.println("usage: bin/rnic COMMAND [ARGS]");
+        out.println("usage: bin/rnic COMMAND [ARGS]    (bin/rnic COMMAND --help, bin/rnic --version)");
         out.println();
         for (final Entry entry : COMMANDS.values())
         {

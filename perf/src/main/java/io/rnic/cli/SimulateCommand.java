@@ -42,7 +42,7 @@ final class SimulateCommand
         for (int i = 0; i < args.length; i++)
         {
             final String option = args[i];
-            final String value = Arguments.optionValue(args, ++i, option);
+            final String value = Arguments.optionValue(args, ++i, option, SYNOPSIS);
             try
             {
                 switch (option)

@@ -35,6 +35,55 @@ public final class Arguments
         return value(args, i, option);
     }
 
+    /**
+     * For commands that name every option they take in {@code usage}: the value of {@code option}, {@code args[i]}.
+     * When the command line ends before it, an option the usage does not name is reported as unknown (it may be
+     * meant to take no value at all), a named one as needing a value.
+     */
+    public static String value(final String[] args, final int i, final String option, final String usage)
+    {
+        if (i >= args.length && !isNamedIn(usage, option))
+        {
+            throw new UsageException("unknown option " + option);
+        }
+        return value(args, i, option);
+    }
+
+    /** {@link #optionValue(String[], int, String)} for commands that name every option they take in {@code usage}. */
+    public static String optionValue(final String[] args, final int i, final String option, final String usage)
+    {
+        if (i >= args.length && option.startsWith("-") && !isNamedIn(usage, option))
+        {
+            throw new UsageException("unknown option " + option);
+        }
+        return optionValue(args, i, option);
+    }
+
+    /** Whether {@code text} names {@code option} as a word of its own (not as the start of a longer option). */
+    public static boolean isNamedIn(final String text, final String option)
+    {
+        int from = 0;
+        while (true)
+        {
+            final int at = text.indexOf(option, from);
+            if (at < 0)
+            {
+                return false;
+            }
+            final int end = at + option.length();
+            if ((at == 0 || !isOptionChar(text.charAt(at - 1))) && (end == text.length() || !isOptionChar(text.charAt(end))))
+            {
+                return true;
+            }
+            from = at + 1;
+        }
+    }
+
+    private static boolean isOptionChar(final char c)
+    {
+        return Character.isLetterOrDigit(c) || c == '-' || c == '_';
+    }
+
     /** A whole number in {@code min..max}, or a usage error naming the option. */
     public static long number(final String option, final String value, final long min, final long max)
     {

@@ -32,37 +32,65 @@ public final class TcpChannel implements AutoCloseable
         this.peer = socket.getRemoteSocketAddress().toString();
     }
 
-    static TcpChannel open(final String server, final String bindHost, final int port, final long timeoutMs)
-        throws IOException
+    /**
+     * @param acceptTimeoutMs how long a server waits for its client; 0: as long as it takes (perftest's server).
+     * @param timeoutMs       how long any read may wait, and a client may retry connecting (at most 10 s).
+     */
+    static TcpChannel open(final String server, final String bindHost, final int port, final long acceptTimeoutMs,
+        final long timeoutMs) throws IOException
     {
-        return server == null ? accept(bindHost, port, timeoutMs) : connect(server, port, timeoutMs);
+        return server == null ? accept(bindHost, port, acceptTimeoutMs, timeoutMs) : connect(server, port, timeoutMs);
     }
 
     static TcpChannel accept(final int port, final long timeoutMs) throws IOException
     {
-        return accept(null, port, timeoutMs);
+        return accept(null, port, timeoutMs, timeoutMs);
     }
 
-    static TcpChannel accept(final String bindHost, final int port, final long timeoutMs) throws IOException
+    static TcpChannel accept(final String bindHost, final int port, final long acceptTimeoutMs, final long timeoutMs)
+        throws IOException
     {
         try (ServerSocket listener = new ServerSocket())
         {
             listener.setReuseAddress(true);
             listener.bind(bindHost == null ? new InetSocketAddress(port) : new InetSocketAddress(bindHost, port));
-            listener.setSoTimeout((int)Math.min(Integer.MAX_VALUE, timeoutMs));
+            listener.setSoTimeout((int)Math.min(Integer.MAX_VALUE, acceptTimeoutMs));
             final Socket socket = listener.accept();
             socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, timeoutMs));
             return new TcpChannel(socket);
         }
         catch (final SocketTimeoutException ex)
         {
-            throw new IOException("no client connected to TCP port " + port + " within " + timeoutMs + " ms");
+            throw new IOException("no client connected to TCP port " + port + " within " + acceptTimeoutMs +
+                " ms (--accept-timeout-ms)");
         }
         catch (final java.net.BindException ex)
         {
-            throw new IOException("cannot listen on TCP port " + port + ": " + ex.getMessage() +
-                " (another server running? choose one with -p)");
+            throw cannotListen(port, ex);
         }
+    }
+
+    /**
+     * Fails as {@link #accept} would when the TCP port is taken (another server running), so that a server says so
+     * before it opens its port, allocates its memory and prints its banner. The port is free again on return.
+     */
+    public static void checkCanListen(final String bindHost, final int port) throws IOException
+    {
+        try (ServerSocket listener = new ServerSocket())
+        {
+            listener.setReuseAddress(true);
+            listener.bind(bindHost == null ? new InetSocketAddress(port) : new InetSocketAddress(bindHost, port));
+        }
+        catch (final java.net.BindException ex)
+        {
+            throw cannotListen(port, ex);
+        }
+    }
+
+    private static IOException cannotListen(final int port, final java.net.BindException ex)
+    {
+        return new IOException("cannot listen on TCP port " + port + ": " + ex.getMessage() +
+            " (another server running? choose one with -p)");
     }
 
     static TcpChannel connect(final String server, final int port, final long timeoutMs) throws IOException

@@ -34,12 +34,13 @@ final class OutOfBandSelection
         final ToolKind kind = options.kind;
         if (kind.isPingpong())
         {
-            return PingpongOutOfBand.open(oobPeer(options), options.oobHost, options.oobTcpPort(), options.timeoutMs);
+            return PingpongOutOfBand.open(oobPeer(options), options.oobHost, options.oobTcpPort(),
+                options.acceptTimeoutMs, options.timeoutMs);
         }
         if (!options.rdmaCm)
         {
             return PerftestOutOfBand.open(kind, oobPeer(options), options.oobHost, options.oobTcpPort(),
-                options.timeoutMs, localMtu);
+                options.acceptTimeoutMs, options.timeoutMs, localMtu);
         }
         if (!(device instanceof EmbeddedToolDevice embedded))
         {

@@ -14,6 +14,7 @@ import io.rnic.tools.ToolDevice;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
 import io.rnic.tools.exchange.OutOfBand;
+import io.rnic.tools.exchange.TcpChannel;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.Timeouts;
 import io.rnic.verbs.QpType;
@@ -67,6 +68,11 @@ public final class PerftestTool
 
     private int run() throws IOException
     {
+        if (options.isServer() && !options.rdmaCm)
+        {
+            // a second server on the port fails now, not after its engine has started and its banner is out
+            TcpChannel.checkCanListen(options.oobHost, options.oobTcpPort());
+        }
         if (options.driver != null)
         {
             final DriverToolDevice device;
@@ -166,9 +172,13 @@ public final class PerftestTool
         }
         catch (final IOException ex)
         {
-            err.println(kind.command() + ": " + ex.getMessage() + "; counters:");
-            err.print(device.countersReport());
-            printTransportState();
+            if (options.debug)
+            {
+                // the launcher prints the error itself, once
+                err.println(kind.command() + ": the exchange failed; counters:");
+                err.print(device.countersReport());
+                printTransportState();
+            }
             throw ex;
         }
         if (!oob.hasClosingBarrier())
@@ -225,9 +235,13 @@ public final class PerftestTool
         }
     }
 
-    /** Each QP's transport state (PSNs, timers, queues) and the engine's clock: what a stalled run needs. */
+    /** With {@code --debug}, each QP's transport state (PSNs, timers, queues) and the engine's clock. */
     private void printTransportState()
     {
+        if (!options.debug)
+        {
+            return;
+        }
         err.println(" engine clock now=" + System.nanoTime() + " ns");
         for (final LocalQp q : activeQps)
         {
