@@ -94,6 +94,17 @@ public final class Workload
         boolean failed;
     }
 
+    /**
+     * The bytes of each QP's region on each side: a slot per operation in flight, each the next power of two of the
+     * largest size, and the atomic counter's page. {@code rnic simulate} refuses sizes whose region a memory region
+     * cannot hold before it allocates anything.
+     */
+    public static long regionBytes(final Config config)
+    {
+        final long slotBytes = BitUtil.findNextPositivePowerOfTwo((long)Math.max(Long.BYTES, config.maxSize));
+        return config.inFlightPerQp * slotBytes + 4096;
+    }
+
     public static SimulationReport run(final Config config)
     {
         final SimulationReport report = new SimulationReport();
@@ -177,7 +188,6 @@ public final class Workload
                         flow.atomicsPosted + " atomics");
                 }
             }
-            report.operations = done;
         }
         report.wallNs = System.nanoTime() - wallStart;
         report.simulatedNs = fabric.clock().nanoTime() - simulatedStart;
@@ -295,7 +305,6 @@ public final class Workload
                 wr.opcode = WrOpcode.RDMA_WRITE;
                 wr.remoteAddress = flow.responderMr.address() + slotOffset;
                 wr.rKey = flow.responderMr.rKey();
-                report.writes++;
             }
             case READ ->
             {
@@ -303,7 +312,6 @@ public final class Workload
                 wr.opcode = WrOpcode.RDMA_READ;
                 wr.remoteAddress = flow.responderMr.address() + slotOffset;
                 wr.rKey = flow.responderMr.rKey();
-                report.reads++;
             }
             case SEND ->
             {
@@ -316,7 +324,6 @@ public final class Workload
                     report.fail("post recv failed for op " + opId);
                 }
                 wr.opcode = WrOpcode.SEND;
-                report.sends++;
             }
             default ->
             {
@@ -327,7 +334,6 @@ public final class Workload
                 wr.remoteAddress = flow.responderMr.address() + (long)slots * slotBytes;
                 wr.rKey = flow.responderMr.rKey();
                 flow.expectedAtomic[slot] = flow.atomicsPosted++;
-                report.atomics++;
             }
         }
         wr.sgl.add(flow.requesterMr.address() + slotOffset, size, flow.requesterMr.lKey());
@@ -385,6 +391,7 @@ public final class Workload
                 }
                 flow.failed = true; // the WQEs after it are flushed: consequences, not news
                 flow.completed++;
+                report.failedOperations++;
                 continue;
             }
             final long slotOffset = (long)slot * slotBytes;
@@ -412,6 +419,14 @@ public final class Workload
                 }
             }
             report.bytes += size;
+            report.operations++;
+            switch (flow.types[slot])
+            {
+                case WRITE -> report.writes++;
+                case READ -> report.reads++;
+                case SEND -> report.sends++;
+                default -> report.atomics++;
+            }
             flow.completed++;
         }
         return n;

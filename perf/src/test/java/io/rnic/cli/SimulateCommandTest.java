@@ -99,4 +99,51 @@ class SimulateCommandTest
             assertTrue(result[1].contains(System.lineSeparator() + flag + " "), flag + " explained: " + result[1]);
         }
     }
+
+    @Test
+    void shouldCountOnlyTheOperationsThatSucceededAsCompletedAndTellTheRetryFailureOnce()
+    {
+        // two QPs both run out of retries in the same step: one line says why, and counts the other
+        final String[] result = run("simulate", "--ops", "200", "--max-size", "4096", "--loss", "0.3", "--seed", "1",
+            "--retry-cnt", "0");
+        assertEquals("1", result[0], result[1] + result[2]);
+        final String operations = result[1].lines().filter(line -> line.startsWith("operations ")).findFirst()
+            .orElseThrow();
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("operations +(\\d+) completed \\((\\d+) " +
+            "write, (\\d+) read, (\\d+) send, (\\d+) atomic\\), (\\d+) failed or flushed").matcher(operations);
+        assertTrue(m.matches(), operations);
+        final long completed = Long.parseLong(m.group(1));
+        assertEquals(completed, Long.parseLong(m.group(2)) + Long.parseLong(m.group(3)) + Long.parseLong(m.group(4)) +
+            Long.parseLong(m.group(5)), operations);
+        assertTrue(completed < 200 && Long.parseLong(m.group(6)) > 0, operations);
+        final List<String> errors = result[1].lines().filter(line -> line.contains("RETRY_EXC_ERR")).toList();
+        assertEquals(1, errors.size(), result[1]);
+        assertTrue(errors.get(0).endsWith("raise it (at most 7) (1 other QP failed too)"), errors.get(0));
+    }
+
+    @Test
+    void shouldRefuseMoreQpsOrLargerRegionsThanItCanHoldBeforeAllocatingAnything()
+    {
+        final String[][] cases = {
+            { "--qps 2000", "--qps 2000 out of range 1..1024" },
+            { "--max-size 1073741824", "--max-size 1073741824 needs regions of 8589938688 bytes (8 operations in " +
+                "flight per QP); a memory region holds at most 2147483647 (max_mr_size): use --max-size 134217728 " +
+                "or less" } };
+        for (final String[] c : cases)
+        {
+            final List<String> args = new java.util.ArrayList<>(List.of("simulate"));
+            args.addAll(List.of(c[0].split(" ")));
+            final String[] result = run(args.toArray(String[]::new));
+            assertEquals("2", result[0], c[0]);
+            assertEquals("rnic simulate: " + c[1], result[2].lines().findFirst().orElseThrow());
+            assertEquals("", result[1]);
+        }
+        // 2 sides x 1024 QPs x 1 GiB: more than any machine that runs this test
+        final String[] memory = run("simulate", "--qps", "1024", "--max-size", "134217728");
+        assertEquals("2", memory[0]);
+        assertTrue(memory[2].lines().findFirst().orElseThrow().matches("rnic simulate: --qps 1024 with --max-size " +
+            "134217728 needs 2048\\.0 GiB of regions \\(2 sides x 1024 QPs x 1,073,745,920 bytes\\), more than this " +
+            "machine's [\\d.]+ GiB: lower --qps or --max-size"), memory[2]);
+        assertEquals("", memory[1]);
+    }
 }
