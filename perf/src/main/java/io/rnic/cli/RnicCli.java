@@ -8,6 +8,13 @@ import io.rnic.tools.rping.Rping;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -59,8 +66,8 @@ public final class RnicCli
             SimulateCommand.DETAILS, SimulateCommand::run));
         COMMANDS.put("cc-sim", new Entry(CcSimCommand.SYNOPSIS,
             "congestion control on a simulated bottleneck (RED/ECN marking, tail drop): RC flows with DCQCN and " +
-            "without; prints fairness, queue and drops, writes CSV and an HTML plot; exit 1 if DCQCN is unfair or " +
-            "lossy",
+            "without; prints fairness, queue and drops, writes CSV and an HTML plot (into --out DIR, by default " +
+            "rnic-cc-sim in the temporary directory, never the working directory); exit 1 if DCQCN is unfair or lossy",
             CcSimCommand::run));
         COMMANDS.put("demo", new Entry(
             "demo [--out FILE.pcap]",
@@ -166,9 +173,15 @@ public final class RnicCli
             err.println("usage: rnic " + entry.synopsis());
             return 2;
         }
-        catch (final IOException | java.io.UncheckedIOException ex)
+        catch (final IOException ex)
         {
-            err.println("rnic " + args[0] + ": " + ex.getMessage());
+            err.println("rnic " + args[0] + ": " + describe(ex));
+            return 2;
+        }
+        catch (final UncheckedIOException ex)
+        {
+            err.println("rnic " + args[0] + ": " + (ex.getCause() instanceof FileSystemException fs &&
+                ex.getMessage().equals(fs.toString()) ? describe(fs) : ex.getMessage()));
             return 2;
         }
         catch (final RuntimeException ex)
@@ -182,6 +195,28 @@ public final class RnicCli
             }
             return 2;
         }
+    }
+
+    /**
+     * An I/O error in one line that names the file and the reason: a {@link FileSystemException}'s message is often
+     * just the path (NoSuchFileException) or just the reason, so both are put together here.
+     */
+    static String describe(final IOException ex)
+    {
+        if (ex instanceof FileSystemException fs && fs.getFile() != null)
+        {
+            final String reason = fs.getReason() != null ? fs.getReason() : switch (fs)
+            {
+                case NoSuchFileException ignored -> "no such file or directory";
+                case AccessDeniedException ignored -> "permission denied";
+                case FileAlreadyExistsException ignored -> "already exists";
+                case NotDirectoryException ignored -> "not a directory";
+                case DirectoryNotEmptyException ignored -> "directory not empty";
+                default -> fs.getClass().getSimpleName();
+            };
+            return fs.getFile() + (fs.getOtherFile() != null ? " -> " + fs.getOtherFile() : "") + ": " + reason;
+        }
+        return ex.getMessage() != null ? ex.getMessage() : ex.toString();
     }
 
     /** perftest's {@code -h}/{@code --help} anywhere among a command's arguments (none of ours takes it as a value). */

@@ -42,6 +42,12 @@ final class SimulateCommand
 
     static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
+        return run(args, out, err, Progress.onTerminal(out));
+    }
+
+    /** As {@link #run(String[], PrintStream, PrintStream)}, its progress shown on a terminal only. */
+    static int run(final String[] args, final PrintStream out, final PrintStream err, final Progress progress)
+    {
         final Workload.Config config = new Workload.Config();
         final LinkConditions conditions = new LinkConditions();
         config.conditions = conditions;
@@ -105,7 +111,14 @@ final class SimulateCommand
         out.printf("QPs: retry_cnt %d, rnr_retry %d, timeout %d (%s)%n", config.retryCount, config.rnrRetry,
             config.timeout, config.timeout == 0 ? "none" : String.format("%.3f ms",
             Timeouts.localAckTimeoutNs(config.timeout) / 1e6));
+        if (progress.enabled())
+        {
+            config.progressIntervalNs = progress.intervalNs();
+            config.progress = done -> progress.show(String.format("%,d of %,d operations completed", done,
+                config.operations));
+        }
         final SimulationReport report = Workload.run(config);
+        progress.clear();
         out.print(report.summary());
         return report.passed() ? 0 : 1;
     }

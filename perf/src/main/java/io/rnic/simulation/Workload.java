@@ -24,6 +24,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.SplittableRandom;
+import java.util.function.LongConsumer;
 
 /**
  * A randomised RC workload between the two RNICs of a {@link TwoNodeFabric}: RDMA WRITE, RDMA READ, SEND and
@@ -57,6 +58,9 @@ public final class Workload
         public int rnrRetry = 7;
         /** ibverbs' timeout (0..31): local ACK timeout 4.096 us x 2^timeout, 0 = none; 8 is about 1 ms. */
         public int timeout = 8;
+        /** Told the operations completed so far, every {@link #progressIntervalNs} of wall time; null: nobody. */
+        public LongConsumer progress;
+        public long progressIntervalNs = 1_000_000_000L;
     }
 
     private static final int WRITE = 0;
@@ -138,6 +142,7 @@ public final class Workload
             long nextOpId = 0;
             long done = 0;
             final long deadline = simulatedStart + config.maxSimulatedNs;
+            long nextProgressNs = wallStart + config.progressIntervalNs;
 
             while (done < config.operations && report.failures.isEmpty() && report.errors.isEmpty())
             {
@@ -166,6 +171,11 @@ public final class Workload
                 for (final Flow flow : flows)
                 {
                     done += poll(flow, config, slotBytes, patternSegment, wcs, report);
+                }
+                if (config.progress != null && (fabric.steps() & 1023) == 0 && System.nanoTime() >= nextProgressNs)
+                {
+                    config.progress.accept(report.operations);
+                    nextProgressNs = System.nanoTime() + config.progressIntervalNs;
                 }
             }
 

@@ -1,5 +1,8 @@
 package io.rnic.tools;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 /**
  * The pieces of command-line parsing every command repeats: an option's value, a whole number in a range. Written
  * once so that every command names a missing value and a bad number in the same words, as a
@@ -82,6 +85,31 @@ public final class Arguments
     private static boolean isOptionChar(final char c)
     {
         return Character.isLetterOrDigit(c) || c == '-' || c == '_';
+    }
+
+    /**
+     * A file a command will write, checked before it does any work: its directory must exist and be writable, and
+     * the file must not be a directory. Null (the option not given) passes.
+     */
+    public static void checkWritable(final String option, final Path file)
+    {
+        if (file == null)
+        {
+            return;
+        }
+        final Path parent = file.toAbsolutePath().getParent();
+        if (Files.isDirectory(file))
+        {
+            throw new UsageException(option + " " + file + ": is a directory, not a file");
+        }
+        if (parent != null && !Files.isDirectory(parent))
+        {
+            throw new UsageException(option + " " + file + ": no such directory " + parent);
+        }
+        if (parent != null && !Files.isWritable(parent) && !Files.isWritable(file))
+        {
+            throw new UsageException(option + " " + file + ": cannot write in " + parent + " (permission denied)");
+        }
     }
 
     /** A whole number in {@code min..max}, or a usage error naming the option. */

@@ -161,6 +161,23 @@ class CommandLineErrorsTest
             .acceptTimeoutMs);
     }
 
+    @Test
+    void shouldNameTheFileAndTheReasonOfAFileError(@TempDir final Path dir)
+    {
+        final Result demo = run("demo", "--out", "/nonexistent-rnic/x.pcap");
+        assertEquals(2, demo.status());
+        assertEquals("rnic demo: --out /nonexistent-rnic/x.pcap: no such directory /nonexistent-rnic",
+            demo.firstErrorLine());
+        assertEquals("", demo.out(), "refused before the demo starts");
+        final Result inspect = run("inspect", dir.toString());
+        assertEquals(2, inspect.status());
+        assertEquals("rnic inspect: " + dir + ": is a directory, not a capture file", inspect.err().trim());
+        assertEquals("rnic: /nowhere/x.pcap: no such file or directory",
+            "rnic: " + RnicCli.describe(new java.nio.file.NoSuchFileException("/nowhere/x.pcap")));
+        assertEquals("rnic: /root/x: permission denied",
+            "rnic: " + RnicCli.describe(new java.nio.file.AccessDeniedException("/root/x")));
+    }
+
     private static void assertOneLine(final String expected, final String... args)
     {
         final Result result = run(args);

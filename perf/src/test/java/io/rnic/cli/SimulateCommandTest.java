@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SimulateCommandTest
@@ -145,5 +146,24 @@ class SimulateCommandTest
             "134217728 needs 2048\\.0 GiB of regions \\(2 sides x 1024 QPs x 1,073,745,920 bytes\\), more than this " +
             "machine's [\\d.]+ GiB: lower --qps or --max-size"), memory[2]);
         assertEquals("", memory[1]);
+    }
+
+    @Test
+    void shouldShowProgressOnATerminalAndNothingButTheResultsOtherwise()
+    {
+        final ByteArrayOutputStream terminal = new ByteArrayOutputStream();
+        final PrintStream out = new PrintStream(terminal, true, StandardCharsets.UTF_8);
+        final String[] args = { "--ops", "3000", "--max-size", "4096", "--loss", "0.01", "--seed", "2" };
+        assertEquals(0, SimulateCommand.run(args, out, out, new Progress(out, true, 0)));
+        final String shown = terminal.toString(StandardCharsets.UTF_8);
+        assertTrue(shown.matches("(?s).*\r[\\d,]+ of 3,000 operations completed\u001b\\[K.*"), shown);
+        assertTrue(shown.contains("\r\u001b[Koperations      3,000 completed"), "cleared before the results: " + shown);
+
+        final String[] redirected = run("simulate", "--ops", "3000", "--max-size", "4096", "--loss", "0.01", "--seed",
+            "2");
+        assertEquals("0", redirected[0]);
+        assertFalse(redirected[1].contains("\r") || redirected[1].contains("\u001b"), redirected[1]);
+        assertEquals(shown.replaceAll("\r[^\r]*\u001b\\[K", "").replaceAll("wall time .*", ""),
+            redirected[1].replaceAll("wall time .*", ""));
     }
 }

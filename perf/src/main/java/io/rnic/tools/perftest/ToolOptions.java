@@ -10,7 +10,6 @@ import io.rnic.tools.UsageException;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.QpType;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -497,8 +496,8 @@ public final class ToolOptions
      */
     private void checkBeforeAnyWork()
     {
-        checkWritable("--pcap", pcap);
-        checkWritable("--hlog", hlog);
+        Arguments.checkWritable("--pcap", pcap);
+        Arguments.checkWritable("--hlog", hlog);
         final long regionBytes = new QpLayout(size, kind.qpType() == QpType.UD).regionBytes * qps;
         if (regionBytes > MemoryRegionTable.MAX_REGION_BYTES)
         {
@@ -517,28 +516,6 @@ public final class ToolOptions
                         cpuList(allowed) + ")");
                 }
             }
-        }
-    }
-
-    /** A file the tool will write: its directory must exist and it must not be a directory itself. */
-    static void checkWritable(final String option, final Path file)
-    {
-        if (file == null)
-        {
-            return;
-        }
-        final Path parent = file.toAbsolutePath().getParent();
-        if (Files.isDirectory(file))
-        {
-            throw new UsageException(option + " " + file + ": is a directory, not a file");
-        }
-        if (parent != null && !Files.isDirectory(parent))
-        {
-            throw new UsageException(option + " " + file + ": no such directory " + parent);
-        }
-        if (parent != null && !Files.isWritable(parent) && !Files.isWritable(file))
-        {
-            throw new UsageException(option + " " + file + ": cannot write in " + parent + " (permission denied)");
         }
     }
 
