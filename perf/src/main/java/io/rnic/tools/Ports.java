@@ -49,13 +49,15 @@ public final class Ports
                 final PortFactory.OpenedPort port = IN_MEMORY.remove(iface);
                 if (port == null)
                 {
-                    throw new IllegalArgumentException("no in-memory port named '" + iface + "' (registered: " +
-                        IN_MEMORY.keySet() + ")");
+                    // only code in the same JVM registers one: from the command line there is none
+                    throw new IllegalArgumentException("no in-memory port named '" + iface + "': --port memory is " +
+                        "for code that runs both endpoints in one JVM and registers them (registered: " +
+                        IN_MEMORY.keySet() + "); from the command line use --port afpacket or dpdk");
                 }
                 yield port;
             }
             default -> throw new IllegalArgumentException("unknown port kind '" + request.kind() +
-                "' (afpacket, dpdk or memory)");
+                "' (afpacket or dpdk)");
         };
     }
 

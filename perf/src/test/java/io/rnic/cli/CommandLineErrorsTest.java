@@ -178,6 +178,20 @@ class CommandLineErrorsTest
             "rnic: " + RnicCli.describe(new java.nio.file.AccessDeniedException("/root/x")));
     }
 
+    @Test
+    void shouldSayThatAnInMemoryPortIsNotForTheCommandLine()
+    {
+        final Result result = run("write-bw", "--port", "memory", "-d", "from-the-shell", "10.0.0.1");
+        assertEquals(2, result.status(), result.out() + result.err());
+        assertTrue(result.firstErrorLine().startsWith("rnic write-bw: no in-memory port named 'from-the-shell': " +
+            "--port memory is for code that runs both endpoints in one JVM and registers them (registered: "),
+            result.err());
+        assertTrue(result.firstErrorLine().endsWith("); from the command line use --port afpacket or dpdk"),
+            result.err());
+        final String usage = run("help", "write-bw").out();
+        assertFalse(usage.contains("|memory") || usage.contains("--port memory"), "not offered in the usage: " + usage);
+    }
+
     private static void assertOneLine(final String expected, final String... args)
     {
         final Result result = run(args);

@@ -393,7 +393,7 @@ public final class ToolOptions
         }
         if ("dpdk".equals(portKind))
         {
-            throw new UsageException("-R runs over --port afpacket or memory");
+            throw new UsageException("-R runs over --port afpacket");
         }
         if (qpTimeout != 14)
         {
