@@ -29,12 +29,12 @@ public final class PingpongOutOfBand implements OutOfBand
     /**
      * @param server   the server to connect to, or null to be the server.
      * @param bindHost the server's listening address (null: every address).
-     * @param acceptTimeoutMs how long a server waits for its client (0: as long as it takes).
+     * @param wait     how long and while what a server waits for its client.
      */
     public static PingpongOutOfBand open(final String server, final String bindHost, final int port,
-        final long acceptTimeoutMs, final long timeoutMs) throws IOException
+        final TcpChannel.ServerWait wait, final long timeoutMs) throws IOException
     {
-        return new PingpongOutOfBand(TcpChannel.open(server, bindHost, port, acceptTimeoutMs, timeoutMs),
+        return new PingpongOutOfBand(TcpChannel.open(server, bindHost, port, wait, timeoutMs),
             server == null);
     }
 

@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
 
 /**
  * A blocking TCP connection for the out-of-band exchange, with the tools' roles: the server listens and takes one
@@ -33,36 +34,61 @@ public final class TcpChannel implements AutoCloseable
     }
 
     /**
-     * @param acceptTimeoutMs how long a server waits for its client; 0: as long as it takes (perftest's server).
-     * @param timeoutMs       how long any read may wait, and a client may retry connecting (at most 10 s).
+     * How a server waits for its client: at most {@code timeoutMs} (0: as long as it takes, as perftest's server),
+     * and only while {@code failure} says nothing (an engine thread that died: waiting on would be a hang).
      */
-    static TcpChannel open(final String server, final String bindHost, final int port, final long acceptTimeoutMs,
+    public record ServerWait(long timeoutMs, Supplier<String> failure)
+    {
+        /** How often a waiting server asks {@link #failure}. */
+        static final int CHECK_MS = 200;
+    }
+
+    /**
+     * @param wait      how long and while what a server waits for its client.
+     * @param timeoutMs how long any read may wait, and a client may retry connecting (at most 10 s).
+     */
+    static TcpChannel open(final String server, final String bindHost, final int port, final ServerWait wait,
         final long timeoutMs) throws IOException
     {
-        return server == null ? accept(bindHost, port, acceptTimeoutMs, timeoutMs) : connect(server, port, timeoutMs);
+        return server == null ? accept(bindHost, port, wait, timeoutMs) : connect(server, port, timeoutMs);
     }
 
     static TcpChannel accept(final int port, final long timeoutMs) throws IOException
     {
-        return accept(null, port, timeoutMs, timeoutMs);
+        return accept(null, port, new ServerWait(timeoutMs, () -> null), timeoutMs);
     }
 
-    static TcpChannel accept(final String bindHost, final int port, final long acceptTimeoutMs, final long timeoutMs)
+    static TcpChannel accept(final String bindHost, final int port, final ServerWait wait, final long timeoutMs)
         throws IOException
     {
         try (ServerSocket listener = new ServerSocket())
         {
             listener.setReuseAddress(true);
             listener.bind(bindHost == null ? new InetSocketAddress(port) : new InetSocketAddress(bindHost, port));
-            listener.setSoTimeout((int)Math.min(Integer.MAX_VALUE, acceptTimeoutMs));
-            final Socket socket = listener.accept();
-            socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, timeoutMs));
-            return new TcpChannel(socket);
-        }
-        catch (final SocketTimeoutException ex)
-        {
-            throw new IOException("no client connected to TCP port " + port + " within " + acceptTimeoutMs +
-                " ms (--accept-timeout-ms)");
+            listener.setSoTimeout(ServerWait.CHECK_MS);
+            final long startNs = System.nanoTime();
+            while (true)
+            {
+                try
+                {
+                    final Socket socket = listener.accept();
+                    socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, timeoutMs));
+                    return new TcpChannel(socket);
+                }
+                catch (final SocketTimeoutException ex)
+                {
+                    final String failure = wait.failure().get();
+                    if (failure != null)
+                    {
+                        throw new IOException(failure + " (while waiting for a client on TCP port " + port + ")");
+                    }
+                    if (wait.timeoutMs() > 0 && System.nanoTime() - startNs >= wait.timeoutMs() * 1_000_000L)
+                    {
+                        throw new IOException("no client connected to TCP port " + port + " within " +
+                            wait.timeoutMs() + " ms (--accept-timeout-ms)");
+                    }
+                }
+            }
         }
         catch (final java.net.BindException ex)
         {

@@ -10,6 +10,7 @@ import io.rnic.tools.exchange.OutOfBand;
 import io.rnic.tools.exchange.PerftestOutOfBand;
 import io.rnic.tools.exchange.PingpongOutOfBand;
 import io.rnic.tools.exchange.RdmaCmOutOfBand;
+import io.rnic.tools.exchange.TcpChannel;
 import io.rnic.transport.LocalPort;
 
 import java.io.IOException;
@@ -35,12 +36,12 @@ final class OutOfBandSelection
         if (kind.isPingpong())
         {
             return PingpongOutOfBand.open(oobPeer(options), options.oobHost, options.oobTcpPort(),
-                options.acceptTimeoutMs, options.timeoutMs);
+                new TcpChannel.ServerWait(options.acceptTimeoutMs, device::failure), options.timeoutMs);
         }
         if (!options.rdmaCm)
         {
             return PerftestOutOfBand.open(kind, oobPeer(options), options.oobHost, options.oobTcpPort(),
-                options.acceptTimeoutMs, options.timeoutMs, localMtu);
+                new TcpChannel.ServerWait(options.acceptTimeoutMs, device::failure), options.timeoutMs, localMtu);
         }
         if (!(device instanceof EmbeddedToolDevice embedded))
         {

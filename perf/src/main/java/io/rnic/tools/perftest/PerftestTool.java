@@ -35,6 +35,8 @@ public final class PerftestTool
     private static volatile PortFactory portFactory = Ports::open;
     /** How long nothing may arrive before a tool without a closing barrier leaves (see answerLateRetransmissions). */
     static final long QUIET_BEFORE_LEAVING_MS = 150;
+    /** How long the engine threads may take to start (pin, start their port) before the tool gives up. */
+    private static final long ENGINE_START_TIMEOUT_MS = 10_000;
 
     private final ToolOptions options;
     private final PrintStream out;
@@ -104,6 +106,7 @@ public final class PerftestTool
         try (EmbeddedToolDevice device = EmbeddedToolDevice.of(Endpoint.start(port.opened.ports(),
             port.opened.addressing(), port.endpointOptions(options))))
         {
+            device.awaitEngines(ENGINE_START_TIMEOUT_MS);
             device.endpoint().device().congestionControl(options.congestionControl); // before the QPs: their default
             return runOn(device, port.iface, port.gidIndex, port.mtu);
         }
