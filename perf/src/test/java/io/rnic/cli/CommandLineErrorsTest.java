@@ -100,6 +100,10 @@ class CommandLineErrorsTest
         assertEquals("rnic write-bw: --accept-timeout-ms needs a value",
             run("write-bw", "--accept-timeout-ms").firstErrorLine());
         assertEquals("rnic simulate: --ops needs a value", run("simulate", "--ops").firstErrorLine());
+        for (final String flag : List.of("--warmup", "-p", "--hlog", "--cc-param", "--oob", "--idle"))
+        {
+            assertEquals("rnic write-lat: " + flag + " needs a value", run("write-lat", flag).firstErrorLine());
+        }
         final Result unknown = run("send-lat", "--bogus");
         assertEquals(2, unknown.status());
         assertTrue(unknown.err().lines().skip(1).allMatch(line -> line.startsWith("usage: rnic send-lat")), unknown.err());

@@ -181,7 +181,7 @@ public final class ToolOptions
             }
             if (value == null)
             {
-                value = Arguments.value(args, ++i, option, help(kind));
+                value = Arguments.value(args, ++i, option, usage(kind));
             }
             if (PORT_OPTIONS.contains(option) && !(option.equals("--port") && startsWithDigit(value)))
             {
