@@ -31,13 +31,21 @@ final class CcSimCommand
 
     static int run(final String[] args, final PrintStream out, final PrintStream err) throws IOException
     {
+        return run(args, out, err, Progress.onTerminal(out));
+    }
+
+    /** As {@link #run(String[], PrintStream, PrintStream)}, its progress shown on a terminal only. */
+    static int run(final String[] args, final PrintStream out, final PrintStream err, final Progress progress)
+        throws IOException
+    {
         final CongestionScenario.Config config = new CongestionScenario.Config();
         final List<String> params = new ArrayList<>();
-        Path outDir = Path.of("cc-sim");
+        // not the working directory unless asked: a run from a checkout would leave its files in the repository
+        Path outDir = Path.of(System.getProperty("java.io.tmpdir"), "rnic-cc-sim");
         for (int i = 0; i < args.length; i++)
         {
             final String option = args[i];
-            final String value = Arguments.optionValue(args, ++i, option);
+            final String value = Arguments.optionValue(args, ++i, option, SYNOPSIS);
             switch (option)
             {
                 case "--flows" -> config.flows = (int)Arguments.number(option, value, 1, 16);
@@ -73,17 +81,32 @@ final class CcSimCommand
                 "--spacing-ms");
         }
 
+        if (Files.exists(outDir) && !Files.isDirectory(outDir))
+        {
+            throw new UsageException("--out " + outDir + ": is a file, not a directory");
+        }
+        Files.createDirectories(outDir); // before the run: a directory that cannot be made fails now, not after it
+
         out.println(config.describe());
         final long wallStartNs = System.nanoTime();
+        final String[] phase = { "with DCQCN" };
+        if (progress.enabled())
+        {
+            config.progressIntervalNs = progress.intervalNs();
+            config.progress = simulatedNs -> progress.show(String.format("%s: %.1f of %.1f ms simulated", phase[0],
+                simulatedNs / 1e6, config.durationNs / 1e6));
+        }
         final CongestionScenario.Result dcqcn = CongestionScenario.run(config);
+        progress.clear();
         out.println("DCQCN parameters: " + dcqcn.dcqcn);
         out.println(dcqcn.summary());
         final DcqcnParameters parameters = config.dcqcn;
         config.dcqcn = null;
+        phase[0] = "without congestion control";
         final CongestionScenario.Result none = CongestionScenario.run(config);
+        progress.clear();
         config.dcqcn = parameters;
         out.println(none.summary());
-        Files.createDirectories(outDir);
         Files.writeString(outDir.resolve("dcqcn.csv"), dcqcn.csv());
         Files.writeString(outDir.resolve("none.csv"), none.csv());
         final Path html = outDir.resolve("cc-sim.html");

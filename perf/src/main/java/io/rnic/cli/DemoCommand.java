@@ -2,6 +2,7 @@ package io.rnic.cli;
 
 import io.rnic.pcap.PcapReader;
 import io.rnic.pcap.PcapWriter;
+import io.rnic.tools.Arguments;
 import io.rnic.tools.UsageException;
 import io.rnic.wire.DropReason;
 import io.rnic.wire.FrameSpec;
@@ -45,6 +46,7 @@ final class DemoCommand
                 throw new UsageException("unknown argument " + args[i]);
             }
         }
+        Arguments.checkWritable("--out", pcap);
 
         out.println("== rnic demo: RoCEv2 wire-format self-check ==");
         final PacketBuilder builder = new PacketBuilder();

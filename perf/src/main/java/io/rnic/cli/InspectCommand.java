@@ -64,6 +64,10 @@ final class InspectCommand
         }
         for (final Path file : files)
         {
+            if (Files.isDirectory(file))
+            {
+                throw new IOException(file + ": is a directory, not a capture file");
+            }
             if (!Files.isReadable(file))
             {
                 throw new IOException(file + ": no such file or not readable");

@@ -9,6 +9,13 @@ import io.rnic.tools.rping.Rping;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -60,8 +67,8 @@ public final class RnicCli
             SimulateCommand.DETAILS, SimulateCommand::run));
         COMMANDS.put("cc-sim", new Entry(CcSimCommand.SYNOPSIS,
             "congestion control on a simulated bottleneck (RED/ECN marking, tail drop): RC flows with DCQCN and " +
-            "without; prints fairness, queue and drops, writes CSV and an HTML plot; exit 1 if DCQCN is unfair or " +
-            "lossy",
+            "without; prints fairness, queue and drops, writes CSV and an HTML plot (into --out DIR, by default " +
+            "rnic-cc-sim in the temporary directory, never the working directory); exit 1 if DCQCN is unfair or lossy",
             CcSimCommand::run));
         COMMANDS.put("demo", new Entry(
             "demo [--out FILE.pcap]",
@@ -77,7 +84,7 @@ public final class RnicCli
         for (final ToolKind kind : ToolKind.values())
         {
             COMMANDS.put(kind.command(), new Entry(ToolOptions.synopsis(kind), toolSummary(kind),
-                ToolOptions.DETAILS + "\n" + PerftestFlags.details(kind),
+                ToolOptions.help(kind),
                 (args, out, err) -> PerftestTool.run(kind, args, out, err)));
         }
         COMMANDS.put("rping", new Entry(Rping.SYNOPSIS,
@@ -134,15 +141,29 @@ public final class RnicCli
 
     static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
-        if (args.length == 0 || "-h".equals(args[0]) || "--help".equals(args[0]))
+        if (args.length == 0)
+        {
+            help(err); // a script that forgot its command fails, as one with a bad command does
+            return 2;
+        }
+        if ("-h".equals(args[0]) || "--help".equals(args[0]))
         {
             return help(out);
+        }
+        if ("--version".equals(args[0]))
+        {
+            out.println("rnic " + version() + " (Java " + Runtime.version() + ")");
+            return 0;
         }
         final Entry entry = COMMANDS.get(args[0]);
         if (entry == null)
         {
             err.println("rnic: unknown command '" + args[0] + "'. Run 'rnic help' for the list.");
             return 2;
+        }
+        if (!"jmh".equals(args[0]) && asksForHelp(args))
+        {
+            return help(args[0], out, err); // JMH has a -h of its own
         }
         try
         {
@@ -154,9 +175,15 @@ public final class RnicCli
             err.println("usage: rnic " + entry.synopsis());
             return 2;
         }
-        catch (final IOException | java.io.UncheckedIOException ex)
+        catch (final IOException ex)
         {
-            err.println("rnic " + args[0] + ": " + ex.getMessage());
+            err.println("rnic " + args[0] + ": " + describe(ex));
+            return 2;
+        }
+        catch (final UncheckedIOException ex)
+        {
+            err.println("rnic " + args[0] + ": " + (ex.getCause() instanceof FileSystemException fs &&
+                ex.getMessage().equals(fs.toString()) ? describe(fs) : ex.getMessage()));
             return 2;
         }
         catch (final RuntimeException ex)
@@ -170,6 +197,48 @@ public final class RnicCli
             }
             return 2;
         }
+    }
+
+    /**
+     * An I/O error in one line that names the file and the reason: a {@link FileSystemException}'s message is often
+     * just the path (NoSuchFileException) or just the reason, so both are put together here.
+     */
+    static String describe(final IOException ex)
+    {
+        if (ex instanceof FileSystemException fs && fs.getFile() != null)
+        {
+            final String reason = fs.getReason() != null ? fs.getReason() : switch (fs)
+            {
+                case NoSuchFileException ignored -> "no such file or directory";
+                case AccessDeniedException ignored -> "permission denied";
+                case FileAlreadyExistsException ignored -> "already exists";
+                case NotDirectoryException ignored -> "not a directory";
+                case DirectoryNotEmptyException ignored -> "directory not empty";
+                default -> fs.getClass().getSimpleName();
+            };
+            return fs.getFile() + (fs.getOtherFile() != null ? " -> " + fs.getOtherFile() : "") + ": " + reason;
+        }
+        return ex.getMessage() != null ? ex.getMessage() : ex.toString();
+    }
+
+    /** perftest's {@code -h}/{@code --help} anywhere among a command's arguments (none of ours takes it as a value). */
+    private static boolean asksForHelp(final String[] args)
+    {
+        for (int i = 1; i < args.length; i++)
+        {
+            if ("-h".equals(args[i]) || "--help".equals(args[i]))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** rnic.jar's version (its manifest's, from the pom), or what runs when the classes are not in the jar. */
+    static String version()
+    {
+        final String version = RnicCli.class.getPackage().getImplementationVersion();
+        return version != null ? version : "(classes outside rnic.jar: no version)";
     }
 
     /** {@code rnic help COMMAND}: its synopsis, what it does, and the details of its flags where it has them. */
@@ -196,7 +265,7 @@ public final class RnicCli
     {
         out.println("rnic: a software RoCEv2 RNIC for the JVM");
         out.println();
-        out.println("usage: bin/rnic COMMAND [ARGS]");
+        out.println("usage: bin/rnic COMMAND [ARGS]    (bin/rnic COMMAND --help, bin/rnic --version)");
         out.println();
         for (final Entry entry : COMMANDS.values())
         {

@@ -6,9 +6,11 @@ import io.rnic.simulation.Workload;
 import io.rnic.tools.Arguments;
 import io.rnic.tools.UsageException;
 import io.rnic.transport.Timeouts;
+import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.PathMtu;
 
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 
 /**
  * {@code rnic simulate}: runs a randomised RC workload between two engines over a simulated link that loses,
@@ -30,11 +32,21 @@ final class SimulateCommand
         "--timeout 0..31    local ACK timeout, 4.096 us x 2^T; default 8 (1.05 ms); 0 = none (a lost answer then",
         "                   stalls the QP until the run's time budget ends)");
 
+    /** The most QPs a run may have: each has its own regions and CQs on both engines. */
+    static final int MAX_QPS = 1024;
+    private static final double GIB = 1L << 30;
+
     private SimulateCommand()
     {
     }
 
     static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        return run(args, out, err, Progress.onTerminal(out));
+    }
+
+    /** As {@link #run(String[], PrintStream, PrintStream)}, its progress shown on a terminal only. */
+    static int run(final String[] args, final PrintStream out, final PrintStream err, final Progress progress)
     {
         final Workload.Config config = new Workload.Config();
         final LinkConditions conditions = new LinkConditions();
@@ -42,13 +54,13 @@ final class SimulateCommand
         for (int i = 0; i < args.length; i++)
         {
             final String option = args[i];
-            final String value = Arguments.optionValue(args, ++i, option);
+            final String value = Arguments.optionValue(args, ++i, option, SYNOPSIS);
             try
             {
                 switch (option)
                 {
                     case "--ops" -> config.operations = positiveLong(option, value);
-                    case "--qps" -> config.qps = (int)Math.min(1024, positiveLong(option, value));
+                    case "--qps" -> config.qps = (int)Arguments.number(option, value, 1, MAX_QPS);
                     case "--max-size" ->
                     {
                         final long size = Long.parseLong(value);
@@ -92,15 +104,49 @@ final class SimulateCommand
         {
             throw new UsageException("--loss 1 loses every frame: nothing can complete");
         }
+        checkMemory(config);
 
         out.printf("simulating %,d operations on %d QPs, sizes 0..%,d B, MTU %d, seed %d, link: %s%n",
             config.operations, config.qps, config.maxSize, config.mtu.bytes(), config.seed, conditions);
         out.printf("QPs: retry_cnt %d, rnr_retry %d, timeout %d (%s)%n", config.retryCount, config.rnrRetry,
             config.timeout, config.timeout == 0 ? "none" : String.format("%.3f ms",
             Timeouts.localAckTimeoutNs(config.timeout) / 1e6));
+        if (progress.enabled())
+        {
+            config.progressIntervalNs = progress.intervalNs();
+            config.progress = done -> progress.show(String.format("%,d of %,d operations completed", done,
+                config.operations));
+        }
         final SimulationReport report = Workload.run(config);
+        progress.clear();
         out.print(report.summary());
         return report.passed() ? 0 : 1;
+    }
+
+    /**
+     * Refuses, before anything is allocated, a run whose regions a memory region cannot hold or whose memory is more
+     * than the machine has: each QP has a region on each side, a slot per operation in flight, each slot the next
+     * power of two of {@code --max-size}.
+     */
+    private static void checkMemory(final Workload.Config config)
+    {
+        final long regionBytes = Workload.regionBytes(config);
+        if (regionBytes > MemoryRegionTable.MAX_REGION_BYTES)
+        {
+            final long largest = Long.highestOneBit((MemoryRegionTable.MAX_REGION_BYTES - 4096) / config.inFlightPerQp);
+            throw new UsageException("--max-size " + config.maxSize + " needs regions of " + regionBytes + " bytes (" +
+                config.inFlightPerQp + " operations in flight per QP); a memory region holds at most " +
+                MemoryRegionTable.MAX_REGION_BYTES + " (max_mr_size): use --max-size " + largest + " or less");
+        }
+        final long totalBytes = 2L * config.qps * regionBytes;
+        final long machineBytes =
+            ((com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+        if (machineBytes > 0 && totalBytes > machineBytes)
+        {
+            throw new UsageException(String.format("--qps %d with --max-size %d needs %.1f GiB of regions (2 sides x " +
+                "%d QPs x %,d bytes), more than this machine's %.1f GiB: lower --qps or --max-size", config.qps,
+                config.maxSize, totalBytes / GIB, config.qps, regionBytes, machineBytes / GIB));
+        }
     }
 
     private static long positiveLong(final String option, final String value)

@@ -17,6 +17,7 @@ import io.rnic.verbs.WrOpcode;
 
 import java.lang.foreign.Arena;
 import java.util.SplittableRandom;
+import java.util.function.LongConsumer;
 
 /**
  * Long RC flows into one bottleneck ({@link DumbbellFabric}): flow i starts at {@code i·flowStartSpacingNs} and
@@ -51,6 +52,9 @@ public final class CongestionScenario
         public int messageBytes = 65536;
         public int outstandingMessages = 16;
         public long seed = 1;
+        /** Told the simulated time run so far, every {@link #progressIntervalNs} of wall time; null: nobody. */
+        public LongConsumer progress;
+        public long progressIntervalNs = 1_000_000_000L;
 
         public String describe()
         {
@@ -193,6 +197,7 @@ public final class CongestionScenario
         final long[] deliveredAtLastSample = new long[flows.length];
         long nextSampleNs = t0 + config.sampleNs;
         final long endNs = t0 + config.durationNs;
+        long nextProgressNs = System.nanoTime() + config.progressIntervalNs;
         while (fabric.clock().nanoTime() < endNs)
         {
             final long nowNs = fabric.clock().nanoTime();
@@ -218,6 +223,11 @@ public final class CongestionScenario
                 }
                 result.maxQueueBytes[s] = fabric.bottleneck().takeMaxQueuedBytes();
                 nextSampleNs += config.sampleNs;
+                if (config.progress != null && System.nanoTime() >= nextProgressNs)
+                {
+                    config.progress.accept(nextSampleNs - config.sampleNs - t0);
+                    nextProgressNs = System.nanoTime() + config.progressIntervalNs;
+                }
             }
         }
     }

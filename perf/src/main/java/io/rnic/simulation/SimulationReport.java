@@ -9,7 +9,12 @@ import java.util.List;
 /** What a {@link Workload} run did: operations, bytes, recovery counters, time, and every mismatch found. */
 public final class SimulationReport
 {
+    /** Operations that completed successfully, by type below. */
     long operations;
+    /** Operations that completed in error: the first of a QP and the WQEs flushed after it. */
+    long failedOperations;
+    /** QPs that failed after the first, whose errors are the same story told again. */
+    int otherFailedQps;
     long writes;
     long reads;
     long sends;
@@ -84,12 +89,22 @@ public final class SimulationReport
         }
     }
 
+    /** The first QP's error is told; the QPs that fail after it are counted, as they fail for the same reason. */
     void error(final String error)
     {
-        if (errors.size() < 100)
+        if (errors.isEmpty())
         {
             errors.add(error);
         }
+        else
+        {
+            otherFailedQps++;
+        }
+    }
+
+    public long failedOperations()
+    {
+        return failedOperations;
     }
 
     private long both(final TransportCounter counter)
@@ -101,8 +116,9 @@ public final class SimulationReport
     public String summary()
     {
         final StringBuilder sb = new StringBuilder();
-        sb.append(String.format("operations      %,d completed (%,d write, %,d read, %,d send, %,d atomic)%n",
-            operations, writes, reads, sends, atomics));
+        sb.append(String.format("operations      %,d completed (%,d write, %,d read, %,d send, %,d atomic)%s%n",
+            operations, writes, reads, sends, atomics,
+            failedOperations == 0 ? "" : String.format(", %,d failed or flushed", failedOperations)));
         sb.append(String.format("bytes           %,d verified%n", bytes));
         sb.append(String.format("link            %s%n", linkSummary));
         sb.append(String.format("retransmissions %,d packets (%,d local ACK timeouts, %,d implied NAKs)%n",
@@ -127,7 +143,8 @@ public final class SimulationReport
         }
         for (final String error : errors)
         {
-            sb.append("ERROR: ").append(error).append(System.lineSeparator());
+            sb.append("ERROR: ").append(error).append(otherFailedQps == 0 ? "" : otherFailedQps == 1 ?
+                " (1 other QP failed too)" : " (" + otherFailedQps + " other QPs failed too)").append(System.lineSeparator());
         }
         for (final String failure : failures)
         {

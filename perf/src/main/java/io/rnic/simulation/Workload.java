@@ -24,6 +24,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.SplittableRandom;
+import java.util.function.LongConsumer;
 
 /**
  * A randomised RC workload between the two RNICs of a {@link TwoNodeFabric}: RDMA WRITE, RDMA READ, SEND and
@@ -57,6 +58,9 @@ public final class Workload
         public int rnrRetry = 7;
         /** ibverbs' timeout (0..31): local ACK timeout 4.096 us x 2^timeout, 0 = none; 8 is about 1 ms. */
         public int timeout = 8;
+        /** Told the operations completed so far, every {@link #progressIntervalNs} of wall time; null: nobody. */
+        public LongConsumer progress;
+        public long progressIntervalNs = 1_000_000_000L;
     }
 
     private static final int WRITE = 0;
@@ -94,6 +98,17 @@ public final class Workload
         boolean failed;
     }
 
+    /**
+     * The bytes of each QP's region on each side: a slot per operation in flight, each the next power of two of the
+     * largest size, and the atomic counter's page. {@code rnic simulate} refuses sizes whose region a memory region
+     * cannot hold before it allocates anything.
+     */
+    public static long regionBytes(final Config config)
+    {
+        final long slotBytes = BitUtil.findNextPositivePowerOfTwo((long)Math.max(Long.BYTES, config.maxSize));
+        return config.inFlightPerQp * slotBytes + 4096;
+    }
+
     public static SimulationReport run(final Config config)
     {
         final SimulationReport report = new SimulationReport();
@@ -127,6 +142,7 @@ public final class Workload
             long nextOpId = 0;
             long done = 0;
             final long deadline = simulatedStart + config.maxSimulatedNs;
+            long nextProgressNs = wallStart + config.progressIntervalNs;
 
             while (done < config.operations && report.failures.isEmpty() && report.errors.isEmpty())
             {
@@ -156,6 +172,11 @@ public final class Workload
                 {
                     done += poll(flow, config, slotBytes, patternSegment, wcs, report);
                 }
+                if (config.progress != null && (fabric.steps() & 1023) == 0 && System.nanoTime() >= nextProgressNs)
+                {
+                    config.progress.accept(report.operations);
+                    nextProgressNs = System.nanoTime() + config.progressIntervalNs;
+                }
             }
 
             for (final Flow flow : flows)
@@ -177,7 +198,6 @@ public final class Workload
                         flow.atomicsPosted + " atomics");
                 }
             }
-            report.operations = done;
         }
         report.wallNs = System.nanoTime() - wallStart;
         report.simulatedNs = fabric.clock().nanoTime() - simulatedStart;
@@ -295,7 +315,6 @@ public final class Workload
                 wr.opcode = WrOpcode.RDMA_WRITE;
                 wr.remoteAddress = flow.responderMr.address() + slotOffset;
                 wr.rKey = flow.responderMr.rKey();
-                report.writes++;
             }
             case READ ->
             {
@@ -303,7 +322,6 @@ public final class Workload
                 wr.opcode = WrOpcode.RDMA_READ;
                 wr.remoteAddress = flow.responderMr.address() + slotOffset;
                 wr.rKey = flow.responderMr.rKey();
-                report.reads++;
             }
             case SEND ->
             {
@@ -316,7 +334,6 @@ public final class Workload
                     report.fail("post recv failed for op " + opId);
                 }
                 wr.opcode = WrOpcode.SEND;
-                report.sends++;
             }
             default ->
             {
@@ -327,7 +344,6 @@ public final class Workload
                 wr.remoteAddress = flow.responderMr.address() + (long)slots * slotBytes;
                 wr.rKey = flow.responderMr.rKey();
                 flow.expectedAtomic[slot] = flow.atomicsPosted++;
-                report.atomics++;
             }
         }
         wr.sgl.add(flow.requesterMr.address() + slotOffset, size, flow.requesterMr.lKey());
@@ -385,6 +401,7 @@ public final class Workload
                 }
                 flow.failed = true; // the WQEs after it are flushed: consequences, not news
                 flow.completed++;
+                report.failedOperations++;
                 continue;
             }
             final long slotOffset = (long)slot * slotBytes;
@@ -412,6 +429,14 @@ public final class Workload
                 }
             }
             report.bytes += size;
+            report.operations++;
+            switch (flow.types[slot])
+            {
+                case WRITE -> report.writes++;
+                case READ -> report.reads++;
+                case SEND -> report.sends++;
+                default -> report.atomics++;
+            }
             flow.completed++;
         }
         return n;

@@ -1,5 +1,8 @@
 package io.rnic.tools;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 /**
  * The pieces of command-line parsing every command repeats: an option's value, a whole number in a range. Written
  * once so that every command names a missing value and a bad number in the same words, as a
@@ -33,6 +36,80 @@ public final class Arguments
             throw new UsageException("unknown argument " + option);
         }
         return value(args, i, option);
+    }
+
+    /**
+     * For commands that name every option they take in {@code usage}: the value of {@code option}, {@code args[i]}.
+     * When the command line ends before it, an option the usage does not name is reported as unknown (it may be
+     * meant to take no value at all), a named one as needing a value.
+     */
+    public static String value(final String[] args, final int i, final String option, final String usage)
+    {
+        if (i >= args.length && !isNamedIn(usage, option))
+        {
+            throw new UsageException("unknown option " + option);
+        }
+        return value(args, i, option);
+    }
+
+    /** {@link #optionValue(String[], int, String)} for commands that name every option they take in {@code usage}. */
+    public static String optionValue(final String[] args, final int i, final String option, final String usage)
+    {
+        if (i >= args.length && option.startsWith("-") && !isNamedIn(usage, option))
+        {
+            throw new UsageException("unknown option " + option);
+        }
+        return optionValue(args, i, option);
+    }
+
+    /** Whether {@code text} names {@code option} as a word of its own (not as the start of a longer option). */
+    public static boolean isNamedIn(final String text, final String option)
+    {
+        int from = 0;
+        while (true)
+        {
+            final int at = text.indexOf(option, from);
+            if (at < 0)
+            {
+                return false;
+            }
+            final int end = at + option.length();
+            if ((at == 0 || !isOptionChar(text.charAt(at - 1))) && (end == text.length() || !isOptionChar(text.charAt(end))))
+            {
+                return true;
+            }
+            from = at + 1;
+        }
+    }
+
+    private static boolean isOptionChar(final char c)
+    {
+        return Character.isLetterOrDigit(c) || c == '-' || c == '_';
+    }
+
+    /**
+     * A file a command will write, checked before it does any work: its directory must exist and be writable, and
+     * the file must not be a directory. Null (the option not given) passes.
+     */
+    public static void checkWritable(final String option, final Path file)
+    {
+        if (file == null)
+        {
+            return;
+        }
+        final Path parent = file.toAbsolutePath().getParent();
+        if (Files.isDirectory(file))
+        {
+            throw new UsageException(option + " " + file + ": is a directory, not a file");
+        }
+        if (parent != null && !Files.isDirectory(parent))
+        {
+            throw new UsageException(option + " " + file + ": no such directory " + parent);
+        }
+        if (parent != null && !Files.isWritable(parent) && !Files.isWritable(file))
+        {
+            throw new UsageException(option + " " + file + ": cannot write in " + parent + " (permission denied)");
+        }
     }
 
     /** A whole number in {@code min..max}, or a usage error naming the option. */

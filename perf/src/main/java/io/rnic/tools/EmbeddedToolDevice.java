@@ -3,6 +3,7 @@ package io.rnic.tools;
 import io.rnic.cm.CmAgent;
 import io.rnic.cm.CmService;
 import io.rnic.cm.ConnectionManager;
+import io.rnic.datapath.agent.EngineAgent;
 import io.rnic.datapath.dpdk.DpdkPort;
 import io.rnic.datapath.endpoint.EmbeddedContext;
 import io.rnic.datapath.endpoint.Endpoint;
@@ -13,7 +14,9 @@ import io.rnic.transport.TransportCounter;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.SystemNanoClock;
 
+import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A tool's own endpoint on its port: applications run in the engine thread's duty cycle (no second spinning thread),
@@ -38,6 +41,41 @@ public final class EmbeddedToolDevice implements ToolDevice
     public static EmbeddedToolDevice of(final Endpoint endpoint)
     {
         return new EmbeddedToolDevice(endpoint);
+    }
+
+    /**
+     * Waits until every engine thread has started (pinned, its port started), so that one that cannot start stops
+     * the tool at once with its reason, not a run that waits for a peer with no engine and fails later on something
+     * else (an ARP resolution nobody answers).
+     *
+     * @throws IOException with the engine thread's error, in one line.
+     */
+    public void awaitEngines(final long timeoutMs) throws IOException
+    {
+        final long deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (true)
+        {
+            boolean started = true;
+            for (final EngineAgent agent : endpoint.agents())
+            {
+                started &= agent.thread() != null;
+            }
+            if (started)
+            {
+                return; // what fails from now on, failure() tells
+            }
+            if (endpoint.engineErrors() > 0)
+            {
+                final Throwable error = endpoint.lastEngineError();
+                throw new IOException("the engine thread could not start: " +
+                    (error != null && error.getMessage() != null ? error.getMessage() : String.valueOf(error)));
+            }
+            if (System.nanoTime() > deadlineNs)
+            {
+                throw new IOException("the engine thread did not start within " + timeoutMs + " ms");
+            }
+            LockSupport.parkNanos(100_000L);
+        }
     }
 
     public Endpoint endpoint()

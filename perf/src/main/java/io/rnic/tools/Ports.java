@@ -10,10 +10,13 @@ import io.rnic.dpdkbindings.DpdkException;
 import io.rnic.tools.UsageException;
 import io.rnic.transport.LocalPort;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Ports
 {
+    /** {@code IFF_UP} of {@code /sys/class/net/IFACE/flags}: the interface is administratively up. */
+    private static final long IFF_UP = 0x1;
     private static final Map<String, PortFactory.OpenedPort> IN_MEMORY = new ConcurrentHashMap<>();
 
     private Ports()
@@ -49,13 +54,15 @@ public final class Ports
                 final PortFactory.OpenedPort port = IN_MEMORY.remove(iface);
                 if (port == null)
                 {
-                    throw new IllegalArgumentException("no in-memory port named '" + iface + "' (registered: " +
-                        IN_MEMORY.keySet() + ")");
+                    // only code in the same JVM registers one: from the command line there is none
+                    throw new IllegalArgumentException("no in-memory port named '" + iface + "': --port memory is " +
+                        "for code that runs both endpoints in one JVM and registers them (registered: " +
+                        IN_MEMORY.keySet() + "); from the command line use --port afpacket or dpdk");
                 }
                 yield port;
             }
             default -> throw new IllegalArgumentException("unknown port kind '" + request.kind() +
-                "' (afpacket, dpdk or memory)");
+                "' (afpacket or dpdk)");
         };
     }
 
@@ -99,6 +106,7 @@ public final class Ports
     /** One socket per engine thread; several join one PACKET_FANOUT group, which spreads flows by hash. */
     private static PortFactory.OpenedPort afPacket(final String iface, final int engines, final boolean qdiscBypass)
     {
+        checkActive(iface);
         final PacketPort[] ports = new PacketPort[engines];
         final AfPacketConfig config = AfPacketConfig.of(iface).withQdiscBypass(qdiscBypass)
             .withFanoutGroup(engines == 1 ? 0 : 1 + (int)(ProcessHandle.current().pid() % 0xFFFE));
@@ -120,6 +128,44 @@ public final class Ports
                 }
             }
             throw ex;
+        }
+    }
+
+    /**
+     * perftest refuses a port that is not ACTIVE, and rxe's port is ACTIVE only while its interface is up and has a
+     * carrier: the same here, before anything opens, instead of a run whose frames go nowhere. An interface that
+     * does not exist is left to the port, which names it.
+     *
+     * @throws IllegalArgumentException naming the interface, its state and what to do.
+     */
+    static void checkActive(final String iface)
+    {
+        // sysfs, not NetworkInterface: the JDK does not list an interface that is down and has no address
+        final Path dir = Path.of("/sys/class/net", iface);
+        final String flags;
+        final String state;
+        try
+        {
+            if (!Files.isDirectory(dir))
+            {
+                return;
+            }
+            flags = Files.readString(dir.resolve("flags")).trim();
+            state = Files.readString(dir.resolve("operstate")).trim();
+        }
+        catch (final IOException ex)
+        {
+            return; // sysfs unreadable: the port finds out what it can
+        }
+        if ((Long.decode(flags) & IFF_UP) == 0)
+        {
+            throw new IllegalArgumentException("interface " + iface + " is down: bring it up (ip link set " + iface +
+                " up) or name another with -d");
+        }
+        if (state.equals("down") || state.equals("lowerlayerdown") || state.equals("notpresent"))
+        {
+            throw new IllegalArgumentException("interface " + iface + " is up but its link is " + state +
+                " (no carrier: a cable, or a veth whose peer is down): the port is not active");
         }
     }
 

@@ -144,6 +144,6 @@ class InspectCommandTest
         final Result help = rnic("help");
         assertEquals(0, help.status());
         assertTrue(String.join("\n", help.lines()).contains("inspect [--json]"));
-        assertTrue(String.join("\n", help.lines()).contains("rping -s|-c -a ADDR"), String.join("\n", help.lines()));
+        assertTrue(String.join("\n", help.lines()).contains("rping -s [-vVd] [-P] [-a ADDR] | -c"), String.join("\n", help.lines()));
     }
 }

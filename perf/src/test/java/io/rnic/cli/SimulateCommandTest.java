@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SimulateCommandTest
@@ -98,5 +99,71 @@ class SimulateCommandTest
             assertTrue(result[1].contains("[" + flag + "]"), flag + " in the synopsis: " + result[1]);
             assertTrue(result[1].contains(System.lineSeparator() + flag + " "), flag + " explained: " + result[1]);
         }
+    }
+
+    @Test
+    void shouldCountOnlyTheOperationsThatSucceededAsCompletedAndTellTheRetryFailureOnce()
+    {
+        // two QPs both run out of retries in the same step: one line says why, and counts the other
+        final String[] result = run("simulate", "--ops", "200", "--max-size", "4096", "--loss", "0.3", "--seed", "1",
+            "--retry-cnt", "0");
+        assertEquals("1", result[0], result[1] + result[2]);
+        final String operations = result[1].lines().filter(line -> line.startsWith("operations ")).findFirst()
+            .orElseThrow();
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("operations +(\\d+) completed \\((\\d+) " +
+            "write, (\\d+) read, (\\d+) send, (\\d+) atomic\\), (\\d+) failed or flushed").matcher(operations);
+        assertTrue(m.matches(), operations);
+        final long completed = Long.parseLong(m.group(1));
+        assertEquals(completed, Long.parseLong(m.group(2)) + Long.parseLong(m.group(3)) + Long.parseLong(m.group(4)) +
+            Long.parseLong(m.group(5)), operations);
+        assertTrue(completed < 200 && Long.parseLong(m.group(6)) > 0, operations);
+        final List<String> errors = result[1].lines().filter(line -> line.contains("RETRY_EXC_ERR")).toList();
+        assertEquals(1, errors.size(), result[1]);
+        assertTrue(errors.get(0).endsWith("raise it (at most 7) (1 other QP failed too)"), errors.get(0));
+    }
+
+    @Test
+    void shouldRefuseMoreQpsOrLargerRegionsThanItCanHoldBeforeAllocatingAnything()
+    {
+        final String[][] cases = {
+            { "--qps 2000", "--qps 2000 out of range 1..1024" },
+            { "--max-size 1073741824", "--max-size 1073741824 needs regions of 8589938688 bytes (8 operations in " +
+                "flight per QP); a memory region holds at most 2147483647 (max_mr_size): use --max-size 134217728 " +
+                "or less" } };
+        for (final String[] c : cases)
+        {
+            final List<String> args = new java.util.ArrayList<>(List.of("simulate"));
+            args.addAll(List.of(c[0].split(" ")));
+            final String[] result = run(args.toArray(String[]::new));
+            assertEquals("2", result[0], c[0]);
+            assertEquals("rnic simulate: " + c[1], result[2].lines().findFirst().orElseThrow());
+            assertEquals("", result[1]);
+        }
+        // 2 sides x 1024 QPs x 1 GiB: more than any machine that runs this test
+        final String[] memory = run("simulate", "--qps", "1024", "--max-size", "134217728");
+        assertEquals("2", memory[0]);
+        assertTrue(memory[2].lines().findFirst().orElseThrow().matches("rnic simulate: --qps 1024 with --max-size " +
+            "134217728 needs 2048\\.0 GiB of regions \\(2 sides x 1024 QPs x 1,073,745,920 bytes\\), more than this " +
+            "machine's [\\d.]+ GiB: lower --qps or --max-size"), memory[2]);
+        assertEquals("", memory[1]);
+    }
+
+    @Test
+    void shouldShowProgressOnATerminalAndNothingButTheResultsOtherwise()
+    {
+        final ByteArrayOutputStream terminal = new ByteArrayOutputStream();
+        final PrintStream out = new PrintStream(terminal, true, StandardCharsets.UTF_8);
+        final String[] args = { "--ops", "3000", "--max-size", "4096", "--loss", "0.01", "--seed", "2" };
+        assertEquals(0, SimulateCommand.run(args, out, out, new Progress(out, true, 0)));
+        final String shown = terminal.toString(StandardCharsets.UTF_8);
+        assertTrue(shown.matches("(?s).*\r[\\d,]+ of 3,000 operations completed\u001b\\[K.*"), shown);
+        assertTrue(shown.contains("\r\u001b[Koperations      3,000 completed"), "cleared before the results: " + shown);
+
+        final String[] redirected = run("simulate", "--ops", "3000", "--max-size", "4096", "--loss", "0.01", "--seed",
+            "2");
+        assertEquals("0", redirected[0]);
+        assertFalse(redirected[1].contains("\r") || redirected[1].contains("\u001b"), redirected[1]);
+        assertEquals(shown.replaceAll("\r[^\r]*\u001b\\[K", "").replaceAll("wall time .*", ""),
+            redirected[1].replaceAll("wall time .*", ""));
     }
 }

@@ -418,7 +418,10 @@ public final class Endpoint implements AutoCloseable
         engineErrors.incrementAndGet();
         lastEngineError = error;
         System.err.println("rnic: engine thread error: " + error);
-        error.printStackTrace(System.err);
+        if (System.getenv("RNIC_DEBUG") != null)
+        {
+            error.printStackTrace(System.err); // the tools' users get the line; developers ask for the trace
+        }
     }
 
     /**

@@ -80,13 +80,14 @@ public final class PerftestOutOfBand implements OutOfBand
     /**
      * @param server   the server to connect to, or null to be the server.
      * @param bindHost the server's listening address (null: every address).
+     * @param wait     how long and while what a server waits for its client.
      * @param mtu      our IB path MTU in bytes.
      */
     public static PerftestOutOfBand open(final ToolKind kind, final String server, final String bindHost, final int port,
-        final long timeoutMs, final int mtu) throws IOException
+        final TcpChannel.ServerWait wait, final long timeoutMs, final int mtu) throws IOException
     {
         final PerftestOutOfBand oob =
-            new PerftestOutOfBand(TcpChannel.open(server, bindHost, port, timeoutMs), server == null,
+            new PerftestOutOfBand(TcpChannel.open(server, bindHost, port, wait, timeoutMs), server == null,
                 Script.of(kind));
         try
         {

@@ -29,11 +29,13 @@ public final class PingpongOutOfBand implements OutOfBand
     /**
      * @param server   the server to connect to, or null to be the server.
      * @param bindHost the server's listening address (null: every address).
+     * @param wait     how long and while what a server waits for its client.
      */
-    public static PingpongOutOfBand open(final String server, final String bindHost, final int port, final long timeoutMs)
-        throws IOException
+    public static PingpongOutOfBand open(final String server, final String bindHost, final int port,
+        final TcpChannel.ServerWait wait, final long timeoutMs) throws IOException
     {
-        return new PingpongOutOfBand(TcpChannel.open(server, bindHost, port, timeoutMs), server == null);
+        return new PingpongOutOfBand(TcpChannel.open(server, bindHost, port, wait, timeoutMs),
+            server == null);
     }
 
     static String encode(final int qpn, final int psn, final long gidHigh, final long gidLow)

@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
 
 /**
  * A blocking TCP connection for the out-of-band exchange, with the tools' roles: the server listens and takes one
@@ -32,37 +33,90 @@ public final class TcpChannel implements AutoCloseable
         this.peer = socket.getRemoteSocketAddress().toString();
     }
 
-    static TcpChannel open(final String server, final String bindHost, final int port, final long timeoutMs)
-        throws IOException
+    /**
+     * How a server waits for its client: at most {@code timeoutMs} (0: as long as it takes, as perftest's server),
+     * and only while {@code failure} says nothing (an engine thread that died: waiting on would be a hang).
+     */
+    public record ServerWait(long timeoutMs, Supplier<String> failure)
     {
-        return server == null ? accept(bindHost, port, timeoutMs) : connect(server, port, timeoutMs);
+        /** How often a waiting server asks {@link #failure}. */
+        static final int CHECK_MS = 200;
+    }
+
+    /**
+     * @param wait      how long and while what a server waits for its client.
+     * @param timeoutMs how long any read may wait, and a client may retry connecting (at most 10 s).
+     */
+    static TcpChannel open(final String server, final String bindHost, final int port, final ServerWait wait,
+        final long timeoutMs) throws IOException
+    {
+        return server == null ? accept(bindHost, port, wait, timeoutMs) : connect(server, port, timeoutMs);
     }
 
     static TcpChannel accept(final int port, final long timeoutMs) throws IOException
     {
-        return accept(null, port, timeoutMs);
+        return accept(null, port, new ServerWait(timeoutMs, () -> null), timeoutMs);
     }
 
-    static TcpChannel accept(final String bindHost, final int port, final long timeoutMs) throws IOException
+    static TcpChannel accept(final String bindHost, final int port, final ServerWait wait, final long timeoutMs)
+        throws IOException
     {
         try (ServerSocket listener = new ServerSocket())
         {
             listener.setReuseAddress(true);
             listener.bind(bindHost == null ? new InetSocketAddress(port) : new InetSocketAddress(bindHost, port));
-            listener.setSoTimeout((int)Math.min(Integer.MAX_VALUE, timeoutMs));
-            final Socket socket = listener.accept();
-            socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, timeoutMs));
-            return new TcpChannel(socket);
-        }
-        catch (final SocketTimeoutException ex)
-        {
-            throw new IOException("no client connected to TCP port " + port + " within " + timeoutMs + " ms");
+            listener.setSoTimeout(ServerWait.CHECK_MS);
+            final long startNs = System.nanoTime();
+            while (true)
+            {
+                try
+                {
+                    final Socket socket = listener.accept();
+                    socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, timeoutMs));
+                    return new TcpChannel(socket);
+                }
+                catch (final SocketTimeoutException ex)
+                {
+                    final String failure = wait.failure().get();
+                    if (failure != null)
+                    {
+                        throw new IOException(failure + " (while waiting for a client on TCP port " + port + ")");
+                    }
+                    if (wait.timeoutMs() > 0 && System.nanoTime() - startNs >= wait.timeoutMs() * 1_000_000L)
+                    {
+                        throw new IOException("no client connected to TCP port " + port + " within " +
+                            wait.timeoutMs() + " ms (--accept-timeout-ms)");
+                    }
+                }
+            }
         }
         catch (final java.net.BindException ex)
         {
-            throw new IOException("cannot listen on TCP port " + port + ": " + ex.getMessage() +
-                " (another server running? choose one with -p)");
+            throw cannotListen(port, ex);
         }
+    }
+
+    /**
+     * Fails as {@link #accept} would when the TCP port is taken (another server running), so that a server says so
+     * before it opens its port, allocates its memory and prints its banner. The port is free again on return.
+     */
+    public static void checkCanListen(final String bindHost, final int port) throws IOException
+    {
+        try (ServerSocket listener = new ServerSocket())
+        {
+            listener.setReuseAddress(true);
+            listener.bind(bindHost == null ? new InetSocketAddress(port) : new InetSocketAddress(bindHost, port));
+        }
+        catch (final java.net.BindException ex)
+        {
+            throw cannotListen(port, ex);
+        }
+    }
+
+    private static IOException cannotListen(final int port, final java.net.BindException ex)
+    {
+        return new IOException("cannot listen on TCP port " + port + ": " + ex.getMessage() +
+            " (another server running? choose one with -p)");
     }
 
     static TcpChannel connect(final String server, final int port, final long timeoutMs) throws IOException

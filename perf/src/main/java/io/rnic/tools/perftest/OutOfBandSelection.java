@@ -9,6 +9,7 @@ import io.rnic.tools.exchange.OutOfBand;
 import io.rnic.tools.exchange.PerftestOutOfBand;
 import io.rnic.tools.exchange.PingpongOutOfBand;
 import io.rnic.tools.exchange.RdmaCmOutOfBand;
+import io.rnic.tools.exchange.TcpChannel;
 import io.rnic.transport.LocalPort;
 
 import java.io.IOException;
@@ -33,12 +34,13 @@ final class OutOfBandSelection
         final ToolKind kind = options.kind;
         if (kind.isPingpong())
         {
-            return PingpongOutOfBand.open(oobPeer(options), options.oobHost, options.oobTcpPort(), options.timeoutMs);
+            return PingpongOutOfBand.open(oobPeer(options), options.oobHost, options.oobTcpPort(),
+                new TcpChannel.ServerWait(options.acceptTimeoutMs, device::failure), options.timeoutMs);
         }
         if (!options.rdmaCm)
         {
             return PerftestOutOfBand.open(kind, oobPeer(options), options.oobHost, options.oobTcpPort(),
-                options.timeoutMs, localMtu);
+                new TcpChannel.ServerWait(options.acceptTimeoutMs, device::failure), options.timeoutMs, localMtu);
         }
         long[] serverGid = null;
         if (!options.isServer())

@@ -14,6 +14,7 @@ import io.rnic.tools.ToolDevice;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
 import io.rnic.tools.exchange.OutOfBand;
+import io.rnic.tools.exchange.TcpChannel;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.Timeouts;
 import io.rnic.verbs.QpType;
@@ -34,6 +35,8 @@ public final class PerftestTool
     private static volatile PortFactory portFactory = Ports::open;
     /** How long nothing may arrive before a tool without a closing barrier leaves (see answerLateRetransmissions). */
     static final long QUIET_BEFORE_LEAVING_MS = 150;
+    /** How long the engine threads may take to start (pin, start their port) before the tool gives up. */
+    private static final long ENGINE_START_TIMEOUT_MS = 10_000;
 
     private final ToolOptions options;
     private final PrintStream out;
@@ -67,6 +70,11 @@ public final class PerftestTool
 
     private int run() throws IOException
     {
+        if (options.isServer() && !options.rdmaCm)
+        {
+            // a second server on the port fails now, not after its engine has started and its banner is out
+            TcpChannel.checkCanListen(options.oobHost, options.oobTcpPort());
+        }
         if (options.driver != null)
         {
             final DriverToolDevice device;
@@ -98,6 +106,7 @@ public final class PerftestTool
         try (EmbeddedToolDevice device = EmbeddedToolDevice.of(Endpoint.start(port.opened.ports(),
             port.opened.addressing(), port.endpointOptions(options))))
         {
+            device.awaitEngines(ENGINE_START_TIMEOUT_MS);
             device.endpoint().device().congestionControl(options.congestionControl); // before the QPs: their default
             return runOn(device, port.iface, port.gidIndex, port.mtu);
         }
@@ -166,9 +175,13 @@ public final class PerftestTool
         }
         catch (final IOException ex)
         {
-            err.println(kind.command() + ": " + ex.getMessage() + "; counters:");
-            err.print(device.countersReport());
-            printTransportState();
+            if (options.debug)
+            {
+                // the launcher prints the error itself, once
+                err.println(kind.command() + ": the exchange failed; counters:");
+                err.print(device.countersReport());
+                printTransportState();
+            }
             throw ex;
         }
         if (!oob.hasClosingBarrier())
@@ -233,9 +246,13 @@ public final class PerftestTool
         }
     }
 
-    /** Each QP's transport state (PSNs, timers, queues) and the engine's clock: what a stalled run needs. */
+    /** With {@code --debug}, each QP's transport state (PSNs, timers, queues) and the engine's clock. */
     private void printTransportState()
     {
+        if (!options.debug)
+        {
+            return;
+        }
         err.println(" engine clock now=" + System.nanoTime() + " ns");
         for (final LocalQp q : activeQps)
         {

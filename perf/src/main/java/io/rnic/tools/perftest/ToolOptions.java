@@ -1,13 +1,18 @@
 package io.rnic.tools.perftest;
 
 import io.rnic.cc.DcqcnParameters;
+import io.rnic.datapath.affinity.ThreadAffinity;
 import io.rnic.datapath.agent.IdleStrategies;
 import io.rnic.tools.Arguments;
+import io.rnic.tools.QpLayout;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
+import io.rnic.verbs.MemoryRegionTable;
+import io.rnic.verbs.QpType;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 
 import static io.rnic.tools.Arguments.number;
@@ -172,9 +177,14 @@ public final class ToolOptions
                 options.immediate = true;
                 continue;
             }
+            if (option.equals("--debug"))
+            {
+                options.debug = true;
+                continue;
+            }
             if (value == null)
             {
-                value = Arguments.value(args, ++i, option);
+                value = Arguments.value(args, ++i, option, usage(kind));
             }
             if (options.flags.consumeValue(kind, option, value))
             {
@@ -234,6 +244,7 @@ public final class ToolOptions
                     options.idle = value;
                 }
                 case "--timeout-ms" -> options.timeoutMs = number(option, value, 1, 86_400_000);
+                case "--accept-timeout-ms" -> options.acceptTimeoutMs = number(option, value, 1, 86_400_000);
                 case "-u", "--qp-timeout" -> options.qpTimeout = (int)number(option, value, 0, 31);
                 case "--eal" -> options.ealArgs = List.of(value.trim().split("\\s+"));
                 case "--ip" -> options.addresses.add(address(value));
@@ -353,6 +364,7 @@ public final class ToolOptions
             throw new UsageException("latency tests run one QP (-q 1)");
         }
         flags.check(this);
+        checkBeforeAnyWork();
     }
 
     private void checkDriver()
@@ -385,7 +397,7 @@ public final class ToolOptions
         }
         if ("dpdk".equals(portKind))
         {
-            throw new UsageException("-R runs over --port afpacket or memory");
+            throw new UsageException("-R runs over --port afpacket");
         }
         if (qpTimeout != 14)
         {
@@ -451,5 +463,75 @@ public final class ToolOptions
             throw new UsageException("-m takes an IB MTU: 256, 512, 1024, 2048 or 4096, not " + value);
         }
         return (int)n;
+    }
+
+    /** What {@code --help} and {@code rnic help TOOL} print after the synopsis: the flags beyond perftest's. */
+    public static final String ERROR_DETAILS = String.join("\n",
+        "  --timeout-ms MS         the test's time limit once connected (default 60000): a run that has not",
+        "                          finished by then fails with its counters",
+        "  --accept-timeout-ms MS  a server gives up when no client has connected within MS; without it a server",
+        "                          waits for its client as long as it takes, as perftest's does",
+        "  --debug                 when a run fails, also each QP's transport state (PSNs, timers, queues)",
+        "  -h, --help              this help",
+        "  Long forms: -d --iface --ib-dev, -s --size, -n --iters, -m --mtu, -x -g --gid-index --gid-idx,",
+        "  -q --qp, -t --tx-depth, -r --rx-depth, -A --atomic_type --atomic-type, -u --qp-timeout, -R --rdma-cm;",
+        "  --port N is the TCP port (-p N), --port afpacket|dpdk the packet port.");
+
+    /** {@code --accept-timeout-ms}: how long a server waits for its client; 0 (the default): as long as it takes. */
+    public long acceptTimeoutMs;
+    /** {@code --debug}: a failed run also prints each QP's transport state. */
+    public boolean debug;
+
+    /** Everything {@code rnic help TOOL} prints after the synopsis and summary. */
+    public static String help(final ToolKind kind)
+    {
+        return DETAILS + "\n" + PerftestFlags.details(kind) + "\n" + ERROR_DETAILS;
+    }
+
+    /** The options' usage: the synopsis and the help, which name every option the tool takes. */
+    private static String usage(final ToolKind kind)
+    {
+        return synopsis(kind) + "\n" + help(kind);
+    }
+
+    /**
+     * What can be known wrong before a port opens or memory is allocated: files that cannot be written, a region
+     * larger than a memory region may be, CPUs this process may not run on.
+     */
+    private void checkBeforeAnyWork()
+    {
+        Arguments.checkWritable("--pcap", pcap);
+        Arguments.checkWritable("--hlog", hlog);
+        final long regionBytes = new QpLayout(size, kind.qpType() == QpType.UD).regionBytes * qps;
+        if (regionBytes > MemoryRegionTable.MAX_REGION_BYTES)
+        {
+            throw new UsageException("-s " + size + " with -q " + qps + " needs a region of " + regionBytes +
+                " bytes; a memory region holds at most " + MemoryRegionTable.MAX_REGION_BYTES + " (max_mr_size)");
+        }
+        if (cpu >= 0 && driver == null)
+        {
+            final BitSet allowed = ThreadAffinity.allowedCpus();
+            for (int engine = 0; engine < engines; engine++)
+            {
+                if (!allowed.get(cpu + engine))
+                {
+                    throw new UsageException("--cpu " + cpu + (engines > 1 ? " with --engines " + engines : "") +
+                        ": CPU " + (cpu + engine) + " is not one this process may run on (allowed: " +
+                        cpuList(allowed) + ")");
+                }
+            }
+        }
+    }
+
+    /** CPUs as ranges, as taskset -c lists them: 0-3,6. */
+    private static String cpuList(final BitSet cpus)
+    {
+        final StringBuilder sb = new StringBuilder();
+        for (int from = cpus.nextSetBit(0); from >= 0; from = cpus.nextSetBit(cpus.nextClearBit(from)))
+        {
+            final int to = cpus.nextClearBit(from) - 1;
+            sb.append(sb.isEmpty() ? "" : ",").append(from).append(to > from ? "-" + to : "");
+        }
+        return sb.toString();
     }
 }

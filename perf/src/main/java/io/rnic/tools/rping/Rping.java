@@ -55,7 +55,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class Rping
 {
     public static final String SYNOPSIS = "rping -s [-vVd] [-P] [-a ADDR] | -c [-vVd] [-I ADDR] -a ADDR; [-p PORT] " +
-        "[-C COUNT] [-S SIZE] [--iface IFACE | --driver DIR] [--port afpacket|memory] [--timeout-ms MS] [--idle STRATEGY] " +
+        "[-C COUNT] [-S SIZE] [--iface IFACE | --driver DIR] [--port afpacket] [--timeout-ms MS] [--idle STRATEGY] " +
         "[--pcap FILE]";
     /** What {@code rnic help rping} adds: the flags as rping has them, and where ours differ. */
     public static final String DETAILS = String.join("\n",

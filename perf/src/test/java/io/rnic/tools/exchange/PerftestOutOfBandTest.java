@@ -108,7 +108,8 @@ class PerftestOutOfBandTest
         final byte[] mine = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x31, 0x123456, 0x2000,
             0x7f0000001000L, 0, 0x0000_FFFF_0A4D_0001L));
         final OutOfBand.BandwidthReport report;
-        try (PerftestOutOfBand oob = PerftestOutOfBand.open(ToolKind.WRITE_BW, null, "127.0.0.1", port, 10_000, 1024))
+        try (PerftestOutOfBand oob = PerftestOutOfBand.open(ToolKind.WRITE_BW, null, "127.0.0.1", port,
+            new TcpChannel.ServerWait(10_000, () -> null), 10_000, 1024))
         {
             assertFalse(oob.peerIsRnic());
             assertEquals(1024, oob.pathMtu(4096));
@@ -173,7 +174,7 @@ class PerftestOutOfBandTest
             final byte[] mine = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x31, 0x123456, 0x2000,
                 0x7f0000001000L, 0, 0x0000_FFFF_0A4D_0001L));
             try (PerftestOutOfBand oob = PerftestOutOfBand.open(ToolKind.SEND_LAT, "127.0.0.1", null,
-                listener.getLocalPort(), 10_000, 1024))
+                listener.getLocalPort(), new TcpChannel.ServerWait(10_000, () -> null), 10_000, 1024))
             {
                 final RemoteQp[] remote = oob.exchangeKeys(new byte[][] {mine}, r -> { });
                 assertEquals(0x25, remote[0].qpn());

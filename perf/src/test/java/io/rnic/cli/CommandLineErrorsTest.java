@@ -1,0 +1,207 @@
+package io.rnic.cli;
+
+import io.rnic.datapath.affinity.ThreadAffinity;
+import io.rnic.tools.ToolKind;
+import io.rnic.tools.perftest.ToolOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What a user who gets the command line wrong sees: usage on {@code --help}, unknown flags called unknown, and every
+ * mistake that can be known before a port opens reported in one line with status 2, before any work.
+ */
+class CommandLineErrorsTest
+{
+    private record Result(int status, String out, String err)
+    {
+        /** The error line, with the usage line the launcher adds after it. */
+        String firstErrorLine()
+        {
+            return err.lines().findFirst().orElse("");
+        }
+    }
+
+    private static Result run(final String... args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int status = RnicCli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldPrintEveryToolsUsageOnHelpAndExitZero()
+    {
+        for (final ToolKind kind : ToolKind.values())
+        {
+            final String command = kind.command();
+            final Result help = run("help", command);
+            assertEquals(0, help.status(), command);
+            assertTrue(help.out().startsWith("usage: rnic " + command + " "), help.out());
+            assertTrue(help.out().contains("--accept-timeout-ms"), help.out());
+            for (final String flag : List.of("--help", "-h"))
+            {
+                final Result result = run(command, "-s", "64", flag);
+                assertEquals(0, result.status(), command + " " + flag + ": " + result.err());
+                assertEquals(help.out(), result.out(), command + " " + flag);
+                assertEquals("", result.err());
+            }
+        }
+        for (final String command : List.of("simulate", "cc-sim", "demo", "inspect", "rping", "stat", "devinfo"))
+        {
+            final Result result = run(command, "--help");
+            assertEquals(0, result.status(), command + ": " + result.err());
+            assertEquals(run("help", command).out(), result.out(), command);
+        }
+    }
+
+    @Test
+    void shouldPrintTheListOnStderrAndExitTwoWithoutACommand()
+    {
+        final Result result = run();
+        assertEquals(2, result.status());
+        assertEquals("", result.out());
+        assertTrue(result.err().contains("usage: bin/rnic COMMAND [ARGS]"), result.err());
+        assertEquals(0, run("--help").status());
+    }
+
+    @Test
+    void shouldPrintTheVersion()
+    {
+        final Result result = run("--version");
+        assertEquals(0, result.status(), result.err());
+        assertEquals("rnic " + RnicCli.version() + " (Java " + Runtime.version() + ")", result.out().trim());
+    }
+
+    @Test
+    void shouldCallAnUnknownFlagUnknownAlsoWhenItEndsTheLine()
+    {
+        assertEquals("rnic write-bw: unknown option --bogus", run("write-bw", "--bogus").firstErrorLine());
+        assertEquals("rnic write-bw: unknown option -Z", run("write-bw", "-s", "64", "-Z").firstErrorLine());
+        assertEquals("rnic write-bw: unknown option --bogus", run("write-bw", "--bogus", "10.0.0.1").firstErrorLine());
+        assertEquals("rnic simulate: unknown option --bogus", run("simulate", "--bogus").firstErrorLine());
+        assertEquals("rnic cc-sim: unknown option --bogus", run("cc-sim", "--bogus").firstErrorLine());
+        // a flag the tool knows still needs its value, in its short and long forms
+        assertEquals("rnic write-bw: -s needs a value", run("write-bw", "-s").firstErrorLine());
+        assertEquals("rnic write-bw: --size needs a value", run("write-bw", "--size").firstErrorLine());
+        assertEquals("rnic write-bw: --accept-timeout-ms needs a value",
+            run("write-bw", "--accept-timeout-ms").firstErrorLine());
+        assertEquals("rnic simulate: --ops needs a value", run("simulate", "--ops").firstErrorLine());
+        for (final String flag : List.of("--warmup", "-p", "--hlog", "--cc-param", "--oob", "--idle"))
+        {
+            assertEquals("rnic write-lat: " + flag + " needs a value", run("write-lat", flag).firstErrorLine());
+        }
+        final Result unknown = run("send-lat", "--bogus");
+        assertEquals(2, unknown.status());
+        assertTrue(unknown.err().lines().skip(1).allMatch(line -> line.startsWith("usage: rnic send-lat")), unknown.err());
+    }
+
+    @Test
+    void shouldRefuseFilesItCannotWriteBeforeAnyWork(@TempDir final Path dir)
+    {
+        assertOneLine("rnic write-lat: --hlog /nonexistent-rnic/x.hlog: no such directory /nonexistent-rnic",
+            "write-lat", "--hlog", "/nonexistent-rnic/x.hlog");
+        assertOneLine("rnic write-bw: --pcap " + dir + ": is a directory, not a file", "write-bw", "--pcap",
+            dir.toString());
+    }
+
+    @Test
+    void shouldRefuseACpuThisProcessMayNotRunOn()
+    {
+        final int cpus = ThreadAffinity.allowedCpus().length();
+        assertOneLine("rnic write-bw: --cpu 999: CPU 999 is not one this process may run on (allowed: " +
+            (cpus == 1 ? "0" : "0-" + (cpus - 1)) + ")", "write-bw", "--cpu", "999");
+        final Result engines = run("write-bw", "--cpu", String.valueOf(cpus - 1), "--engines", "2");
+        assertEquals(2, engines.status());
+        assertTrue(engines.firstErrorLine().contains("with --engines 2: CPU " + cpus + " is not one"),
+            engines.err());
+    }
+
+    @Test
+    void shouldRefuseAMessageLargerThanARegionHolds()
+    {
+        assertOneLine("rnic write-bw: -s 1073741824 with -q 1 needs a region of 2147483648 bytes; a memory region " +
+            "holds at most 2147483647 (max_mr_size)", "write-bw", "-s", "1024M");
+        assertOneLine("rnic read-bw: -s 536870912 with -q 2 needs a region of 2147483648 bytes; a memory region " +
+            "holds at most 2147483647 (max_mr_size)", "read-bw", "-s", "512M", "-q", "2");
+    }
+
+    @Test
+    void shouldRefuseASecondServerOnItsTcpPortBeforeItsBanner() throws Exception
+    {
+        try (ServerSocket first = new ServerSocket())
+        {
+            first.bind(new InetSocketAddress(0));
+            final String port = String.valueOf(first.getLocalPort());
+            // no such in-memory port: a server that went on to open its port would fail on that instead
+            final Result second = run("write-bw", "--port", "memory", "-d", "no-such-port", "-p", port);
+            assertEquals(2, second.status(), second.out() + second.err());
+            assertTrue(second.err().startsWith("rnic write-bw: cannot listen on TCP port " + port + ": "),
+                second.err());
+            assertTrue(second.err().trim().endsWith("(another server running? choose one with -p)"), second.err());
+            assertEquals(1, second.err().lines().count(), second.err());
+            assertFalse(second.out().contains("Waiting for client"), second.out());
+        }
+    }
+
+    @Test
+    void shouldLetTheServerWaitForItsClientAsLongAsItTakesUnlessAskedNotTo()
+    {
+        assertEquals(0, ToolOptions.parse(ToolKind.WRITE_BW, new String[0]).acceptTimeoutMs);
+        assertEquals(250, ToolOptions.parse(ToolKind.WRITE_BW, new String[]{ "--accept-timeout-ms", "250" })
+            .acceptTimeoutMs);
+    }
+
+    @Test
+    void shouldNameTheFileAndTheReasonOfAFileError(@TempDir final Path dir)
+    {
+        final Result demo = run("demo", "--out", "/nonexistent-rnic/x.pcap");
+        assertEquals(2, demo.status());
+        assertEquals("rnic demo: --out /nonexistent-rnic/x.pcap: no such directory /nonexistent-rnic",
+            demo.firstErrorLine());
+        assertEquals("", demo.out(), "refused before the demo starts");
+        final Result inspect = run("inspect", dir.toString());
+        assertEquals(2, inspect.status());
+        assertEquals("rnic inspect: " + dir + ": is a directory, not a capture file", inspect.err().trim());
+        assertEquals("rnic: /nowhere/x.pcap: no such file or directory",
+            "rnic: " + RnicCli.describe(new java.nio.file.NoSuchFileException("/nowhere/x.pcap")));
+        assertEquals("rnic: /root/x: permission denied",
+            "rnic: " + RnicCli.describe(new java.nio.file.AccessDeniedException("/root/x")));
+    }
+
+    @Test
+    void shouldSayThatAnInMemoryPortIsNotForTheCommandLine()
+    {
+        final Result result = run("write-bw", "--port", "memory", "-d", "from-the-shell", "10.0.0.1");
+        assertEquals(2, result.status(), result.out() + result.err());
+        assertTrue(result.firstErrorLine().startsWith("rnic write-bw: no in-memory port named 'from-the-shell': " +
+            "--port memory is for code that runs both endpoints in one JVM and registers them (registered: "),
+            result.err());
+        assertTrue(result.firstErrorLine().endsWith("); from the command line use --port afpacket or dpdk"),
+            result.err());
+        final String usage = run("help", "write-bw").out();
+        assertFalse(usage.contains("|memory") || usage.contains("--port memory"), "not offered in the usage: " + usage);
+    }
+
+    private static void assertOneLine(final String expected, final String... args)
+    {
+        final Result result = run(args);
+        assertEquals(2, result.status(), result.out() + result.err());
+        assertEquals(expected, result.firstErrorLine());
+        assertTrue(result.err().lines().skip(1).allMatch(line -> line.startsWith("usage: rnic ")), result.err());
+        assertEquals("", result.out());
+    }
+}
