@@ -12,6 +12,10 @@ import java.lang.foreign.MemorySegment;
  * operation done when a later signaled one completes (completions are in order per QP). Times the run from the
  * end of the warm-up (the first post when there is none) to the last completion.
  * <p>
+ * The peak is perftest's: the shortest time per operation over any run of operations from one's post to a later
+ * one's completion ({@link #peakNsPerOperation}). Each measured post and each completion takes the duty cycle's
+ * clock reading, kept in arrays allocated here (up to {@link #PEAK_OPERATIONS_MAX} operations; beyond, no peak).
+ * <p>
  * With {@code --verify}, operation {@code n} uses slot {@code n % slots} on both sides, each slot holding its own
  * pattern: READ data is checked as it completes; WRITE and SEND data are checked by the server.
  */
@@ -31,6 +35,16 @@ public final class Bandwidth extends ToolApplication
     private long startNs;
     private long endNs;
     private long totalCompleted;
+    /** The most operations whose times are kept for the peak (two longs each and one per completion). */
+    static final int PEAK_OPERATIONS_MAX = 1 << 21;
+    /** When each measured operation was posted (global order over the QPs), as perftest's {@code tposted}. */
+    private final long[] postedNs;
+    /** For each completion polled after the warm-up: how many measured operations had completed, and when. */
+    private final long[] completedCount;
+    private final long[] completedNs;
+    private int measuredPosts;
+    private int completionEvents;
+    private long nowNs;
 
     /**
      * @param expected READ with verify: the server's slot patterns, one slot after another; else null.
@@ -44,12 +58,57 @@ public final class Bandwidth extends ToolApplication
         this.opcode = opcode;
         this.perQp = perQp;
         this.txDepth = txDepth;
-        this.cqMod = Math.max(1, Math.min(64, txDepth / 2));
+        this.cqMod = cqModeration(txDepth);
         this.verify = verify;
         this.expected = expected;
         this.size = qps[0].layout.messageBytes;
         this.posted = new long[qps.length];
         this.completed = new long[qps.length];
+        final long measured = (perQp - warmupPerQp) * qps.length;
+        final int kept = measured <= PEAK_OPERATIONS_MAX ? (int)measured : 0;
+        this.postedNs = new long[kept];
+        this.completedCount = new long[kept];
+        this.completedNs = new long[kept];
+    }
+
+    /**
+     * perftest's peak ({@code print_report_bw}): the least of (completion of j - post of i) / (j - i + 1) over the
+     * measured operations i and the completions j at or after i; 0 when the times were not kept. Run after the
+     * test; when posts times completions exceed 2 * 10^8 pairs, every k-th post is taken so that it stays quick.
+     */
+    double peakNsPerOperation()
+    {
+        if (measuredPosts == 0 || completionEvents == 0)
+        {
+            return 0;
+        }
+        final long pairs = (long)measuredPosts * completionEvents;
+        final int step = (int)Math.max(1, pairs / 200_000_000L);
+        double best = Double.MAX_VALUE;
+        int first = 0;
+        for (int i = 0; i < measuredPosts; i += step)
+        {
+            while (first < completionEvents && completedCount[first] - 1 < i)
+            {
+                first++;
+            }
+            for (int e = first; e < completionEvents; e++)
+            {
+                final long elapsedNs = completedNs[e] - postedNs[i];
+                final double perOperation = (double)elapsedNs / (completedCount[e] - i);
+                if (elapsedNs > 0 && perOperation < best)
+                {
+                    best = perOperation;
+                }
+            }
+        }
+        return best == Double.MAX_VALUE ? 0 : best;
+    }
+
+    /** One operation in this many is signaled (and the last): half the send queue, at most 64. */
+    static int cqModeration(final int txDepth)
+    {
+        return Math.max(1, Math.min(64, txDepth / 2));
     }
 
     long elapsedNs()
@@ -73,6 +132,10 @@ public final class Bandwidth extends ToolApplication
         if (startNs == 0 && totalCompleted >= warmupPerQp * qps.length)
         {
             startNs = System.nanoTime();
+        }
+        if (postedNs.length > 0)
+        {
+            nowNs = System.nanoTime(); // once per duty cycle, for the peak
         }
         int work = 0;
         for (int i = 0; i < qps.length; i++)
@@ -124,6 +187,10 @@ public final class Bandwidth extends ToolApplication
                 return work;
             }
             posted[index]++;
+            if (n >= warmupPerQp && measuredPosts < postedNs.length)
+            {
+                postedNs[measuredPosts++] = nowNs;
+            }
             work++;
         }
         return work;
@@ -151,6 +218,12 @@ public final class Bandwidth extends ToolApplication
         if (n > 0)
         {
             progress(totalCompleted);
+            final long measured = totalCompleted - warmupPerQp * qps.length;
+            if (measured > 0 && completionEvents < completedNs.length)
+            {
+                completedCount[completionEvents] = measured;
+                completedNs[completionEvents++] = nowNs;
+            }
         }
         return n;
     }

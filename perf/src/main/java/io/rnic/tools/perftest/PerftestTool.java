@@ -34,6 +34,8 @@ public final class PerftestTool
     private static volatile PortFactory portFactory = Ports::open;
     /** How long nothing may arrive before a tool without a closing barrier leaves (see answerLateRetransmissions). */
     static final long QUIET_BEFORE_LEAVING_MS = 150;
+    /** The most round trips a latency tool keeps in order for perftest's line and -U (8 bytes each). */
+    static final int MAX_SAMPLES = 1 << 24;
 
     private final ToolOptions options;
     private final PrintStream out;
@@ -125,6 +127,10 @@ public final class PerftestTool
             }
             activeQps = qps;
             final LatencyLog latency = new LatencyLog();
+            if (kind.isLatency() && !kind.isPingpong())
+            {
+                latency.keepSamples((int)Math.min(options.iterations, MAX_SAMPLES));
+            }
             final ToolApplication[] created = new ToolApplication[1];
             oob.exchange(qps, localPort.gidHigh(gidIndex), localPort.gidLow(gidIndex), remotes ->
             {
@@ -138,7 +144,7 @@ public final class PerftestTool
                 }
                 // before the server answers: the application posts its receives, and rdma-core's pingpong
                 // client sends as soon as it has our answer (a SEND before them would get an RNR NAK)
-                created[0] = ToolApplications.create(options, qps, expected, latency.recorder());
+                created[0] = ToolApplications.create(options, qps, expected, latency);
             });
             final ToolApplication application = created[0];
             report.connected(localPort, iface, gidIndex, mtu, qps);
@@ -177,7 +183,7 @@ public final class PerftestTool
         }
         device.stopPolling();
         final String problem = Verification.serverChecks(options, qps, expected);
-        report.result(application, latency.total(), elapsedNs, peerReport);
+        report.result(application, latency, elapsedNs, peerReport);
         out.println(" rnic counters (" + device.name() + "):");
         out.print(device.countersReport());
         ToolReport.congestion(out, options, device.engines(), qps);

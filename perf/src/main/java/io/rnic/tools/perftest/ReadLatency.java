@@ -2,7 +2,6 @@ package io.rnic.tools.perftest;
 
 import io.rnic.tools.LocalQp;
 import io.rnic.verbs.WrOpcode;
-import org.HdrHistogram.SingleWriterRecorder;
 
 import java.lang.foreign.MemorySegment;
 
@@ -17,7 +16,7 @@ public final class ReadLatency extends ToolApplication
     private final long total;
     private final long warmup;
     private final boolean verify;
-    private final SingleWriterRecorder recorder;
+    private final LatencyLog recorder;
     private final int opcode;
     private final int size;
     private final MemorySegment receiveSlot;
@@ -32,7 +31,7 @@ public final class ReadLatency extends ToolApplication
      */
     ReadLatency(
         final LocalQp q, final int opcode, final long total, final long warmup, final boolean verify,
-        final MemorySegment expected, final SingleWriterRecorder recorder)
+        final MemorySegment expected, final LatencyLog recorder)
     {
         this.q = q;
         this.opcode = opcode;
@@ -84,7 +83,7 @@ public final class ReadLatency extends ToolApplication
         }
         if (iteration >= warmup)
         {
-            recorder.recordValue(roundTripNs);
+            recorder.record(roundTripNs);
         }
         waiting = false;
         progress(++iteration);

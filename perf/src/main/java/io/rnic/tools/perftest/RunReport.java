@@ -20,10 +20,12 @@ final class RunReport
     private final ToolOptions options;
     private final ToolKind kind;
     private final PrintStream out;
+    private final JsonReport json;
 
     RunReport(final ToolOptions options, final PrintStream out)
     {
         this.options = options;
+        this.json = new JsonReport(options);
         this.kind = options.kind;
         this.out = out;
     }
@@ -43,6 +45,7 @@ final class RunReport
     /** Once connected: perftest's header (not rdma-core's pingpongs, which have none), then each QP's addresses. */
     void connected(final LocalPort port, final String iface, final int gidIndex, final int mtu, final LocalQp[] qps)
     {
+        json.connected(iface, mtu, gidIndex);
         if (!kind.isPingpong())
         {
             final String portDescription = iface + " (" + (options.driver != null ? "" : options.portKind + ", ") +
@@ -61,37 +64,64 @@ final class RunReport
             (kind.operation() == ToolKind.Operation.WRITE || kind.operation() == ToolKind.Operation.SEND);
     }
 
-    /** What a bandwidth client tells a perftest server (which prints it as its own result). */
+    /**
+     * What this side measured of a bandwidth test, in perftest's units (MB/sec, or Gb/sec with --report_gbits: a
+     * perftest server prints the client's figures under its own header, so both sides give the same flag), or null
+     * where this side measured none (the server of a WRITE, READ or atomic test).
+     */
     OutOfBand.BandwidthReport bandwidthReport(final ToolApplication application)
     {
-        if (!(application instanceof Bandwidth bandwidth) || bandwidth.elapsedNs() <= 0)
+        final long operations;
+        final long elapsedNs;
+        double peakNsPerOperation = 0;
+        if (application instanceof Bandwidth bandwidth)
+        {
+            operations = bandwidth.operations();
+            elapsedNs = bandwidth.elapsedNs();
+            peakNsPerOperation = bandwidth.peakNsPerOperation();
+        }
+        else if (application instanceof SendReceiver receiver)
+        {
+            // as perftest's server, which keeps no time per message: no peak
+            operations = receiver.operations();
+            elapsedNs = receiver.elapsedNs();
+        }
+        else
         {
             return null;
         }
-        final double seconds = bandwidth.elapsedNs() / 1e9;
-        final long operations = bandwidth.operations();
-        final double mbps = (double)operations * options.size / seconds / (1 << 20);
-        return new OutOfBand.BandwidthReport(options.size, operations, mbps, mbps, operations / seconds / 1e6);
+        if (elapsedNs <= 0)
+        {
+            return null;
+        }
+        final double unitBytes = options.reportGbits ? ToolReport.BYTES_PER_GBIT : ToolReport.BYTES_PER_MB;
+        final double seconds = elapsedNs / 1e9;
+        final double average = (double)operations * options.size / seconds / unitBytes;
+        final double peak = peakNsPerOperation > 0 ? options.size * 1e9 / peakNsPerOperation / unitBytes : 0;
+        return new OutOfBand.BandwidthReport(options.size, operations, peak, average, operations / seconds / 1e6);
     }
 
     /** The run's result: what this side measured, what the peer reported, or where to find it. */
-    void result(final ToolApplication application, final Histogram histogram, final long elapsedNs,
+    void result(final ToolApplication application, final LatencyLog latency, final long elapsedNs,
         final OutOfBand.BandwidthReport peerReport)
     {
+        final Histogram histogram = latency.total();
         if (kind.isPingpong())
         {
             ToolReport.pingpong(out, options, options.iterations + options.warmup, elapsedNs);
             if (!options.isServer())
             {
-                ToolReport.latency(out, options, histogram, false);
+                ToolReport.percentiles(out, options, histogram, false);
             }
             return;
         }
         if (kind.isLatency())
         {
-            if (histogram.getTotalCount() > 0)
+            final long[] samples = latency.samples();
+            if (samples.length > 0)
             {
-                ToolReport.latency(out, options, histogram, halved());
+                ToolReport.latency(out, options, samples, histogram, halved());
+                json.latency(PerftestLatency.of(samples, halved() ? 2 : 1));
             }
             else
             {
@@ -99,22 +129,20 @@ final class RunReport
             }
             return;
         }
-        if (application instanceof Bandwidth bandwidth)
-        {
-            ToolReport.bandwidth(out, options, bandwidth.operations(), bandwidth.elapsedNs());
-        }
-        else if (application instanceof SendReceiver)
-        {
-            // the server cannot tell warm-up from measurement: its figure covers both
-            ToolReport.bandwidth(out, options, (options.iterations + options.warmup) * options.qps, elapsedNs);
-        }
-        else if (peerReport != null && peerReport.iterations() > 0)
-        {
-            ToolReport.peerBandwidth(out, peerReport);
-        }
-        else
+        final OutOfBand.BandwidthReport mine = bandwidthReport(application);
+        // a perftest server prints what its client measured; the server of a SEND test measures for itself
+        final OutOfBand.BandwidthReport shown = mine != null ? mine :
+            peerReport != null && peerReport.iterations() > 0 ? peerReport : null;
+        if (shown == null)
         {
             out.println(" (the client measures bandwidth; see its output)");
+            return;
+        }
+        ToolReport.bandwidth(out, options, shown);
+        json.bandwidth(shown);
+        if (mine == null)
+        {
+            out.println(" (the client's measurement, which a perftest server prints as its own)");
         }
     }
 

@@ -5,14 +5,13 @@ import io.rnic.tools.QpLayout;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
-import org.HdrHistogram.SingleWriterRecorder;
 
 import java.lang.foreign.MemorySegment;
 
 /**
  * {@code ib_send_lat} and the pingpongs ({@code ibv_rc_pingpong}, {@code ibv_ud_pingpong}): the client SENDs, the
  * server answers each received message with a SEND of its own; the client times from posting to receiving the
- * answer. Receive WQEs are posted ahead ({@code -r}) and replaced as they complete.
+ * answer, the server (as perftest's) from its answer to the next message. Receive WQEs are posted ahead ({@code -r}) and replaced as they complete.
  */
 public final class SendLatency extends ToolApplication
 {
@@ -22,7 +21,7 @@ public final class SendLatency extends ToolApplication
     private final boolean client;
     private final boolean verify;
     private final boolean immediate;
-    private final SingleWriterRecorder recorder;
+    private final LatencyLog recorder;
     private final int size;
     private final int payloadOffset;
     private final MemorySegment sendSlot;
@@ -35,7 +34,7 @@ public final class SendLatency extends ToolApplication
 
     SendLatency(
         final LocalQp q, final long total, final long warmup, final boolean client, final boolean verify,
-        final boolean immediate, final SingleWriterRecorder recorder)
+        final boolean immediate, final LatencyLog recorder)
     {
         this.immediate = immediate;
         this.q = q;
@@ -102,13 +101,22 @@ public final class SendLatency extends ToolApplication
             {
                 if (iteration >= warmup)
                 {
-                    recorder.recordValue(endNs - startNs);
+                    recorder.record(endNs - startNs);
                 }
                 waiting = false;
             }
-            else if (!sendMessage(Patterns.SERVER))
+            else
             {
-                return 0;
+                // the server times too, as perftest's: from its answer to message n - 1 to message n's arrival
+                if (iteration > warmup)
+                {
+                    recorder.record(endNs - startNs);
+                }
+                startNs = System.nanoTime();
+                if (!sendMessage(Patterns.SERVER))
+                {
+                    return 0;
+                }
             }
             progress(++iteration);
             work++;

@@ -8,12 +8,15 @@ import java.lang.foreign.MemorySegment;
 /**
  * The server side of {@code ib_send_bw}: keeps {@code -r} receive WQEs posted on every QP (WQE {@code k} into slot
  * {@code k % slots}), replaces each as it completes, and ends when every QP received its messages. With
- * {@code --verify} each message must hold the pattern of the client's slot it came from.
+ * {@code --verify} each message must hold the pattern of the client's slot it came from. Times the run from the
+ * arrival that ends the client's warm-up (the first arrival when there is none, as perftest's server) to the
+ * last.
  */
 public final class SendReceiver extends ToolApplication
 {
     private final LocalQp[] qps;
     private final long perQp;
+    private final long warmupPerQp;
     private final int rxDepth;
     private final boolean verify;
     private final boolean immediate;
@@ -22,11 +25,14 @@ public final class SendReceiver extends ToolApplication
     private final long[] received;
     private final long[] posted;
     private long totalReceived;
+    private long startNs;
+    private long endNs;
 
     /** @param expected with verify: the client's slot patterns, one slot after another; else null. */
-    SendReceiver(final LocalQp[] qps, final long perQp, final int rxDepth, final boolean verify,
-        final boolean immediate, final MemorySegment expected)
+    SendReceiver(final LocalQp[] qps, final long perQp, final long warmupPerQp, final int rxDepth,
+        final boolean verify, final boolean immediate, final MemorySegment expected)
     {
+        this.warmupPerQp = warmupPerQp;
         this.immediate = immediate;
         this.qps = qps;
         this.perQp = perQp;
@@ -36,6 +42,17 @@ public final class SendReceiver extends ToolApplication
         this.size = qps[0].layout.messageBytes;
         this.received = new long[qps.length];
         this.posted = new long[qps.length];
+    }
+
+    long elapsedNs()
+    {
+        return endNs - startNs;
+    }
+
+    /** Messages timed: after the warm-up, on every QP. */
+    long operations()
+    {
+        return (perQp - warmupPerQp) * qps.length;
     }
 
     /** Posts the first receive WQEs: before the client may send. */
@@ -77,7 +94,10 @@ public final class SendReceiver extends ToolApplication
                     return 0;
                 }
                 received[i]++;
-                totalReceived++;
+                if (++totalReceived == Math.max(1, warmupPerQp * qps.length))
+                {
+                    startNs = System.nanoTime();
+                }
                 if (posted[i] < perQp)
                 {
                     final long k = posted[i]++;
@@ -97,6 +117,7 @@ public final class SendReceiver extends ToolApplication
         }
         if (totalReceived == perQp * qps.length)
         {
+            endNs = System.nanoTime();
             finish();
         }
         return work;

@@ -3,7 +3,6 @@ package io.rnic.tools.perftest;
 import io.rnic.tools.LocalQp;
 import io.rnic.tools.ToolKind;
 import io.rnic.verbs.WrOpcode;
-import org.HdrHistogram.SingleWriterRecorder;
 
 import java.lang.foreign.MemorySegment;
 
@@ -20,7 +19,7 @@ final class ToolApplications
 
     /** The application of this side, its receives posted; null where the server only serves. */
     static ToolApplication create(final ToolOptions options, final LocalQp[] qps, final MemorySegment expected,
-        final SingleWriterRecorder recorder)
+        final LatencyLog recorder)
     {
         final boolean client = !options.isServer();
         final long total = options.iterations + options.warmup;
@@ -73,8 +72,8 @@ final class ToolApplications
                     return new Bandwidth(qps, options.immediate ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, total,
                         options.warmup, options.txDepth, options.verify, null);
                 }
-                final SendReceiver receiver =
-                    new SendReceiver(qps, total, options.rxDepth, options.verify, options.immediate, expected);
+                final SendReceiver receiver = new SendReceiver(qps, total, options.warmup, options.rxDepth,
+                    options.verify, options.immediate, expected);
                 receiver.postReceives();
                 return receiver;
             }

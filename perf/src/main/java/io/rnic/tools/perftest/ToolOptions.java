@@ -83,6 +83,18 @@ public final class ToolOptions
     private String ccName = "none";
     private final List<String> ccParams = new ArrayList<>();
 
+    // output and measurement modes, as perftest's (--report_gbits, --out_json, -a, -D, --run_infinitely, -U)
+    /** {@code --report_gbits}: bandwidth in Gb/sec (10^9 bits) instead of MB/sec (2^20 bytes). */
+    public boolean reportGbits;
+    /** {@code --out_json} or {@code --out_json_file PATH}: perftest's JSON report, written there; null: none. */
+    public Path outJson;
+    /** perftest's file for {@code --out_json} without a file: in the working directory, as perftest writes it. */
+    public static final String OUT_JSON_DEFAULT = "perftest_out.json";
+    /** {@code -U}: print every latency sample, unsorted then sorted (perftest's -U implies -H), before its line. */
+    public boolean reportAllLatencies;
+    /** What the output and measurement options add to the synopsis. */
+    static final String OUTPUT_SYNOPSIS = " [--report_gbits] [--out_json] [--out_json_file PATH] [-U]";
+
     private ToolOptions(final ToolKind kind)
     {
         this.kind = kind;
@@ -126,7 +138,7 @@ public final class ToolOptions
             " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " +
             IdleStrategies.NAMES.replace(", ", "|") + "] [--timeout-ms MS] [--port afpacket|dpdk] [--eal \"EAL ARGS\"]" +
             " [--ip ADDR/PREFIX]... [--oob HOST[:PORT]] [--cc dcqcn|none] [--cc-param NAME=VALUE]..." +
-            " [SERVER_ADDRESS]";
+            OUTPUT_SYNOPSIS + " [SERVER_ADDRESS]";
     }
 
     public static ToolOptions parse(final ToolKind kind, final String[] args)
@@ -167,6 +179,12 @@ public final class ToolOptions
             if (option.equals("--imm"))
             {
                 options.immediate = true;
+                continue;
+            }
+            final int outputOptionEnd = options.outputOption(option, value, args, i);
+            if (outputOptionEnd >= 0)
+            {
+                i = outputOptionEnd;
                 continue;
             }
             if (value == null)
@@ -251,6 +269,50 @@ public final class ToolOptions
         options.server = positional.isEmpty() ? null : positional.get(0);
         options.check();
         return options;
+    }
+
+    /**
+     * Parses one of the output and measurement options; returns the index of the last argument it took, or -1 when
+     * {@code option} is none of them.
+     */
+    private int outputOption(final String option, final String value, final String[] args, final int i)
+    {
+        switch (option)
+        {
+            case "--report_gbits", "--report-gbits" ->
+            {
+                reportGbits = true;
+                return i;
+            }
+            case "--out_json", "--out-json" ->
+            {
+                if (outJson == null)
+                {
+                    outJson = Path.of(OUT_JSON_DEFAULT);
+                }
+                return i;
+            }
+            case "--out_json_file", "--out-json-file" ->
+            {
+                final String file = value != null ? value : Arguments.value(args, i + 1, option);
+                outJson = Path.of(file);
+                return value != null ? i : i + 1;
+            }
+            case "-U", "--report-unsorted" ->
+            {
+                if (!kind.isLatency() || kind.isPingpong())
+                {
+                    throw new UsageException("-U applies to the latency tools (write-lat, read-lat, send-lat, " +
+                        "atomic-lat), as perftest's");
+                }
+                reportAllLatencies = true;
+                return i;
+            }
+            default ->
+            {
+                return -1;
+            }
+        }
     }
 
     /** The options that set up the port (perftest's --port with a number is the TCP port, not one of them). */

@@ -2,7 +2,6 @@ package io.rnic.tools.perftest;
 
 import io.rnic.tools.LocalQp;
 import io.rnic.verbs.WrOpcode;
-import org.HdrHistogram.SingleWriterRecorder;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -22,7 +21,7 @@ public final class WriteLatency extends ToolApplication
     private final long warmup;
     private final boolean client;
     private final boolean verify;
-    private final SingleWriterRecorder recorder;
+    private final LatencyLog recorder;
     private final int size;
     private final MemorySegment sendSlot;
     private final MemorySegment receiveSlot;
@@ -34,7 +33,7 @@ public final class WriteLatency extends ToolApplication
 
     WriteLatency(
         final LocalQp q, final long total, final long warmup, final boolean client, final boolean verify,
-        final SingleWriterRecorder recorder)
+        final LatencyLog recorder)
     {
         this.q = q;
         this.total = total;
@@ -69,7 +68,7 @@ public final class WriteLatency extends ToolApplication
             final long roundTrip = client ? iteration - 1 : iteration;
             if (writesPosted > 0 && roundTrip >= warmup)
             {
-                recorder.recordValue(nowNs - startNs);
+                recorder.record(nowNs - startNs);
             }
             if (client)
             {

@@ -75,7 +75,7 @@ class ToolsInMemoryTest
         assertTrue(c.out().contains("verify: OK") && s.out().contains("verify: OK"), c.out() + s.out());
         if (kind.isLatency())
         {
-            assertTrue(c.out().contains(kind.isPingpong() ? "usec/iter" : "t_p99.9[usec]"), c.out());
+            assertTrue(c.out().contains(kind.isPingpong() ? "usec/iter" : ToolReport.LATENCY_HEADER), c.out());
         }
         else
         {
@@ -98,7 +98,7 @@ class ToolsInMemoryTest
         final int tcpPort = tcpPort();
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
             "--idle", "yield", "--timeout-ms", "30000", "-s", "65536", "-n", "1000", "--warmup", "50", "-q", "2",
-            "--cc", "dcqcn", "--cc-param", "lineRateBitsPerSec=500_000_000"));
+            "--cc", "dcqcn", "--cc-param", "lineRateBitsPerSec=500_000_000", "--report_gbits"));
         final CapturedRun[] results = runPair(kind, name, common);
         final CapturedRun c = results[0];
         final CapturedRun s = results[1];
@@ -106,7 +106,8 @@ class ToolsInMemoryTest
         assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
         assertTrue(c.out().contains("congestion control: DCQCN") && c.out().contains("CNPs sent: 0"), c.out());
         assertTrue(c.out().contains("final rate: 0.500 Gb/s"), c.out());
-        final Matcher bw = Pattern.compile("(?m)^ 65536\\s+\\d+\\s+\\S+\\s+\\S+\\s+(\\S+)$").matcher(c.out());
+        // perftest's BW average[Gb/sec], the 4th column
+        final Matcher bw = Pattern.compile("(?m)^ 65536\\s+\\d+\\s+\\S+\\s+(\\S+)\\s+\\S+$").matcher(c.out());
         assertTrue(bw.find(), c.out());
         final double gbps = Double.parseDouble(bw.group(1));
         // payload under 2 x 0.5 Gb/s of frames (1 KB MTU here: headers and ICRC are 7 % of a frame). How far
