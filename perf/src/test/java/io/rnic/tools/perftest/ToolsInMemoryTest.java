@@ -119,6 +119,170 @@ class ToolsInMemoryTest
     }
 
     /**
+     * Both sides count what perftest counts: {@code send-bw -n 1000 --warmup 300} reports 1000 iterations on the
+     * server too (it used to count the warm-up, 1300), {@code write-lat -n 1000} reports 1000 on the client too (it
+     * printed its 999 round trips), each under perftest's header.
+     */
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "SEND_BW", "WRITE_LAT", "SEND_LAT", "WRITE_BW" })
+    void shouldReportTheSameIterationsOnBothSides(final ToolKind kind) throws Exception
+    {
+        final String name = "iters-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "--timeout-ms", "30000", "-s", "1024", "-n", "1000"));
+        if (!kind.isLatency())
+        {
+            common.addAll(List.of("--warmup", "300"));
+        }
+        final CapturedRun[] results = runPair(kind, name, common);
+        final String header = kind.isLatency() ? ToolReport.LATENCY_HEADER : ToolReport.BANDWIDTH_HEADER;
+        for (final CapturedRun side : results)
+        {
+            assertEquals(0, side.status(), side.out() + side.err());
+            assertTrue(side.out().contains(ToolReport.RULE + "\n" + header + "\n"), side.out());
+            assertTrue(Pattern.compile("(?m)^" + Pattern.quote(header) + "\n 1024\\s+1000\\s").matcher(side.out())
+                .find(), side.out());
+        }
+    }
+
+    /** --report_gbits: perftest's Gb/sec header on both sides, and the average in Gb/sec (8 x 2^20 / 10^9 MB). */
+    @Test
+    void shouldReportGigabitsOnBothSides() throws Exception
+    {
+        final ToolKind kind = ToolKind.WRITE_BW;
+        final String name = "gbits-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "--timeout-ms", "30000", "-s", "4096", "-n", "2000", "--warmup", "100",
+            "--report_gbits"));
+        final CapturedRun[] results = runPair(kind, name, common);
+        final Pattern line = Pattern.compile("(?m)^" + Pattern.quote(ToolReport.BANDWIDTH_HEADER_GBITS) +
+            "\n 4096\\s+2000\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)$");
+        final double[] average = new double[2];
+        for (int i = 0; i < 2; i++)
+        {
+            final CapturedRun side = results[i];
+            assertEquals(0, side.status(), side.out() + side.err());
+            assertFalse(side.out().contains("MB/sec"), side.out());
+            final Matcher m = line.matcher(side.out());
+            assertTrue(m.find(), side.out());
+            average[i] = Double.parseDouble(m.group(2));
+            final double rateMpps = Double.parseDouble(m.group(3));
+            // Gb/sec = messages/s x 4096 x 8 / 10^9: the average (two decimals) and the message rate agree in Gb
+            assertEquals(rateMpps * 1e6 * 4096 * 8 / 1e9, average[i], 0.005 + average[i] * 0.01, side.out());
+            assertTrue(Double.parseDouble(m.group(1)) >= average[i] * 0.99, "peak under average:\n" + side.out());
+        }
+        assertEquals(average[0], average[1], "the server prints the client's figures, as perftest's");
+    }
+
+    /**
+     * {@code --out_json_file}: perftest's JSON (test_info, then results under its key names), a JSON object any
+     * parser reads, with the figures of the table.
+     */
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "WRITE_LAT", "READ_BW", "ATOMIC_LAT", "SEND_BW" })
+    void shouldWritePerftestsJson(final ToolKind kind) throws Exception
+    {
+        final Path json = Files.createTempFile("rnic-" + kind.command(), ".json");
+        try
+        {
+            final String name = "json-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+            final InMemoryPort[] ports = memoryPorts();
+            register(name, ports[0], ports[1]);
+            final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+                "--idle", "yield", "--timeout-ms", "30000", "-n", "200", "--warmup", "10"));
+            final CapturedRun[] results = runPair(kind, name, common, List.of("--out_json", "--out_json_file",
+                json.toString()), "127.0.0.1");
+            assertEquals(0, results[0].status(), results[0].out() + results[0].err());
+            assertEquals(0, results[1].status(), results[1].out() + results[1].err());
+            final String text = Files.readString(json);
+            JsonCheck.validate(text);
+            final String test = kind.operation().title() + "_" +
+                (kind.operation() == ToolKind.Operation.ATOMIC ? "FETCH_AND_ADD_" : "") +
+                (kind.isLatency() ? "Latency" : "BW") + "_Test";
+            assertTrue(text.startsWith("{\n\"test_info\": {\n\"test\": \"" + test + "\",\n"), text);
+            assertTrue(text.contains("\"Connection_type\": \"RC\",\n") && text.contains("\"Link_type\": \"Ethernet\""),
+                text);
+            assertTrue(text.contains("\"results\": {\n\"MsgSize\": " +
+                (kind.operation() == ToolKind.Operation.ATOMIC ? 8 : kind.isLatency() ? 2 : 65536) +
+                ",\n\"n_iterations\": 200,\n"), text);
+            final List<String> keys = kind.isLatency() ?
+                List.of("t_min", "t_max", "t_typical", "t_avg", "t_stdev", "percentile_99", "percentile_99.9") :
+                List.of("BW_peak", "BW_average", "MsgRate");
+            for (final String key : keys)
+            {
+                assertTrue(Pattern.compile("\\n\"" + Pattern.quote(key) + "\": \\d+\\.\\d+\\n?,?").matcher(text).find(),
+                    key + " in\n" + text);
+            }
+            // the same figures as the table: t_typical / BW_average
+            final Matcher figure = Pattern.compile("\"" + (kind.isLatency() ? "t_typical" : "BW_average") +
+                "\": (\\d+\\.\\d+)").matcher(text);
+            assertTrue(figure.find(), text);
+            final Matcher table = Pattern.compile("(?m)^ \\d+\\s+200\\s+" +
+                (kind.isLatency() ? "\\S+\\s+\\S+\\s+(\\S+)" : "\\S+\\s+(\\S+)")).matcher(results[0].out());
+            assertTrue(table.find(), results[0].out());
+            assertEquals(table.group(1), figure.group(1));
+        }
+        finally
+        {
+            Files.deleteIfExists(json);
+        }
+    }
+
+    /**
+     * {@code -U}: every sample in the order measured, then sorted without perftest's two largest, each list under
+     * perftest's {@code #, usec}, then the header again and the line; as many samples as the percentiles' line counts.
+     */
+    @Test
+    void shouldReportAllLatencies() throws Exception
+    {
+        final ToolKind kind = ToolKind.READ_LAT;
+        final String name = "allat-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "--timeout-ms", "30000", "-n", "40", "--warmup", "5"));
+        final CapturedRun[] results = runPair(kind, name, common, List.of("-U"), "127.0.0.1");
+        final CapturedRun c = results[0];
+        assertEquals(0, c.status(), c.out() + c.err());
+        assertEquals(0, results[1].status(), results[1].out() + results[1].err());
+        final String out = c.out();
+        final int first = out.indexOf("#, usec\n");
+        final int second = out.indexOf("#, usec\n", first + 1);
+        assertTrue(first > out.indexOf(ToolReport.LATENCY_HEADER) && second > first, out);
+        final List<Double> unsorted = samples(out.substring(first, second));
+        final List<Double> sorted = samples(out.substring(second, out.indexOf(ToolReport.RULE, second)));
+        assertEquals(40, unsorted.size(), out);
+        assertEquals(38, sorted.size(), out);
+        final List<Double> expected = new ArrayList<>(unsorted);
+        expected.sort(null);
+        assertEquals(expected.subList(0, 38), sorted);
+        assertTrue(out.contains("rnic percentiles (40 samples)"), out);
+        final String tail = out.substring(out.indexOf(ToolReport.RULE, second));
+        assertTrue(tail.startsWith(ToolReport.RULE + "\n" + ToolReport.LATENCY_HEADER + "\n 2 "), tail);
+    }
+
+    private static List<Double> samples(final String list)
+    {
+        final List<Double> values = new ArrayList<>();
+        int n = 0;
+        for (final String line : list.split("\n"))
+        {
+            if (line.startsWith("#"))
+            {
+                continue;
+            }
+            final String[] parts = line.split(", ");
+            assertEquals(++n, Integer.parseInt(parts[0]), list);
+            values.add(Double.parseDouble(parts[1]));
+        }
+        return values;
+    }
+
+    /**
      * A clean link shows no retransmission, though the first request is slow to leave: in a fresh JVM the
      * first packet is built in code that has never run, and {@code write-lat}'s first WRITE left 90 to 160 ms after
      * the engine read the clock (veth, 2 loaded cores), more than the 67 ms ACK timeout. Counted from that reading,
