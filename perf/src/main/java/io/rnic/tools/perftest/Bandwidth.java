@@ -16,6 +16,9 @@ import java.lang.foreign.MemorySegment;
  * one's completion ({@link #peakNsPerOperation}). Each measured post and each completion takes the duty cycle's
  * clock reading, kept in arrays allocated here (up to {@link #PEAK_OPERATIONS_MAX} operations; beyond, no peak).
  * <p>
+ * With {@code -D} ({@code duration} not null) it posts until the duration's end, counts the operations completed
+ * in its measurement, and at the end posts up to the next signaled operation so that every one completes.
+ * <p>
  * With {@code --verify}, operation {@code n} uses slot {@code n % slots} on both sides, each slot holding its own
  * pattern: READ data is checked as it completes; WRITE and SEND data are checked by the server.
  */
@@ -45,14 +48,18 @@ public final class Bandwidth extends ToolApplication
     private int measuredPosts;
     private int completionEvents;
     private long nowNs;
+    /** -D or --run_infinitely, else null. */
+    private final DurationPhases duration;
+    private long totalPosted;
 
     /**
      * @param expected READ with verify: the server's slot patterns, one slot after another; else null.
      */
     Bandwidth(
         final LocalQp[] qps, final int opcode, final long perQp, final long warmupPerQp, final int txDepth,
-        final boolean verify, final MemorySegment expected)
+        final boolean verify, final MemorySegment expected, final DurationPhases duration)
     {
+        this.duration = duration;
         this.warmupPerQp = warmupPerQp;
         this.qps = qps;
         this.opcode = opcode;
@@ -64,8 +71,8 @@ public final class Bandwidth extends ToolApplication
         this.size = qps[0].layout.messageBytes;
         this.posted = new long[qps.length];
         this.completed = new long[qps.length];
-        final long measured = (perQp - warmupPerQp) * qps.length;
-        final int kept = measured <= PEAK_OPERATIONS_MAX ? (int)measured : 0;
+        final long measured = duration != null ? 0 : (perQp - warmupPerQp) * qps.length;
+        final int kept = measured <= PEAK_OPERATIONS_MAX ? (int)measured : 0; // -D: no peak, as perftest
         this.postedNs = new long[kept];
         this.completedCount = new long[kept];
         this.completedNs = new long[kept];
@@ -113,13 +120,13 @@ public final class Bandwidth extends ToolApplication
 
     long elapsedNs()
     {
-        return endNs - startNs;
+        return duration != null ? duration.measuredNs() : endNs - startNs;
     }
 
-    /** Operations timed: after the warm-up (which lets the JIT compile the path first). */
+    /** Operations timed: after the warm-up (which lets the JIT compile the path first), or in -D's measurement. */
     long operations()
     {
-        return (perQp - warmupPerQp) * qps.length;
+        return duration != null ? duration.measured() : (perQp - warmupPerQp) * qps.length;
     }
 
     @Override
@@ -129,21 +136,23 @@ public final class Bandwidth extends ToolApplication
         {
             return 0;
         }
-        if (startNs == 0 && totalCompleted >= warmupPerQp * qps.length)
+        if (duration == null && startNs == 0 && totalCompleted >= warmupPerQp * qps.length)
         {
             startNs = System.nanoTime();
         }
-        if (postedNs.length > 0)
+        if (postedNs.length > 0 || duration != null)
         {
-            nowNs = System.nanoTime(); // once per duty cycle, for the peak
+            nowNs = System.nanoTime(); // once per duty cycle, for the peak and -D's phases
         }
+        final int phase = duration != null ? duration.advance(nowNs) : DurationPhases.MEASURE;
         int work = 0;
         for (int i = 0; i < qps.length; i++)
         {
             work += complete(i);
-            work += post(i);
+            work += post(i, phase);
         }
-        if (totalCompleted == perQp * qps.length)
+        if (duration != null ? phase == DurationPhases.END && totalCompleted == totalPosted :
+            totalCompleted == perQp * qps.length)
         {
             endNs = System.nanoTime();
             finish();
@@ -151,11 +160,13 @@ public final class Bandwidth extends ToolApplication
         return work;
     }
 
-    private int post(final int index)
+    private int post(final int index, final int phase)
     {
         final LocalQp q = qps[index];
+        // -D's end: up to the next signaled operation, so that the last ones posted complete
+        final long limit = phase != DurationPhases.END ? perQp : (posted[index] + cqMod - 1) / cqMod * cqMod;
         int work = 0;
-        while (posted[index] < perQp && posted[index] - completed[index] < txDepth)
+        while (posted[index] < limit && posted[index] - completed[index] < txDepth)
         {
             final long n = posted[index];
             final long slot = verify ? n % q.layout.slots : 0;
@@ -187,6 +198,7 @@ public final class Bandwidth extends ToolApplication
                 return work;
             }
             posted[index]++;
+            totalPosted++;
             if (n >= warmupPerQp && measuredPosts < postedNs.length)
             {
                 postedNs[measuredPosts++] = nowNs;
@@ -213,6 +225,10 @@ public final class Bandwidth extends ToolApplication
                 return 0;
             }
             totalCompleted += upTo - completed[index];
+            if (duration != null)
+            {
+                duration.count(upTo - completed[index]);
+            }
             completed[index] = upTo;
         }
         if (n > 0)

@@ -48,6 +48,17 @@ final class JsonReport
             p.maxUs(), p.typicalUs(), p.averageUs(), p.stdevUs(), p.percentile99Us(), p.percentile999Us()));
     }
 
+    /** Writes -D's latency figures (perftest's {@code REPORT_FMT_LAT_DUR_JSON}). */
+    void latencyDuration(final long iterations, final double averageUs, final double tps)
+    {
+        if (options.outJson == null)
+        {
+            return;
+        }
+        write(String.format(Locale.ROOT, "\"MsgSize\": %d,%n\"n_iterations\": %d,%n\"t_avg\": %.2f,%n" +
+            "\"tps_average\": %.2f%n", options.size, iterations, averageUs, tps));
+    }
+
     /** Writes the bandwidth figures, in the unit the table shows (MB/sec, or Gb/sec with --report_gbits). */
     void bandwidth(final OutOfBand.BandwidthReport r)
     {

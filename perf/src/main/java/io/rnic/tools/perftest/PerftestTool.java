@@ -17,10 +17,13 @@ import io.rnic.tools.exchange.OutOfBand;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.Timeouts;
 import io.rnic.verbs.QpType;
+import sun.misc.Signal;
 
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One run of a perftest-style tool: open the port and the endpoint (or, with {@code --driver}, attach to a running
@@ -43,6 +46,10 @@ public final class PerftestTool
     private final ToolKind kind;
     private final RunReport report;
     private LocalQp[] activeQps = new LocalQp[0];
+    /** -D's or --run_infinitely's phases, or null when the run counts iterations. */
+    private final DurationPhases duration;
+    /** The --run_infinitely runs of this JVM, which SIGINT and SIGTERM end. */
+    private static final Set<DurationPhases> INFINITE_RUNS = ConcurrentHashMap.newKeySet();
 
     private PerftestTool(final ToolOptions options, final PrintStream out, final PrintStream err)
     {
@@ -50,7 +57,30 @@ public final class PerftestTool
         this.out = out;
         this.err = err;
         this.kind = options.kind;
-        this.report = new RunReport(options, out);
+        this.duration = options.runInfinitely ? DurationPhases.infinite() :
+            options.durationS > 0 ? DurationPhases.of(options.durationS) : null;
+        this.report = new RunReport(options, out, duration);
+    }
+
+    /**
+     * Ends every --run_infinitely run of this JVM as SIGINT and SIGTERM do: each stops measuring at its next duty
+     * cycle, completes what it posted, and reports as a -D run does.
+     */
+    public static void stopInfiniteRuns()
+    {
+        for (final DurationPhases run : INFINITE_RUNS)
+        {
+            run.stop();
+        }
+    }
+
+    /** SIGINT and SIGTERM end --run_infinitely's runs instead of the JVM (once the run ends, the tool exits). */
+    private static void handleStopSignals()
+    {
+        for (final String name : new String[]{ "INT", "TERM" })
+        {
+            Signal.handle(new Signal(name), signal -> stopInfiniteRuns());
+        }
     }
 
     public static int run(final ToolKind kind, final String[] args, final PrintStream out, final PrintStream err)
@@ -127,7 +157,7 @@ public final class PerftestTool
             }
             activeQps = qps;
             final LatencyLog latency = new LatencyLog();
-            if (kind.isLatency() && !kind.isPingpong())
+            if (kind.isLatency() && !kind.isPingpong() && duration == null)
             {
                 latency.keepSamples((int)Math.min(options.iterations, MAX_SAMPLES));
             }
@@ -144,7 +174,7 @@ public final class PerftestTool
                 }
                 // before the server answers: the application posts its receives, and rdma-core's pingpong
                 // client sends as soon as it has our answer (a SEND before them would get an RNR NAK)
-                created[0] = ToolApplications.create(options, qps, expected, latency);
+                created[0] = ToolApplications.create(options, qps, expected, latency, duration);
             });
             final ToolApplication application = created[0];
             report.connected(localPort, iface, gidIndex, mtu, qps);
@@ -245,13 +275,33 @@ public final class PerftestTool
         throws IOException
     {
         latency.start(options.hlog, "rnic " + kind.command() + " -s " + options.size + ": round trips in ns");
+        if (options.runInfinitely)
+        {
+            INFINITE_RUNS.add(duration);
+            handleStopSignals();
+            report.periodicStart();
+        }
         device.addApplication(application);
         final long deadlineNs = System.nanoTime() + options.timeoutMs * 1_000_000L;
         try
         {
             long nextIntervalNs = System.nanoTime() + 1_000_000_000L;
+            final long periodNs = options.durationS * 1_000_000_000L;
+            long reportedNs = System.nanoTime();
+            long nextReportNs = reportedNs + periodNs;
+            long reportedIterations = 0;
             while (!application.isDone())
             {
+                if (options.runInfinitely && System.nanoTime() >= nextReportNs)
+                {
+                    // perftest's report every -D seconds: the iterations of the last period
+                    final long iterations = duration.measured();
+                    final long nowNs = System.nanoTime();
+                    report.periodic(iterations - reportedIterations, nowNs - reportedNs);
+                    reportedIterations = iterations;
+                    reportedNs = nowNs;
+                    nextReportNs += periodNs;
+                }
                 if (System.nanoTime() > deadlineNs)
                 {
                     err.println(kind.command() + ": timed out after " + options.timeoutMs + " ms with " +
@@ -278,6 +328,10 @@ public final class PerftestTool
         {
             device.removeApplication(application);
             latency.finish();
+            if (options.runInfinitely)
+            {
+                INFINITE_RUNS.remove(duration);
+            }
         }
         if (application.failure() != null)
         {

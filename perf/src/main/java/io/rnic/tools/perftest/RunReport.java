@@ -21,10 +21,13 @@ final class RunReport
     private final ToolKind kind;
     private final PrintStream out;
     private final JsonReport json;
+    /** -D's or --run_infinitely's phases, or null. */
+    private final DurationPhases duration;
 
-    RunReport(final ToolOptions options, final PrintStream out)
+    RunReport(final ToolOptions options, final PrintStream out, final DurationPhases duration)
     {
         this.options = options;
+        this.duration = duration;
         this.json = new JsonReport(options);
         this.kind = options.kind;
         this.out = out;
@@ -101,6 +104,23 @@ final class RunReport
         return new OutOfBand.BandwidthReport(options.size, operations, peak, average, operations / seconds / 1e6);
     }
 
+    /** --run_infinitely: perftest's header before the periodic lines. */
+    void periodicStart()
+    {
+        out.println(ToolReport.RULE);
+        out.println(options.reportGbits ? ToolReport.BANDWIDTH_HEADER_GBITS : ToolReport.BANDWIDTH_HEADER);
+    }
+
+    /** --run_infinitely: one period's line, as perftest prints it every -D seconds (no peak). */
+    void periodic(final long iterations, final long elapsedNs)
+    {
+        final double unitBytes = options.reportGbits ? ToolReport.BYTES_PER_GBIT : ToolReport.BYTES_PER_MB;
+        final double seconds = elapsedNs / 1e9;
+        out.println(ToolReport.bandwidthLine(options.reportGbits, new OutOfBand.BandwidthReport(options.size,
+            iterations, 0, iterations * (double)options.size / seconds / unitBytes, iterations / seconds / 1e6)));
+        out.flush();
+    }
+
     /** The run's result: what this side measured, what the peer reported, or where to find it. */
     void result(final ToolApplication application, final LatencyLog latency, final long elapsedNs,
         final OutOfBand.BandwidthReport peerReport)
@@ -112,6 +132,21 @@ final class RunReport
             if (!options.isServer())
             {
                 ToolReport.percentiles(out, options, histogram, false);
+            }
+            return;
+        }
+        if (kind.isLatency() && duration != null && application != null)
+        {
+            // perftest's -D report for latency: the average and the transactions per second of the measurement
+            final double seconds = duration.measuredNs() / 1e9;
+            final long iterations = duration.measured();
+            final double averageUs = iterations > 0 ? seconds * 1e6 / iterations / (halved() ? 2 : 1) : 0;
+            final double tps = seconds > 0 ? iterations / seconds : 0;
+            ToolReport.latencyDuration(out, options, iterations, averageUs, tps);
+            json.latencyDuration(iterations, averageUs, tps);
+            if (histogram.getTotalCount() > 0)
+            {
+                ToolReport.percentiles(out, options, histogram, halved());
             }
             return;
         }
@@ -138,7 +173,17 @@ final class RunReport
             out.println(" (the client measures bandwidth; see its output)");
             return;
         }
-        ToolReport.bandwidth(out, options, shown);
+        if (options.runInfinitely && mine != null)
+        {
+            // after the periodic lines under the header printed at the start: the whole run's line
+            out.println(ToolReport.bandwidthLine(options.reportGbits, shown));
+            out.println(ToolReport.RULE);
+            out.println(" (the whole run, " + shown.iterations() + " iterations; stopped by a signal)");
+        }
+        else
+        {
+            ToolReport.bandwidth(out, options, shown);
+        }
         json.bandwidth(shown);
         if (mine == null)
         {

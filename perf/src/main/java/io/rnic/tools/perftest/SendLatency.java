@@ -11,7 +11,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * {@code ib_send_lat} and the pingpongs ({@code ibv_rc_pingpong}, {@code ibv_ud_pingpong}): the client SENDs, the
  * server answers each received message with a SEND of its own; the client times from posting to receiving the
- * answer, the server (as perftest's) from its answer to the next message. Receive WQEs are posted ahead ({@code -r}) and replaced as they complete.
+ * answer, the server (as perftest's) from its answer to the next message. With {@code -D} both send until the
+ * duration's end and count the round trips that end in their measurement. Receive WQEs are posted ahead ({@code -r}) and replaced as they complete.
  */
 public final class SendLatency extends ToolApplication
 {
@@ -31,11 +32,15 @@ public final class SendLatency extends ToolApplication
     private long receivesPosted;
     private boolean waiting;
     private long startNs;
+    private long sendsPosted;
+    /** -D, else null. */
+    private final DurationPhases duration;
 
     SendLatency(
         final LocalQp q, final long total, final long warmup, final boolean client, final boolean verify,
-        final boolean immediate, final LatencyLog recorder)
+        final boolean immediate, final LatencyLog recorder, final DurationPhases duration)
     {
+        this.duration = duration;
         this.immediate = immediate;
         this.q = q;
         this.total = total;
@@ -73,7 +78,8 @@ public final class SendLatency extends ToolApplication
         }
         sendsCompleted += completed;
         int work = completed;
-        if (client && !waiting && iteration < total)
+        final boolean ending = duration != null && duration.advance(System.nanoTime()) == DurationPhases.END;
+        if (client && !waiting && iteration < total && !ending)
         {
             startNs = System.nanoTime();
             if (!sendMessage(Patterns.CLIENT))
@@ -102,6 +108,10 @@ public final class SendLatency extends ToolApplication
                 if (iteration >= warmup)
                 {
                     recorder.record(endNs - startNs);
+                    if (duration != null)
+                    {
+                        duration.count(1);
+                    }
                 }
                 waiting = false;
             }
@@ -111,9 +121,13 @@ public final class SendLatency extends ToolApplication
                 if (iteration > warmup)
                 {
                     recorder.record(endNs - startNs);
+                    if (duration != null)
+                    {
+                        duration.count(1);
+                    }
                 }
                 startNs = System.nanoTime();
-                if (!sendMessage(Patterns.SERVER))
+                if (!ending && !sendMessage(Patterns.SERVER))
                 {
                     return 0;
                 }
@@ -121,7 +135,8 @@ public final class SendLatency extends ToolApplication
             progress(++iteration);
             work++;
         }
-        if (iteration == total && sendsCompleted == total)
+        if (duration != null ? ending && sendsCompleted == sendsPosted :
+            iteration == total && sendsCompleted == total)
         {
             finish();
         }
@@ -142,6 +157,7 @@ public final class SendLatency extends ToolApplication
             fail("ibv_post_send returned " + rc + " for send " + iteration);
             return false;
         }
+        sendsPosted++;
         return true;
     }
 

@@ -92,8 +92,19 @@ public final class ToolOptions
     public static final String OUT_JSON_DEFAULT = "perftest_out.json";
     /** {@code -U}: print every latency sample, unsorted then sorted (perftest's -U implies -H), before its line. */
     public boolean reportAllLatencies;
+    /**
+     * {@code -D SECONDS}: run for a time instead of -n iterations, in perftest's phases (a warm-up of a quarter of
+     * it in whole seconds, the measurement, a cool-down as long as the warm-up); 0: count iterations. With
+     * {@code --run_infinitely}, the period of its reports (perftest's default: 5 s).
+     */
+    public int durationS;
+    /** {@code --run_infinitely}: a bandwidth client reports every -D seconds until SIGINT or SIGTERM. */
+    public boolean runInfinitely;
+    /** perftest's period of --run_infinitely's reports without -D. */
+    public static final int RUN_INFINITELY_PERIOD_DEFAULT_S = 5;
     /** What the output and measurement options add to the synopsis. */
-    static final String OUTPUT_SYNOPSIS = " [--report_gbits] [--out_json] [--out_json_file PATH] [-U]";
+    static final String OUTPUT_SYNOPSIS = " [--report_gbits] [--out_json] [--out_json_file PATH] [-U]" +
+        " [-D SECONDS] [--run_infinitely]";
 
     private ToolOptions(final ToolKind kind)
     {
@@ -308,10 +319,47 @@ public final class ToolOptions
                 reportAllLatencies = true;
                 return i;
             }
+            case "-D", "--duration" ->
+            {
+                final String seconds = value != null ? value : Arguments.value(args, i + 1, option);
+                durationS = (int)number(option, seconds, 1, 86_400);
+                return value != null ? i : i + 1;
+            }
+            case "--run_infinitely", "--run-infinitely" ->
+            {
+                runInfinitely = true;
+                return i;
+            }
             default ->
             {
                 return -1;
             }
+        }
+    }
+
+    /** The output and measurement options that do not go together, or with the tool; their defaults. */
+    private void checkOutputOptions()
+    {
+        if (durationS > 0 && kind.isPingpong())
+        {
+            throw new UsageException("-D applies to perftest's tools, not to " + kind.original());
+        }
+        if (runInfinitely)
+        {
+            if (kind.isLatency())
+            {
+                throw new UsageException("--run_infinitely applies to the bandwidth tools, as perftest's");
+            }
+            if (durationS == 0)
+            {
+                durationS = RUN_INFINITELY_PERIOD_DEFAULT_S;
+            }
+        }
+        if (durationS > 0)
+        {
+            warmup = 0; // the warm-up is -D's first quarter
+            // the peers exchange their results after the run: the wait for it outlasts the run
+            timeoutMs = runInfinitely ? Math.max(timeoutMs, 86_400_000L * 365) : timeoutMs + durationS * 1000L;
         }
     }
 
@@ -368,6 +416,7 @@ public final class ToolOptions
 
     private void check()
     {
+        checkOutputOptions();
         if (driver != null)
         {
             checkDriver();

@@ -117,6 +117,20 @@ public final class ToolReport
         }
     }
 
+    /** perftest's latency header with -D ({@code RESULT_FMT_LAT_DUR}). */
+    static final String LATENCY_DURATION_HEADER = " #bytes        #iterations       t_avg[usec]    tps average";
+
+    /** perftest's latency report with -D: the measurement's iterations, average and transactions per second. */
+    static void latencyDuration(final PrintStream out, final ToolOptions options, final long iterations,
+        final double averageUs, final double tps)
+    {
+        out.println(RULE);
+        out.println(LATENCY_DURATION_HEADER);
+        out.println(String.format(" %-7d       %d            %-7.2f        %-7.2f", options.size, iterations, averageUs,
+            tps));
+        out.println(RULE);
+    }
+
     /** One line of perftest's latency table ({@code REPORT_FMT_LAT}). */
     static String latencyLine(final int size, final long iterations, final PerftestLatency p)
     {

@@ -12,7 +12,8 @@ import java.lang.foreign.ValueLayout;
  * ({@link Patterns#marker}). As in perftest 4.5 ({@code run_iter_lat_write}), the <em>server</em> writes first and
  * the client answers each write with its own, so either side may be the real tool. Both time from posting a write
  * to seeing the next one arrive; the client reports. With {@code --verify} every byte of every message is checked
- * on arrival.
+ * on arrival. With {@code -D} each side writes until the duration's end and counts the round trips that end in
+ * its measurement.
  */
 public final class WriteLatency extends ToolApplication
 {
@@ -30,11 +31,14 @@ public final class WriteLatency extends ToolApplication
     private long sendsCompleted;
     private long writesPosted;
     private long startNs;
+    /** -D, else null. */
+    private final DurationPhases duration;
 
     WriteLatency(
         final LocalQp q, final long total, final long warmup, final boolean client, final boolean verify,
-        final LatencyLog recorder)
+        final LatencyLog recorder, final DurationPhases duration)
     {
+        this.duration = duration;
         this.q = q;
         this.total = total;
         this.warmup = warmup;
@@ -56,6 +60,7 @@ public final class WriteLatency extends ToolApplication
         }
         sendsCompleted += completed;
         int work = completed;
+        final boolean ending = duration != null && duration.advance(System.nanoTime()) == DurationPhases.END;
         if (iteration < total && receiveSlot.get(ValueLayout.JAVA_BYTE, size - 1) == Patterns.marker(iteration))
         {
             final long nowNs = System.nanoTime();
@@ -69,8 +74,12 @@ public final class WriteLatency extends ToolApplication
             if (writesPosted > 0 && roundTrip >= warmup)
             {
                 recorder.record(nowNs - startNs);
+                if (duration != null)
+                {
+                    duration.count(1);
+                }
             }
-            if (client)
+            if (client && !ending)
             {
                 startNs = System.nanoTime();
                 writeMessage(Patterns.CLIENT); // answers message `iteration`
@@ -80,13 +89,14 @@ public final class WriteLatency extends ToolApplication
         }
         // the server opens round trip `iteration` — in the same call as the arrival that closed the previous one, so
         // its write leaves in this duty cycle's flush, not the next one's (a cycle later: +1.4 µs per round trip)
-        if (!client && writesPosted == iteration && iteration < total)
+        if (!client && writesPosted == iteration && iteration < total && !ending)
         {
             startNs = System.nanoTime();
             writeMessage(Patterns.SERVER);
             work++;
         }
-        if (iteration == total && sendsCompleted == total)
+        if (duration != null ? ending && sendsCompleted == writesPosted :
+            iteration == total && sendsCompleted == total)
         {
             finish();
         }

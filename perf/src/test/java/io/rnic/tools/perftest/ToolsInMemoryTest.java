@@ -265,6 +265,116 @@ class ToolsInMemoryTest
         assertTrue(tail.startsWith(ToolReport.RULE + "\n" + ToolReport.LATENCY_HEADER + "\n 2 "), tail);
     }
 
+    /**
+     * {@code -D 1}: each side runs for a second (perftest's margin is 0 under 4 s) and reports what it measured in
+     * perftest's format: a bandwidth line without a peak, or the latency -D line (t_avg and tps). Counts and format
+     * only: the time a loaded machine gives the run is not checked.
+     */
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "WRITE_BW", "SEND_BW", "READ_BW", "WRITE_LAT", "SEND_LAT",
+        "READ_LAT" })
+    void shouldRunForADuration(final ToolKind kind) throws Exception
+    {
+        final String name = "dur-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "--timeout-ms", "30000", "-s", "1024", "-D", "1"));
+        final CapturedRun[] results = runPair(kind, name, common);
+        final Pattern line = kind.isLatency() ?
+            Pattern.compile("(?m)^" + Pattern.quote(ToolReport.LATENCY_DURATION_HEADER) +
+                "\n 1024\\s+([1-9]\\d*)\\s+(\\d+\\.\\d\\d)\\s+(\\d+\\.\\d\\d) *$") :
+            Pattern.compile("(?m)^" + Pattern.quote(ToolReport.BANDWIDTH_HEADER) +
+                "\n 1024\\s+([1-9]\\d*)\\s+0\\.00\\s+(\\d+\\.\\d\\d)\\s+(\\d+\\.\\d+)$");
+        for (final CapturedRun side : results)
+        {
+            assertEquals(0, side.status(), "client:\n" + results[0].out() + results[0].err() + "\nserver:\n" +
+                results[1].out() + results[1].err());
+        }
+        final boolean serverMeasures = kind == ToolKind.SEND_BW || kind == ToolKind.WRITE_LAT ||
+            kind == ToolKind.SEND_LAT;
+        for (int i = 0; i < (serverMeasures ? 2 : 1); i++)
+        {
+            final Matcher m = line.matcher(results[i].out());
+            assertTrue(m.find(), results[i].out());
+            final long iterations = Long.parseLong(m.group(1));
+            if (kind.isLatency())
+            {
+                // t_avg x tps = 10^6 us/s, halved for WRITE and SEND: the two describe the same measurement
+                final double product = Double.parseDouble(m.group(2)) * Double.parseDouble(m.group(3));
+                assertEquals(kind == ToolKind.READ_LAT ? 1e6 : 5e5, product, product * 0.02 + 1e4, m.group());
+            }
+            assertTrue(iterations > 0, m.group());
+        }
+    }
+
+    /**
+     * {@code --run_infinitely -D 1}: the client prints perftest's header, then a line each second, until it is
+     * stopped as SIGINT stops it ({@link PerftestTool#stopInfiniteRuns}); then it completes what it posted and both
+     * sides end cleanly, the server with the whole run's figures.
+     */
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "WRITE_BW", "SEND_BW" })
+    void shouldReportPeriodicallyUntilStopped(final ToolKind kind) throws Exception
+    {
+        final String name = "inf-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "-s", "1024", "--run_infinitely", "-D", "1"));
+        final List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("-d", name + "-s"));
+        final List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("-d", name + "-c", "127.0.0.1"));
+        final java.io.ByteArrayOutputStream clientOut = new java.io.ByteArrayOutputStream();
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final Future<CapturedRun> serverRun = threads.submit(() -> run(kind, server));
+            final Future<Integer> clientRun = threads.submit(() ->
+            {
+                try (java.io.PrintStream o = new java.io.PrintStream(clientOut, true))
+                {
+                    return PerftestTool.run(kind, client.toArray(String[]::new), o, o);
+                }
+            });
+            final Pattern periodic = Pattern.compile("(?m)^ 1024\\s+[1-9]\\d*\\s+0\\.00\\s+\\d+\\.\\d\\d\\s+" +
+                "\\d+\\.\\d+$");
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (count(periodic, clientOut.toString()) < 2 && System.nanoTime() < deadlineNs)
+            {
+                Thread.onSpinWait();
+                Thread.yield();
+            }
+            final String running = clientOut.toString();
+            assertTrue(count(periodic, running) >= 2, running);
+            assertTrue(running.contains(ToolReport.RULE + "\n" + ToolReport.BANDWIDTH_HEADER + "\n 1024 "), running);
+            PerftestTool.stopInfiniteRuns();
+            assertEquals(0, clientRun.get(60, TimeUnit.SECONDS), clientOut.toString());
+            final CapturedRun s = serverRun.get(60, TimeUnit.SECONDS);
+            assertEquals(0, s.status(), s.out() + s.err());
+            final String out = clientOut.toString();
+            assertTrue(out.contains("stopped by a signal"), out);
+            assertTrue(Pattern.compile("(?m)^" + Pattern.quote(ToolReport.BANDWIDTH_HEADER) + "\n 1024\\s+[1-9]")
+                .matcher(s.out()).find(), s.out());
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+
+    private static int count(final Pattern pattern, final String text)
+    {
+        final Matcher m = pattern.matcher(text);
+        int n = 0;
+        while (m.find())
+        {
+            n++;
+        }
+        return n;
+    }
+
     private static List<Double> samples(final String list)
     {
         final List<Double> values = new ArrayList<>();
