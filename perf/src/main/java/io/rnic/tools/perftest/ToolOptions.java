@@ -32,7 +32,8 @@ public final class ToolOptions
         "                 The port is the driver's business: -d, --port, --eal, --ip, --engines, --qdisc-bypass,",
         "                 --pcap, --cc and --cc-param are refused with it (give them to bin/rnic driver), and so",
         "                 is -R (the RDMA CM does not run through a driver yet).",
-        "  Without --driver, an interface a driver holds is refused (its lock names --driver).");
+        "  Without --driver, an interface a driver holds is refused (its lock names --driver).") +
+        "\n" + ToolOptions.OUTPUT_DETAILS;
 
     public final ToolKind kind;
     public String iface;
@@ -102,6 +103,16 @@ public final class ToolOptions
     public boolean runInfinitely;
     /** perftest's period of --run_infinitely's reports without -D. */
     public static final int RUN_INFINITELY_PERIOD_DEFAULT_S = 5;
+    /** What {@code rnic help TOOL} says of the output and measurement options. */
+    static final String OUTPUT_DETAILS =
+        "  Results print in perftest's table (its header, columns and definitions), then rnic's percentiles.\n" +
+        "  --report_gbits          bandwidth in Gb/sec instead of MB/sec (2^20 bytes), as perftest's\n" +
+        "  --out_json              also write perftest's JSON report to perftest_out.json (working directory)\n" +
+        "  --out_json_file PATH    ... to PATH instead\n" +
+        "  -U, --report-unsorted   latency tools: print every sample (in order, then sorted), as perftest's -U\n" +
+        "  -D, --duration SECONDS  run for a time: perftest's warm-up, measurement and cool-down (a quarter each\n" +
+        "                          side, whole seconds); iterations count in the measurement only\n" +
+        "  --run_infinitely        bandwidth tools: a line every -D seconds (5) until SIGINT or SIGTERM";
     /** What the output and measurement options add to the synopsis. */
     static final String OUTPUT_SYNOPSIS = " [--report_gbits] [--out_json] [--out_json_file PATH] [-U]" +
         " [-D SECONDS] [--run_infinitely]";
