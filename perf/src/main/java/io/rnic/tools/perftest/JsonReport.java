@@ -4,7 +4,6 @@ import io.rnic.tools.ToolKind;
 import io.rnic.tools.exchange.OutOfBand;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Locale;
@@ -36,7 +35,7 @@ final class JsonReport
     }
 
     /** Writes the latency figures (null: this side measured none, and writes nothing, as perftest's server). */
-    void latency(final PerftestLatency p)
+    void latency(final PerftestLatency p) throws IOException
     {
         if (options.outJson == null || p == null)
         {
@@ -49,7 +48,7 @@ final class JsonReport
     }
 
     /** Writes -D's latency figures (perftest's {@code REPORT_FMT_LAT_DUR_JSON}). */
-    void latencyDuration(final long iterations, final double averageUs, final double tps)
+    void latencyDuration(final long iterations, final double averageUs, final double tps) throws IOException
     {
         if (options.outJson == null)
         {
@@ -60,7 +59,7 @@ final class JsonReport
     }
 
     /** Writes the bandwidth figures, in the unit the table shows (MB/sec, or Gb/sec with --report_gbits). */
-    void bandwidth(final OutOfBand.BandwidthReport r)
+    void bandwidth(final OutOfBand.BandwidthReport r) throws IOException
     {
         if (options.outJson == null)
         {
@@ -73,7 +72,7 @@ final class JsonReport
             r.averageMBps(), r.messageRateMpps()));
     }
 
-    private void write(final String results)
+    private void write(final String results) throws IOException
     {
         final String text = "{\n\"test_info\": {\n" + testInfo() + "\n},\n\"results\": {\n" + results + "}\n}\n";
         try
@@ -82,7 +81,7 @@ final class JsonReport
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("--out_json: cannot write " + options.outJson + ": " + ex.getMessage(), ex);
+            throw new IOException("--out_json: cannot write " + options.outJson + ": " + ex, ex);
         }
     }
 

@@ -8,6 +8,7 @@ import io.rnic.tools.exchange.OutOfBand;
 import io.rnic.transport.LocalPort;
 import org.HdrHistogram.Histogram;
 
+import java.io.IOException;
 import java.io.PrintStream;
 
 /**
@@ -123,7 +124,7 @@ final class RunReport
 
     /** The run's result: what this side measured, what the peer reported, or where to find it. */
     void result(final ToolApplication application, final LatencyLog latency, final long elapsedNs,
-        final OutOfBand.BandwidthReport peerReport)
+        final OutOfBand.BandwidthReport peerReport) throws IOException
     {
         final Histogram histogram = latency.total();
         if (kind.isPingpong())

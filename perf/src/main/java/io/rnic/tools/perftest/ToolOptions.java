@@ -6,6 +6,7 @@ import io.rnic.tools.Arguments;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -365,6 +366,12 @@ public final class ToolOptions
             {
                 durationS = RUN_INFINITELY_PERIOD_DEFAULT_S;
             }
+        }
+        if (outJson != null && outJson.toAbsolutePath().getParent() != null &&
+            !Files.isDirectory(outJson.toAbsolutePath().getParent()))
+        {
+            throw new UsageException("--out_json_file " + outJson + ": no directory " +
+                outJson.toAbsolutePath().getParent() + " to write it in");
         }
         if (durationS > 0)
         {

@@ -64,6 +64,8 @@ class ToolOptionsOutputTest
         assertMessage(ToolKind.RC_PINGPONG, "-D applies to perftest's tools, not to ibv_rc_pingpong", "-D", "2");
         assertMessage(ToolKind.WRITE_BW, "-D", "-D", "0");
         assertMessage(ToolKind.WRITE_BW, "--out_json_file", "--out_json_file");
+        assertMessage(ToolKind.WRITE_BW, "--out_json_file /nonexistent-rnic/x.json: no directory /nonexistent-rnic",
+            "--out_json_file", "/nonexistent-rnic/x.json");
     }
 
     private static void assertMessage(final ToolKind kind, final String expected, final String... args)
