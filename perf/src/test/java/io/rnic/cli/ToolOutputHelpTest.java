@@ -20,12 +20,12 @@ class ToolOutputHelpTest
             new PrintStream(out, true, StandardCharsets.UTF_8), System.err));
         final String help = out.toString(StandardCharsets.UTF_8);
         for (final String flag : new String[]{ "--report_gbits", "--out_json", "--out_json_file PATH", "-U",
-            "-D SECONDS", "--run_infinitely" })
+            "-D SECONDS", "--run_infinitely", "-a" })
         {
             assertTrue(help.contains("[" + flag + "]"), flag + " in the synopsis:\n" + help);
         }
         for (final String explained : new String[]{ "  --report_gbits ", "  --out_json ", "  --out_json_file PATH ",
-            "  -U, --report-unsorted ", "  -D, --duration SECONDS ", "  --run_infinitely " })
+            "  -U, --report-unsorted ", "  -D, --duration SECONDS ", "  --run_infinitely ", "  -a, --all " })
         {
             assertTrue(help.contains(explained), explained + " explained:\n" + help);
         }

@@ -186,6 +186,10 @@ public final class PerftestTool
     private int measure(final ToolDevice device, final OutOfBand oob, final ToolApplication application,
         final LatencyLog latency, final LocalQp[] qps, final MemorySegment expected) throws IOException
     {
+        if (options.allSizes && !options.isServer())
+        {
+            return measureAllSizes(device, oob, qps);
+        }
         oob.sync(); // both sides connected and their receives posted: the client may send
         final long startNs = System.nanoTime();
         final boolean finished = application == null || await(device, application, latency);
@@ -226,6 +230,50 @@ public final class PerftestTool
         {
             out.println(" verify: OK");
         }
+        return 0;
+    }
+
+    /**
+     * -a on the client: each size from 2 B to 8 MiB in turn on the same QPs (views of their regions, which hold the
+     * largest), one line each under perftest's header, as perftest; the server only serves, and gets the last
+     * size's figures at the end.
+     */
+    private int measureAllSizes(final ToolDevice device, final OutOfBand oob, final LocalQp[] qps) throws IOException
+    {
+        oob.sync();
+        report.allSizesStart();
+        OutOfBand.BandwidthReport last = null;
+        for (int size = 2; size <= ToolOptions.ALL_SIZES_MAX_BYTES; size <<= 1)
+        {
+            options.size = size;
+            final LocalQp[] views = new LocalQp[qps.length];
+            for (int i = 0; i < qps.length; i++)
+            {
+                views[i] = qps[i].withLayout(new QpLayout(size, false));
+            }
+            final LatencyLog latency = new LatencyLog();
+            if (kind.isLatency())
+            {
+                latency.keepSamples((int)Math.min(options.iterations, MAX_SAMPLES));
+            }
+            final ToolApplication application = ToolApplications.create(options, views, null, latency, null);
+            if (!await(device, application, latency))
+            {
+                return 1;
+            }
+            final OutOfBand.BandwidthReport line = report.allSizesLine(application, latency);
+            last = line != null ? line : last;
+        }
+        out.println(ToolReport.RULE);
+        oob.finish(last);
+        if (!oob.hasClosingBarrier())
+        {
+            answerLateRetransmissions(device);
+        }
+        device.stopPolling();
+        out.println(" rnic counters (" + device.name() + "):");
+        out.print(device.countersReport());
+        ToolReport.congestion(out, options, device.engines(), qps);
         return 0;
     }
 

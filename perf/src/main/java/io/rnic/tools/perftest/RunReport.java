@@ -105,6 +105,31 @@ final class RunReport
         return new OutOfBand.BandwidthReport(options.size, operations, peak, average, operations / seconds / 1e6);
     }
 
+    /** -a: perftest's header before the lines of the sizes. */
+    void allSizesStart()
+    {
+        out.println(ToolReport.RULE);
+        out.println(kind.isLatency() ? ToolReport.LATENCY_HEADER :
+            options.reportGbits ? ToolReport.BANDWIDTH_HEADER_GBITS : ToolReport.BANDWIDTH_HEADER);
+    }
+
+    /** -a: the line of one size (options.size), also written as JSON (perftest leaves the last); its bandwidth. */
+    OutOfBand.BandwidthReport allSizesLine(final ToolApplication application, final LatencyLog latency)
+        throws IOException
+    {
+        if (kind.isLatency())
+        {
+            final PerftestLatency p = PerftestLatency.of(latency.samples(), halved() ? 2 : 1);
+            out.println(ToolReport.latencyLine(options.size, options.iterations, p));
+            json.latency(p);
+            return null;
+        }
+        final OutOfBand.BandwidthReport line = bandwidthReport(application);
+        out.println(ToolReport.bandwidthLine(options.reportGbits, line));
+        json.bandwidth(line);
+        return line;
+    }
+
     /** --run_infinitely: perftest's header before the periodic lines. */
     void periodicStart()
     {

@@ -85,7 +85,7 @@ public final class ToolOptions
     private String ccName = "none";
     private final List<String> ccParams = new ArrayList<>();
 
-    // output and measurement modes, as perftest's (--report_gbits, --out_json, -a, -D, --run_infinitely, -U)
+    // output and measurement modes, as perftest's (--report_gbits, --out_json, -D, --run_infinitely, -U)
     /** {@code --report_gbits}: bandwidth in Gb/sec (10^9 bits) instead of MB/sec (2^20 bytes). */
     public boolean reportGbits;
     /** {@code --out_json} or {@code --out_json_file PATH}: perftest's JSON report, written there; null: none. */
@@ -104,6 +104,10 @@ public final class ToolOptions
     public boolean runInfinitely;
     /** perftest's period of --run_infinitely's reports without -D. */
     public static final int RUN_INFINITELY_PERIOD_DEFAULT_S = 5;
+    /** {@code -a}: every size from 2 B to {@link #ALL_SIZES_MAX_BYTES}, powers of two, one line each. */
+    public boolean allSizes;
+    /** perftest's largest size with -a (its MAX_SIZE): 8 MiB. */
+    public static final int ALL_SIZES_MAX_BYTES = 8 << 20;
     /** What {@code rnic help TOOL} says of the output and measurement options. */
     static final String OUTPUT_DETAILS =
         "  Results print in perftest's table (its header, columns and definitions), then rnic's percentiles.\n" +
@@ -113,10 +117,11 @@ public final class ToolOptions
         "  -U, --report-unsorted   latency tools: print every sample (in order, then sorted), as perftest's -U\n" +
         "  -D, --duration SECONDS  run for a time: perftest's warm-up, measurement and cool-down (a quarter each\n" +
         "                          side, whole seconds); iterations count in the measurement only\n" +
-        "  --run_infinitely        bandwidth tools: a line every -D seconds (5) until SIGINT or SIGTERM";
+        "  --run_infinitely        bandwidth tools: a line every -D seconds (5) until SIGINT or SIGTERM\n" +
+        "  -a, --all               every size from 2 B to 8 MiB, one line each (write-bw, read-bw, read-lat)";
     /** What the output and measurement options add to the synopsis. */
     static final String OUTPUT_SYNOPSIS = " [--report_gbits] [--out_json] [--out_json_file PATH] [-U]" +
-        " [-D SECONDS] [--run_infinitely]";
+        " [-D SECONDS] [--run_infinitely] [-a]";
 
     private ToolOptions(final ToolKind kind)
     {
@@ -342,6 +347,11 @@ public final class ToolOptions
                 runInfinitely = true;
                 return i;
             }
+            case "-a", "--all" ->
+            {
+                allSizes = true;
+                return i;
+            }
             default ->
             {
                 return -1;
@@ -355,6 +365,24 @@ public final class ToolOptions
         if (durationS > 0 && kind.isPingpong())
         {
             throw new UsageException("-D applies to perftest's tools, not to " + kind.original());
+        }
+        if (allSizes)
+        {
+            if (kind != ToolKind.WRITE_BW && kind != ToolKind.READ_BW && kind != ToolKind.READ_LAT)
+            {
+                throw new UsageException("-a runs write-bw, read-bw and read-lat (their servers only serve) for " +
+                    "now; not " + kind.command());
+            }
+            if (verify || hlog != null || durationS > 0 || runInfinitely)
+            {
+                throw new UsageException("-a goes with none of --verify, --hlog, -D and --run_infinitely");
+            }
+            size = ALL_SIZES_MAX_BYTES; // the buffers hold the largest; each size runs in turn
+        }
+        if ((durationS > 0 || runInfinitely) && verify)
+        {
+            throw new UsageException("--verify counts on -n: with -D or --run_infinitely the server cannot tell " +
+                "how many operations to check");
         }
         if (runInfinitely)
         {

@@ -25,6 +25,10 @@ class ToolOptionsOutputTest
         assertEquals(0, options.durationS);
         assertFalse(options.runInfinitely);
         assertEquals(5000, options.warmup);
+        assertFalse(options.allSizes);
+        final ToolOptions all = ToolOptions.parse(ToolKind.READ_LAT, new String[]{ "-a" });
+        assertTrue(all.allSizes);
+        assertEquals(8 << 20, all.size, "the buffers hold the largest size");
     }
 
     @Test
@@ -63,6 +67,10 @@ class ToolOptionsOutputTest
         assertMessage(ToolKind.WRITE_LAT, "--run_infinitely applies to the bandwidth tools", "--run_infinitely");
         assertMessage(ToolKind.RC_PINGPONG, "-D applies to perftest's tools, not to ibv_rc_pingpong", "-D", "2");
         assertMessage(ToolKind.WRITE_BW, "-D", "-D", "0");
+        assertMessage(ToolKind.ATOMIC_BW, "--verify counts on -n", "-D", "2", "--verify");
+        assertMessage(ToolKind.SEND_BW, "-a runs write-bw, read-bw and read-lat", "-a");
+        assertMessage(ToolKind.WRITE_BW, "-a goes with none of --verify", "-a", "--verify");
+        assertMessage(ToolKind.SEND_BW, "--verify counts on -n", "--verify", "--run_infinitely");
         assertMessage(ToolKind.WRITE_BW, "--out_json_file", "--out_json_file");
         assertMessage(ToolKind.WRITE_BW, "--out_json_file /nonexistent-rnic/x.json: no directory /nonexistent-rnic",
             "--out_json_file", "/nonexistent-rnic/x.json");

@@ -364,6 +364,40 @@ class ToolsInMemoryTest
         }
     }
 
+    /**
+     * {@code -a}: the client runs every size from 2 B to 8 MiB on the same QPs, one line each under one header, in
+     * order and with -n iterations each, as perftest; the server only serves and ends with the run.
+     */
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "WRITE_BW", "READ_BW", "READ_LAT" })
+    void shouldRunEverySize(final ToolKind kind) throws Exception
+    {
+        final String name = "all-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "--timeout-ms", "60000", "-a", "-n", "8", "--warmup", "2"));
+        final CapturedRun[] results = runPair(kind, name, common);
+        final CapturedRun c = results[0];
+        assertEquals(0, c.status(), c.out() + c.err());
+        assertEquals(0, results[1].status(), results[1].out() + results[1].err());
+        final String header = kind.isLatency() ? ToolReport.LATENCY_HEADER : ToolReport.BANDWIDTH_HEADER;
+        final int start = c.out().indexOf(ToolReport.RULE + "\n" + header + "\n");
+        assertTrue(start >= 0, c.out());
+        final String[] lines = c.out().substring(start).split("\n");
+        int size = 2;
+        for (int i = 2; i < 2 + 23; i++)
+        {
+            final String[] columns = lines[i].trim().split("\\s+");
+            assertEquals(String.valueOf(size), columns[0], lines[i]);
+            assertEquals("8", columns[1], lines[i]);
+            assertEquals(kind.isLatency() ? 9 : 5, columns.length, lines[i]);
+            size <<= 1;
+        }
+        assertEquals(ToolReport.RULE, lines[2 + 23], c.out());
+        assertEquals(8 << 20, size >> 1);
+    }
+
     private static int count(final Pattern pattern, final String text)
     {
         final Matcher m = pattern.matcher(text);
