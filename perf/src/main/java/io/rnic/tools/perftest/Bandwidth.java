@@ -37,6 +37,8 @@ public final class Bandwidth extends ToolApplication
     private final long[] completed;
     private long startNs;
     private long endNs;
+    /** When the first operation after the warm-up was posted: the start when the warm-up's end was not seen. */
+    private long firstMeasuredPostNs;
     private long totalCompleted;
     /** The most operations whose times are kept for the peak (two longs each and one per completion). */
     static final int PEAK_OPERATIONS_MAX = 1 << 21;
@@ -155,6 +157,12 @@ public final class Bandwidth extends ToolApplication
             totalCompleted == perQp * qps.length)
         {
             endNs = System.nanoTime();
+            if (startNs == 0)
+            {
+                // the warm-up's end and the last completion came in one poll (fewer operations than one in cqMod
+                // is signaled): time from the first measured post, as perftest does from its first post
+                startNs = firstMeasuredPostNs;
+            }
             finish();
         }
         return work;
@@ -199,6 +207,10 @@ public final class Bandwidth extends ToolApplication
             }
             posted[index]++;
             totalPosted++;
+            if (n == warmupPerQp && firstMeasuredPostNs == 0)
+            {
+                firstMeasuredPostNs = System.nanoTime();
+            }
             if (n >= warmupPerQp && measuredPosts < postedNs.length)
             {
                 postedNs[measuredPosts++] = nowNs;

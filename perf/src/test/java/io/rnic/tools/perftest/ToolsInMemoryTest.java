@@ -396,6 +396,16 @@ class ToolsInMemoryTest
         }
         assertEquals(ToolReport.RULE, lines[2 + 23], c.out());
         assertEquals(8 << 20, size >> 1);
+        System.out.println(kind.command() + " -a -n 8 in memory:\n" + String.join("\n",
+            java.util.Arrays.asList(lines).subList(1, 2 + 23)));
+        if (!kind.isLatency())
+        {
+            // the 8 MiB line: the average and the message rate describe the same run (MB = 2^20 bytes)
+            final String[] last = lines[1 + 23].trim().split("\\s+");
+            final double averageMBps = Double.parseDouble(last[3]);
+            assertTrue(averageMBps > 0, lines[1 + 23]);
+            assertEquals(Double.parseDouble(last[4]) * 1e6 * 8, averageMBps, averageMBps * 0.05, lines[1 + 23]);
+        }
     }
 
     private static int count(final Pattern pattern, final String text)
