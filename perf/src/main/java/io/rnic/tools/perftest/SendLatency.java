@@ -7,12 +7,14 @@ import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code ib_send_lat} and the pingpongs ({@code ibv_rc_pingpong}, {@code ibv_ud_pingpong}): the client SENDs, the
  * server answers each received message with a SEND of its own; the client times from posting to receiving the
- * answer, the server (as perftest's) from its answer to the next message. With {@code -D} both send until the
- * duration's end and count the round trips that end in their measurement. Receive WQEs are posted ahead ({@code -r}) and replaced as they complete.
+ * answer, the server (as perftest's) from its answer to the next message. With {@code -D} each counts the round
+ * trips that end in its measurement; the client ends the run with a last message ({@link #END_OF_RUN}). Receive
+ * WQEs are posted ahead ({@code -r}) and replaced as they complete.
  */
 public final class SendLatency extends ToolApplication
 {
@@ -35,6 +37,14 @@ public final class SendLatency extends ToolApplication
     private long sendsPosted;
     /** -D, else null. */
     private final DurationPhases duration;
+    /**
+     * -D: the first payload byte of the client's message after its duration's end (the payload is free: --verify
+     * is refused with -D). The client ends the run, so that neither side stops answering while the other still
+     * sends: the server answers every message until this one.
+     */
+    static final byte END_OF_RUN = (byte)0xE0;
+    private boolean endSent;
+    private boolean endReceived;
 
     SendLatency(
         final LocalQp q, final long total, final long warmup, final boolean client, final boolean verify,
@@ -79,8 +89,13 @@ public final class SendLatency extends ToolApplication
         sendsCompleted += completed;
         int work = completed;
         final boolean ending = duration != null && duration.advance(System.nanoTime()) == DurationPhases.END;
-        if (client && !waiting && iteration < total && !ending)
+        if (client && !waiting && iteration < total && !endSent)
         {
+            if (duration != null)
+            {
+                sendSlot.set(ValueLayout.JAVA_BYTE, 0, ending ? END_OF_RUN : 0);
+                endSent = ending;
+            }
             startNs = System.nanoTime();
             if (!sendMessage(Patterns.CLIENT))
             {
@@ -127,7 +142,9 @@ public final class SendLatency extends ToolApplication
                     }
                 }
                 startNs = System.nanoTime();
-                if (!ending && !sendMessage(Patterns.SERVER))
+                endReceived = duration != null &&
+                    receiveSlot.get(ValueLayout.JAVA_BYTE, payloadOffset) == END_OF_RUN;
+                if (!sendMessage(Patterns.SERVER))
                 {
                     return 0;
                 }
@@ -135,7 +152,7 @@ public final class SendLatency extends ToolApplication
             progress(++iteration);
             work++;
         }
-        if (duration != null ? ending && sendsCompleted == sendsPosted :
+        if (duration != null ? (client ? endSent && !waiting : endReceived) && sendsCompleted == sendsPosted :
             iteration == total && sendsCompleted == total)
         {
             finish();

@@ -379,6 +379,10 @@ public final class ToolOptions
             }
             size = ALL_SIZES_MAX_BYTES; // the buffers hold the largest; each size runs in turn
         }
+        if (durationS > 0 && kind == ToolKind.WRITE_LAT && size < 2)
+        {
+            throw new UsageException("write-lat -D needs -s 2 or more: the byte before the marker ends the run");
+        }
         if ((durationS > 0 || runInfinitely) && verify)
         {
             throw new UsageException("--verify counts on -n: with -D or --run_infinitely the server cannot tell " +

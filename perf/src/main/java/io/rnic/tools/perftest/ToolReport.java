@@ -77,8 +77,8 @@ public final class ToolReport
 
     /**
      * The latency report: perftest's header and line (see {@link PerftestLatency}; {@code #iterations} is -n, as
-     * perftest prints it, on both sides), with {@code -U} every sample first as perftest prints them (unsorted, then sorted), then rnic's
-     * wider percentiles of the full round trip on a line of their own.
+     * perftest prints it, on both sides), with {@code -U} every sample first as perftest prints them (unsorted, then
+     * sorted), then rnic's wider percentiles of the full round trip on a line of their own.
      */
     static void latency(final PrintStream out, final ToolOptions options, final long[] roundTripsNs,
         final Histogram roundTrips, final boolean halved)
@@ -134,8 +134,8 @@ public final class ToolReport
     /** One line of perftest's latency table ({@code REPORT_FMT_LAT}). */
     static String latencyLine(final int size, final long iterations, final PerftestLatency p)
     {
-        return String.format(" %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f" +
-            " \t\t%-7.2f", size, iterations, p.minUs(), p.maxUs(), p.typicalUs(), p.averageUs(), p.stdevUs(),
+        return String.format(" %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f" +
+            "\t\t%-7.2f \t\t%-7.2f", size, iterations, p.minUs(), p.maxUs(), p.typicalUs(), p.averageUs(), p.stdevUs(),
             p.percentile99Us(), p.percentile999Us());
     }
 

@@ -12,8 +12,8 @@ import java.lang.foreign.ValueLayout;
  * ({@link Patterns#marker}). As in perftest 4.5 ({@code run_iter_lat_write}), the <em>server</em> writes first and
  * the client answers each write with its own, so either side may be the real tool. Both time from posting a write
  * to seeing the next one arrive; the client reports. With {@code --verify} every byte of every message is checked
- * on arrival. With {@code -D} each side writes until the duration's end and counts the round trips that end in
- * its measurement.
+ * on arrival. With {@code -D} each side counts the round trips that end in its measurement; the client ends the
+ * run with a last answer ({@link #END_OF_RUN}).
  */
 public final class WriteLatency extends ToolApplication
 {
@@ -33,6 +33,13 @@ public final class WriteLatency extends ToolApplication
     private long startNs;
     /** -D, else null. */
     private final DurationPhases duration;
+    /**
+     * -D: the byte before the marker in the client's answer after its duration's end (-D needs -s 2 or more). The
+     * client ends the run, so that neither side stops writing while the other waits: the server writes until this.
+     */
+    static final byte END_OF_RUN = (byte)0xE0;
+    private boolean endSent;
+    private boolean endReceived;
 
     WriteLatency(
         final LocalQp q, final long total, final long warmup, final boolean client, final boolean verify,
@@ -79,8 +86,15 @@ public final class WriteLatency extends ToolApplication
                     duration.count(1);
                 }
             }
-            if (client && !ending)
+            endReceived = !client && duration != null &&
+                receiveSlot.get(ValueLayout.JAVA_BYTE, size - 2) == END_OF_RUN;
+            if (client && !endSent)
             {
+                if (duration != null)
+                {
+                    sendSlot.set(ValueLayout.JAVA_BYTE, size - 2, ending ? END_OF_RUN : 0);
+                    endSent = ending;
+                }
                 startNs = System.nanoTime();
                 writeMessage(Patterns.CLIENT); // answers message `iteration`
             }
@@ -89,13 +103,13 @@ public final class WriteLatency extends ToolApplication
         }
         // the server opens round trip `iteration` — in the same call as the arrival that closed the previous one, so
         // its write leaves in this duty cycle's flush, not the next one's (a cycle later: +1.4 µs per round trip)
-        if (!client && writesPosted == iteration && iteration < total && !ending)
+        if (!client && writesPosted == iteration && iteration < total && !endReceived)
         {
             startNs = System.nanoTime();
             writeMessage(Patterns.SERVER);
             work++;
         }
-        if (duration != null ? ending && sendsCompleted == writesPosted :
+        if (duration != null ? (client ? endSent : endReceived) && sendsCompleted == writesPosted :
             iteration == total && sendsCompleted == total)
         {
             finish();

@@ -69,6 +69,7 @@ class ToolOptionsOutputTest
         assertMessage(ToolKind.WRITE_BW, "-D", "-D", "0");
         assertMessage(ToolKind.ATOMIC_BW, "--verify counts on -n", "-D", "2", "--verify");
         assertMessage(ToolKind.SEND_BW, "-a runs write-bw, read-bw and read-lat", "-a");
+        assertMessage(ToolKind.WRITE_LAT, "write-lat -D needs -s 2 or more", "-D", "1", "-s", "1");
         assertMessage(ToolKind.WRITE_BW, "-a goes with none of --verify", "-a", "--verify");
         assertMessage(ToolKind.SEND_BW, "--verify counts on -n", "--verify", "--run_infinitely");
         assertMessage(ToolKind.WRITE_BW, "--out_json_file", "--out_json_file");
