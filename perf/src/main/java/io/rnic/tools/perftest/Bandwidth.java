@@ -9,8 +9,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * The client side of {@code ib_write_bw}, {@code ib_read_bw}, {@code ib_send_bw} and {@code ib_atomic_bw}: keeps up
  * to {@code -t} operations outstanding on every QP, signals one in {@code cqMod} (and the last), and counts an
- * operation done when a later signaled one completes (completions are in order per QP). Times the run from the
- * end of the warm-up (the first post when there is none) to the last completion.
+ * operation done when a later signaled one completes (completions are in order per QP). Times the run as perftest
+ * does, from the first post after the warm-up to the last completion.
  * <p>
  * The peak is perftest's: the shortest time per operation over any run of operations from one's post to a later
  * one's completion ({@link #peakNsPerOperation}). Each measured post and each completion takes the duty cycle's
@@ -37,8 +37,6 @@ public final class Bandwidth extends ToolApplication
     private final long[] completed;
     private long startNs;
     private long endNs;
-    /** When the first operation after the warm-up was posted: the start when the warm-up's end was not seen. */
-    private long firstMeasuredPostNs;
     private long totalCompleted;
     /** The most operations whose times are kept for the peak (two longs each and one per completion). */
     static final int PEAK_OPERATIONS_MAX = 1 << 21;
@@ -138,10 +136,6 @@ public final class Bandwidth extends ToolApplication
         {
             return 0;
         }
-        if (duration == null && startNs == 0 && totalCompleted >= warmupPerQp * qps.length)
-        {
-            startNs = System.nanoTime();
-        }
         if (postedNs.length > 0 || duration != null)
         {
             nowNs = System.nanoTime(); // once per duty cycle, for the peak and -D's phases
@@ -157,12 +151,6 @@ public final class Bandwidth extends ToolApplication
             totalCompleted == perQp * qps.length)
         {
             endNs = System.nanoTime();
-            if (startNs == 0)
-            {
-                // the warm-up's end and the last completion came in one poll (fewer operations than one in cqMod
-                // is signaled): time from the first measured post, as perftest does from its first post
-                startNs = firstMeasuredPostNs;
-            }
             finish();
         }
         return work;
@@ -207,9 +195,10 @@ public final class Bandwidth extends ToolApplication
             }
             posted[index]++;
             totalPosted++;
-            if (n == warmupPerQp && firstMeasuredPostNs == 0)
+            if (n == warmupPerQp && startNs == 0)
             {
-                firstMeasuredPostNs = System.nanoTime();
+                // the clock reading the peak's times take, so that the average is never above the peak
+                startNs = postedNs.length > 0 ? nowNs : System.nanoTime();
             }
             if (n >= warmupPerQp && measuredPosts < postedNs.length)
             {

@@ -21,6 +21,7 @@ final class DurationPhases
     private long startNs;
     private long measureStartNs;
     private long measureEndNs;
+    private long lastNowNs;
     private int phase = WARMUP;
     private volatile boolean stopRequested;
     private volatile long measured;
@@ -53,6 +54,7 @@ final class DurationPhases
             started = true;
             startNs = nowNs;
         }
+        lastNowNs = nowNs;
         final long elapsedNs = nowNs - startNs;
         if (phase == WARMUP && elapsedNs >= marginNs)
         {
@@ -96,10 +98,17 @@ final class DurationPhases
         return measured;
     }
 
-    /** How long the measurement lasted (read once the application is done). */
+    /**
+     * How long the measurement lasted (read once the application is done): to the last reading when the run ended
+     * before the measurement did (a server whose client ended the run first); 0 when it never began.
+     */
     long measuredNs()
     {
-        return measureEndNs - measureStartNs;
+        if (phase == WARMUP)
+        {
+            return 0;
+        }
+        return (phase == MEASURE ? lastNowNs : measureEndNs) - measureStartNs;
     }
 
     /** Ends --run_infinitely's measurement at the application's next duty cycle (from any thread). */

@@ -41,6 +41,20 @@ class DurationPhasesTest
         assertEquals(3 * S, phases.measuredNs());
     }
 
+    /** A server whose client ended the run first: its measurement ends with its last clock reading. */
+    @Test
+    void shouldEndTheMeasurementWithTheRun()
+    {
+        final DurationPhases phases = DurationPhases.of(8);
+        assertEquals(0, phases.measuredNs());
+        phases.advance(0);
+        phases.advance(2 * S);
+        phases.count(3);
+        assertEquals(DurationPhases.MEASURE, phases.advance(5 * S));
+        assertEquals(3 * S, phases.measuredNs());
+        assertEquals(3, phases.measured());
+    }
+
     @Test
     void shouldMeasureUntilStoppedWhenInfinite()
     {
