@@ -78,6 +78,12 @@ final class DurationPhases
         return phase;
     }
 
+    /** Whether a round trip ending now belongs to the measurement (without -D: every one after the warm-up). */
+    static boolean measuring(final DurationPhases phases)
+    {
+        return phases == null || phases.phase == MEASURE;
+    }
+
     boolean isInfinite()
     {
         return infinite;

@@ -92,7 +92,7 @@ public final class ReadLatency extends ToolApplication
             duration.advance(nowNs);
             duration.count(1);
         }
-        if (iteration >= warmup)
+        if (iteration >= warmup && DurationPhases.measuring(duration))
         {
             recorder.record(roundTripNs);
         }

@@ -120,7 +120,7 @@ public final class SendLatency extends ToolApplication
             }
             if (client)
             {
-                if (iteration >= warmup)
+                if (iteration >= warmup && DurationPhases.measuring(duration))
                 {
                     recorder.record(endNs - startNs);
                     if (duration != null)
@@ -133,7 +133,7 @@ public final class SendLatency extends ToolApplication
             else
             {
                 // the server times too, as perftest's: from its answer to message n - 1 to message n's arrival
-                if (iteration > warmup)
+                if (iteration > warmup && DurationPhases.measuring(duration))
                 {
                     recorder.record(endNs - startNs);
                     if (duration != null)

@@ -78,7 +78,7 @@ public final class WriteLatency extends ToolApplication
             // the round trip from our last write to this arrival: the server's number `iteration`, the client's
             // `iteration - 1` (it answered message iteration - 1 and now sees message iteration)
             final long roundTrip = client ? iteration - 1 : iteration;
-            if (writesPosted > 0 && roundTrip >= warmup)
+            if (writesPosted > 0 && roundTrip >= warmup && DurationPhases.measuring(duration))
             {
                 recorder.record(nowNs - startNs);
                 if (duration != null)

@@ -303,6 +303,9 @@ class ToolsInMemoryTest
                 // t_avg x tps = 10^6 us/s, halved for WRITE and SEND: the two describe the same measurement
                 final double product = Double.parseDouble(m.group(2)) * Double.parseDouble(m.group(3));
                 assertEquals(kind == ToolKind.READ_LAT ? 1e6 : 5e5, product, product * 0.02 + 1e4, m.group());
+                // rnic's percentiles cover the same measurement
+                assertTrue(results[i].out().contains(" rnic percentiles (" + iterations + " samples)"),
+                    results[i].out());
             }
             assertTrue(iterations > 0, m.group());
         }
