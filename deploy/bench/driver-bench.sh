@@ -131,9 +131,9 @@ one() {
   wait "${pids[-1]}" || true
   [[ $mode == driver ]] && stop_driver
   if [[ $tool == write-lat ]]; then
-    echo "$out" | sed -n 's/^ round trip \[usec\]: p50=\([0-9.]*\).*/\1/p'
+    echo "$out" | sed -n 's/^ rnic percentiles .*round trip \[usec\]: p50=\([0-9.]*\).*/\1/p'
   else
-    echo "$out" | awk -v s="$size" '$1 == s && NF == 5 { print $4 }'
+    echo "$out" | awk -v s="$size" '$1 == s && NF == 5 { print $5 }' # MsgRate[Mpps], perftest's 5th column
   fi
 }
 

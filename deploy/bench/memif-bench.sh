@@ -75,7 +75,7 @@ run_pair() { # tool args...: server on CPU 1, client on CPU 0; prints the client
 for size in 64 1024 4096; do
   out=$(run_pair write-bw -s "$size" -n "$bw_iters" --warmup 300000)
   line=$(grep -E "^ *$size +[0-9]+ " <<<"$out" | head -1)
-  mbs=$(awk '{print $3}' <<<"$line"); mpps=$(awk '{print $4}' <<<"$line")
+  mbs=$(awk '{print $4}' <<<"$line"); mpps=$(awk '{print $5}' <<<"$line") # perftest's columns
   frames=$(( (size + 1023) / 1024 ))
   echo "| rnic | $size B | $mbs | $mpps | $frames | $(awk -v m="$mpps" -v f="$frames" 'BEGIN {printf "%.3f", m * f}') |"
 done

@@ -63,7 +63,7 @@ rnic_line() {
   out=$(ip netns exec "$RNIC_NS_A" "${rnic[@]}" write-lat -d "$RNIC_IF_A" -s 2 -n "$iters" --warmup "$warmup" \
     --cpu 0 "$RNIC_IP4_B")
   wait "${pids[-1]}" || true
-  echo "$out" | sed -n 's/^ round trip \[usec\]: /rnic-write-lat size=2 iters='"$iters"' rtt_us /p'
+  echo "$out" | sed -n 's/^ rnic percentiles .*round trip \[usec\]: /rnic-write-lat size=2 iters='"$iters"' rtt_us /p'
 }
 bw_line() {
   local size=$1 out
@@ -72,7 +72,8 @@ bw_line() {
   out=$(ip netns exec "$RNIC_NS_A" "${rnic[@]}" write-bw -d "$RNIC_IF_A" -s "$size" -n "$bw_iters" --cpu 0 \
     "$RNIC_IP4_B" 2>&1) || { echo "write-bw -s $size failed:" >&2; echo "$out" >&2; }
   wait "${pids[-1]}" || true
-  echo "$out" | awk -v s="$size" '$1 == s { printf "| %s B | %s | %s | %s |\n", s, $3, $4, $5 }'
+  # perftest's columns: #bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps] (MB = 2^20 bytes)
+  echo "$out" | awk -v s="$size" '$1 == s { printf "| %s B | %s | %s | %.3f |\n", s, $4, $5, $4 * 1048576 * 8 / 1e9 }'
 }
 
 echo "# veth-bench $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(uname -r), iters $iters (+$warmup warm-up)"

@@ -48,6 +48,23 @@ public final class LocalQp
         this.layout = layout;
     }
 
+    /**
+     * This QP seen with another layout over the same region (perftest's -a: one size after another on the same
+     * QPs, the region sized for the largest), with the same peer and PSN.
+     */
+    public LocalQp withLayout(final QpLayout other)
+    {
+        if (other.regionBytes > region.byteSize())
+        {
+            throw new IllegalArgumentException("a layout of " + other.regionBytes + " bytes in a region of " +
+                region.byteSize());
+        }
+        final LocalQp view = new LocalQp(qp, sendCq, recvCq, region, lKey, rKey, other);
+        view.psn = psn;
+        view.remote = remote;
+        return view;
+    }
+
     public MemorySegment sendSlot(final long slot)
     {
         return region.asSlice(slot * layout.slotBytes, layout.slotBytes);

@@ -6,6 +6,7 @@ import org.HdrHistogram.SingleWriterRecorder;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * A run's round trips in HdrHistogram: the recorder the application writes on the engine thread without locks,
@@ -22,11 +23,34 @@ final class LatencyLog
     private final Histogram total = new Histogram(1, HIGHEST_NS, SIGNIFICANT_DIGITS);
     private Histogram interval;
     private HistogramLogWriter log;
+    /**
+     * Every round trip in the order measured, for perftest's line (its median and percentiles are of the sorted
+     * samples) and {@code -U}: written by the application's thread only, read once the application is done.
+     */
+    private long[] samples = new long[0];
+    private int sampleCount;
 
-    /** What the application records into. */
-    SingleWriterRecorder recorder()
+    /** Keeps up to {@code capacity} round trips in order (allocated here, before the run: none while it runs). */
+    void keepSamples(final int capacity)
     {
-        return recorder;
+        samples = new long[capacity];
+        sampleCount = 0;
+    }
+
+    /** Records one round trip: on the application's thread, without allocating. */
+    void record(final long roundTripNs)
+    {
+        recorder.recordValue(roundTripNs);
+        if (sampleCount < samples.length)
+        {
+            samples[sampleCount++] = roundTripNs;
+        }
+    }
+
+    /** The round trips kept, in the order measured (read once the application is done). */
+    long[] samples()
+    {
+        return Arrays.copyOf(samples, sampleCount);
     }
 
     /** Every round trip drained so far. */

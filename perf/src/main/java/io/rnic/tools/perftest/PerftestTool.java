@@ -18,10 +18,13 @@ import io.rnic.tools.exchange.TcpChannel;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.Timeouts;
 import io.rnic.verbs.QpType;
+import sun.misc.Signal;
 
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One run of a perftest-style tool: open the port and the endpoint (or, with {@code --driver}, attach to a running
@@ -37,6 +40,8 @@ public final class PerftestTool
     static final long QUIET_BEFORE_LEAVING_MS = 150;
     /** How long the engine threads may take to start (pin, start their port) before the tool gives up. */
     private static final long ENGINE_START_TIMEOUT_MS = 10_000;
+    /** The most round trips a latency tool keeps in order for perftest's line and -U (8 bytes each). */
+    static final int MAX_SAMPLES = 1 << 24;
 
     private final ToolOptions options;
     private final PrintStream out;
@@ -44,6 +49,10 @@ public final class PerftestTool
     private final ToolKind kind;
     private final RunReport report;
     private LocalQp[] activeQps = new LocalQp[0];
+    /** -D's or --run_infinitely's phases, or null when the run counts iterations. */
+    private final DurationPhases duration;
+    /** The --run_infinitely runs of this JVM, which SIGINT and SIGTERM end. */
+    private static final Set<DurationPhases> INFINITE_RUNS = ConcurrentHashMap.newKeySet();
 
     private PerftestTool(final ToolOptions options, final PrintStream out, final PrintStream err)
     {
@@ -51,7 +60,30 @@ public final class PerftestTool
         this.out = out;
         this.err = err;
         this.kind = options.kind;
-        this.report = new RunReport(options, out);
+        this.duration = options.runInfinitely ? DurationPhases.infinite() :
+            options.durationS > 0 ? DurationPhases.of(options.durationS) : null;
+        this.report = new RunReport(options, out, duration);
+    }
+
+    /**
+     * Ends every --run_infinitely run of this JVM as SIGINT and SIGTERM do: each stops measuring at its next duty
+     * cycle, completes what it posted, and reports as a -D run does.
+     */
+    public static void stopInfiniteRuns()
+    {
+        for (final DurationPhases run : INFINITE_RUNS)
+        {
+            run.stop();
+        }
+    }
+
+    /** SIGINT and SIGTERM end --run_infinitely's runs instead of the JVM (once the run ends, the tool exits). */
+    private static void handleStopSignals()
+    {
+        for (final String name : new String[]{ "INT", "TERM" })
+        {
+            Signal.handle(new Signal(name), signal -> stopInfiniteRuns());
+        }
     }
 
     public static int run(final ToolKind kind, final String[] args, final PrintStream out, final PrintStream err)
@@ -134,6 +166,10 @@ public final class PerftestTool
             }
             activeQps = qps;
             final LatencyLog latency = new LatencyLog();
+            if (kind.isLatency() && !kind.isPingpong() && duration == null)
+            {
+                latency.keepSamples((int)Math.min(options.iterations, MAX_SAMPLES));
+            }
             final ToolApplication[] created = new ToolApplication[1];
             oob.exchange(qps, localPort.gidHigh(gidIndex), localPort.gidLow(gidIndex), remotes ->
             {
@@ -147,7 +183,7 @@ public final class PerftestTool
                 }
                 // before the server answers: the application posts its receives, and rdma-core's pingpong
                 // client sends as soon as it has our answer (a SEND before them would get an RNR NAK)
-                created[0] = ToolApplications.create(options, qps, expected, latency.recorder());
+                created[0] = ToolApplications.create(options, qps, expected, latency, duration);
             });
             final ToolApplication application = created[0];
             report.connected(localPort, iface, gidIndex, mtu, qps);
@@ -159,6 +195,10 @@ public final class PerftestTool
     private int measure(final ToolDevice device, final OutOfBand oob, final ToolApplication application,
         final LatencyLog latency, final LocalQp[] qps, final MemorySegment expected) throws IOException
     {
+        if (options.allSizes && !options.isServer())
+        {
+            return measureAllSizes(device, oob, qps);
+        }
         oob.sync(); // both sides connected and their receives posted: the client may send
         final long startNs = System.nanoTime();
         final boolean finished = application == null || await(device, application, latency);
@@ -190,7 +230,7 @@ public final class PerftestTool
         }
         device.stopPolling();
         final String problem = Verification.serverChecks(options, qps, expected);
-        report.result(application, latency.total(), elapsedNs, peerReport);
+        report.result(application, latency, elapsedNs, peerReport);
         final double averageMbps = kind.isLatency() ? -1 : report.averageMbps(application, elapsedNs, peerReport);
         final boolean belowLimit = averageMbps >= 0 && averageMbps < options.flags.limitBwMbps;
         out.println(" rnic counters (" + device.name() + "):");
@@ -211,6 +251,50 @@ public final class PerftestTool
         {
             out.println(" verify: OK");
         }
+        return 0;
+    }
+
+    /**
+     * -a on the client: each size from 2 B to 8 MiB in turn on the same QPs (views of their regions, which hold the
+     * largest), one line each under perftest's header, as perftest; the server only serves, and gets the last
+     * size's figures at the end.
+     */
+    private int measureAllSizes(final ToolDevice device, final OutOfBand oob, final LocalQp[] qps) throws IOException
+    {
+        oob.sync();
+        report.allSizesStart();
+        OutOfBand.BandwidthReport last = null;
+        for (int size = 2; size <= ToolOptions.ALL_SIZES_MAX_BYTES; size <<= 1)
+        {
+            options.size = size;
+            final LocalQp[] views = new LocalQp[qps.length];
+            for (int i = 0; i < qps.length; i++)
+            {
+                views[i] = qps[i].withLayout(new QpLayout(size, false));
+            }
+            final LatencyLog latency = new LatencyLog();
+            if (kind.isLatency())
+            {
+                latency.keepSamples((int)Math.min(options.iterations, MAX_SAMPLES));
+            }
+            final ToolApplication application = ToolApplications.create(options, views, null, latency, null);
+            if (!await(device, application, latency))
+            {
+                return 1;
+            }
+            final OutOfBand.BandwidthReport line = report.allSizesLine(application, latency);
+            last = line != null ? line : last;
+        }
+        out.println(ToolReport.RULE);
+        oob.finish(last);
+        if (!oob.hasClosingBarrier())
+        {
+            answerLateRetransmissions(device);
+        }
+        device.stopPolling();
+        out.println(" rnic counters (" + device.name() + "):");
+        out.print(device.countersReport());
+        ToolReport.congestion(out, options, device.engines(), qps);
         return 0;
     }
 
@@ -264,13 +348,33 @@ public final class PerftestTool
         throws IOException
     {
         latency.start(options.hlog, "rnic " + kind.command() + " -s " + options.size + ": round trips in ns");
+        if (options.runInfinitely)
+        {
+            INFINITE_RUNS.add(duration);
+            handleStopSignals();
+            report.periodicStart();
+        }
         device.addApplication(application);
         final long deadlineNs = System.nanoTime() + options.timeoutMs * 1_000_000L;
         try
         {
             long nextIntervalNs = System.nanoTime() + 1_000_000_000L;
+            final long periodNs = options.durationS * 1_000_000_000L;
+            long reportedNs = System.nanoTime();
+            long nextReportNs = reportedNs + periodNs;
+            long reportedIterations = 0;
             while (!application.isDone())
             {
+                if (options.runInfinitely && System.nanoTime() >= nextReportNs)
+                {
+                    // perftest's report every -D seconds: the iterations of the last period
+                    final long iterations = duration.measured();
+                    final long nowNs = System.nanoTime();
+                    report.periodic(iterations - reportedIterations, nowNs - reportedNs);
+                    reportedIterations = iterations;
+                    reportedNs = nowNs;
+                    nextReportNs += periodNs;
+                }
                 if (System.nanoTime() > deadlineNs)
                 {
                     err.println(kind.command() + ": timed out after " + options.timeoutMs + " ms with " +
@@ -297,6 +401,10 @@ public final class PerftestTool
         {
             device.removeApplication(application);
             latency.finish();
+            if (options.runInfinitely)
+            {
+                INFINITE_RUNS.remove(duration);
+            }
         }
         if (application.failure() != null)
         {

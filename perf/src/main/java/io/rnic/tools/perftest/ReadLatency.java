@@ -2,14 +2,14 @@ package io.rnic.tools.perftest;
 
 import io.rnic.tools.LocalQp;
 import io.rnic.verbs.WrOpcode;
-import org.HdrHistogram.SingleWriterRecorder;
 
 import java.lang.foreign.MemorySegment;
 
 /**
  * {@code ib_read_lat} and {@code ib_atomic_lat}, the client side: one RDMA READ (or atomic) at a time, timed from
  * posting to its completion. The server's CPU takes no part. With {@code --verify} the read data must be the
- * server's pattern, and an atomic must return the value the previous ones left.
+ * server's pattern, and an atomic must return the value the previous ones left. With {@code -D} it runs until the
+ * duration's end and counts the round trips that end in its measurement.
  */
 public final class ReadLatency extends ToolApplication
 {
@@ -17,7 +17,7 @@ public final class ReadLatency extends ToolApplication
     private final long total;
     private final long warmup;
     private final boolean verify;
-    private final SingleWriterRecorder recorder;
+    private final LatencyLog recorder;
     private final int opcode;
     private final int size;
     private final MemorySegment receiveSlot;
@@ -25,6 +25,8 @@ public final class ReadLatency extends ToolApplication
     private long iteration;
     private boolean waiting;
     private long startNs;
+    /** -D, else null. */
+    private final DurationPhases duration;
 
     /**
      * @param opcode   RDMA_READ, ATOMIC_FETCH_AND_ADD (add 1) or ATOMIC_CMP_AND_SWP (compare n, swap n + 1).
@@ -32,8 +34,9 @@ public final class ReadLatency extends ToolApplication
      */
     ReadLatency(
         final LocalQp q, final int opcode, final long total, final long warmup, final boolean verify,
-        final MemorySegment expected, final SingleWriterRecorder recorder)
+        final MemorySegment expected, final LatencyLog recorder, final DurationPhases duration)
     {
+        this.duration = duration;
         this.q = q;
         this.opcode = opcode;
         this.total = total;
@@ -54,7 +57,8 @@ public final class ReadLatency extends ToolApplication
         }
         if (!waiting)
         {
-            if (iteration == total)
+            if (iteration == total ||
+                duration != null && duration.advance(System.nanoTime()) == DurationPhases.END)
             {
                 finish();
                 return 0;
@@ -77,14 +81,20 @@ public final class ReadLatency extends ToolApplication
         {
             return 0;
         }
-        final long roundTripNs = System.nanoTime() - startNs;
+        final long nowNs = System.nanoTime();
+        final long roundTripNs = nowNs - startNs;
         if (!checkCompletion(completions[0]) || !verifyResult())
         {
             return 0;
         }
-        if (iteration >= warmup)
+        if (duration != null)
         {
-            recorder.recordValue(roundTripNs);
+            duration.advance(nowNs);
+            duration.count(1);
+        }
+        if (iteration >= warmup && DurationPhases.measuring(duration))
+        {
+            recorder.record(roundTripNs);
         }
         waiting = false;
         progress(++iteration);

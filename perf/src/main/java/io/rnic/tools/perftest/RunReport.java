@@ -8,6 +8,7 @@ import io.rnic.tools.exchange.OutOfBand;
 import io.rnic.transport.LocalPort;
 import org.HdrHistogram.Histogram;
 
+import java.io.IOException;
 import java.io.PrintStream;
 
 /**
@@ -20,10 +21,15 @@ final class RunReport
     private final ToolOptions options;
     private final ToolKind kind;
     private final PrintStream out;
+    private final JsonReport json;
+    /** -D's or --run_infinitely's phases, or null. */
+    private final DurationPhases duration;
 
-    RunReport(final ToolOptions options, final PrintStream out)
+    RunReport(final ToolOptions options, final PrintStream out, final DurationPhases duration)
     {
         this.options = options;
+        this.duration = duration;
+        this.json = new JsonReport(options);
         this.kind = options.kind;
         this.out = out;
     }
@@ -43,6 +49,7 @@ final class RunReport
     /** Once connected: perftest's header (not rdma-core's pingpongs, which have none), then each QP's addresses. */
     void connected(final LocalPort port, final String iface, final int gidIndex, final int mtu, final LocalQp[] qps)
     {
+        json.connected(iface, mtu, gidIndex);
         if (!kind.isPingpong())
         {
             final String portDescription = iface + " (" + (options.driver != null ? "" : options.portKind + ", ") +
@@ -61,37 +68,121 @@ final class RunReport
             (kind.operation() == ToolKind.Operation.WRITE || kind.operation() == ToolKind.Operation.SEND);
     }
 
-    /** What a bandwidth client tells a perftest server (which prints it as its own result). */
+    /**
+     * What this side measured of a bandwidth test, in perftest's units (MB/sec, or Gb/sec with --report_gbits: a
+     * perftest server prints the client's figures under its own header, so both sides give the same flag), or null
+     * where this side measured none (the server of a WRITE, READ or atomic test).
+     */
     OutOfBand.BandwidthReport bandwidthReport(final ToolApplication application)
     {
-        if (!(application instanceof Bandwidth bandwidth) || bandwidth.elapsedNs() <= 0)
+        final long operations;
+        final long elapsedNs;
+        double peakNsPerOperation = 0;
+        if (application instanceof Bandwidth bandwidth)
+        {
+            operations = bandwidth.operations();
+            elapsedNs = bandwidth.elapsedNs();
+            peakNsPerOperation = bandwidth.peakNsPerOperation();
+        }
+        else if (application instanceof SendReceiver receiver)
+        {
+            // as perftest's server, which keeps no time per message: no peak
+            operations = receiver.operations();
+            elapsedNs = receiver.elapsedNs();
+        }
+        else
         {
             return null;
         }
-        final double seconds = bandwidth.elapsedNs() / 1e9;
-        final long operations = bandwidth.operations();
-        final double mbps = (double)operations * options.size / seconds / (1 << 20);
-        return new OutOfBand.BandwidthReport(options.size, operations, mbps, mbps, operations / seconds / 1e6);
+        if (elapsedNs <= 0)
+        {
+            return null;
+        }
+        final double unitBytes = options.reportGbits ? ToolReport.BYTES_PER_GBIT : ToolReport.BYTES_PER_MB;
+        final double seconds = elapsedNs / 1e9;
+        final double average = (double)operations * options.size / seconds / unitBytes;
+        final double peak = peakNsPerOperation > 0 ? options.size * 1e9 / peakNsPerOperation / unitBytes : 0;
+        return new OutOfBand.BandwidthReport(options.size, operations, peak, average, operations / seconds / 1e6);
+    }
+
+    /** -a: perftest's header before the lines of the sizes. */
+    void allSizesStart()
+    {
+        out.println(ToolReport.RULE);
+        out.println(kind.isLatency() ? ToolReport.LATENCY_HEADER :
+            options.reportGbits ? ToolReport.BANDWIDTH_HEADER_GBITS : ToolReport.BANDWIDTH_HEADER);
+    }
+
+    /** -a: the line of one size (options.size), also written as JSON (perftest leaves the last); its bandwidth. */
+    OutOfBand.BandwidthReport allSizesLine(final ToolApplication application, final LatencyLog latency)
+        throws IOException
+    {
+        if (kind.isLatency())
+        {
+            final PerftestLatency p = PerftestLatency.of(latency.samples(), halved() ? 2 : 1);
+            out.println(ToolReport.latencyLine(options.size, options.iterations, p));
+            json.latency(p);
+            return null;
+        }
+        final OutOfBand.BandwidthReport line = bandwidthReport(application);
+        out.println(ToolReport.bandwidthLine(options.reportGbits, line));
+        json.bandwidth(line);
+        return line;
+    }
+
+    /** --run_infinitely: perftest's header before the periodic lines. */
+    void periodicStart()
+    {
+        out.println(ToolReport.RULE);
+        out.println(options.reportGbits ? ToolReport.BANDWIDTH_HEADER_GBITS : ToolReport.BANDWIDTH_HEADER);
+    }
+
+    /** --run_infinitely: one period's line, as perftest prints it every -D seconds (no peak). */
+    void periodic(final long iterations, final long elapsedNs)
+    {
+        final double unitBytes = options.reportGbits ? ToolReport.BYTES_PER_GBIT : ToolReport.BYTES_PER_MB;
+        final double seconds = elapsedNs / 1e9;
+        out.println(ToolReport.bandwidthLine(options.reportGbits, new OutOfBand.BandwidthReport(options.size,
+            iterations, 0, iterations * (double)options.size / seconds / unitBytes, iterations / seconds / 1e6)));
+        out.flush();
     }
 
     /** The run's result: what this side measured, what the peer reported, or where to find it. */
-    void result(final ToolApplication application, final Histogram histogram, final long elapsedNs,
-        final OutOfBand.BandwidthReport peerReport)
+    void result(final ToolApplication application, final LatencyLog latency, final long elapsedNs,
+        final OutOfBand.BandwidthReport peerReport) throws IOException
     {
+        final Histogram histogram = latency.total();
         if (kind.isPingpong())
         {
             ToolReport.pingpong(out, options, options.iterations + options.warmup, elapsedNs);
             if (!options.isServer())
             {
-                ToolReport.latency(out, options, histogram, false);
+                ToolReport.percentiles(out, options, histogram, false);
+            }
+            return;
+        }
+        if (kind.isLatency() && duration != null && application != null)
+        {
+            // perftest's -D report for latency: the average and the transactions per second of the measurement
+            final double seconds = duration.measuredNs() / 1e9;
+            final long iterations = duration.measured();
+            final double averageUs = iterations > 0 ? seconds * 1e6 / iterations / (halved() ? 2 : 1) : 0;
+            final double tps = seconds > 0 ? iterations / seconds : 0;
+            ToolReport.latencyDuration(out, options, iterations, averageUs, tps);
+            json.latencyDuration(iterations, averageUs, tps);
+            if (histogram.getTotalCount() > 0)
+            {
+                ToolReport.percentiles(out, options, histogram, halved());
             }
             return;
         }
         if (kind.isLatency())
         {
-            if (histogram.getTotalCount() > 0)
+            final long[] samples = latency.samples();
+            if (samples.length > 0)
             {
-                ToolReport.latency(out, options, histogram, halved());
+                ToolReport.latency(out, options, samples, histogram, halved());
+                json.latency(PerftestLatency.of(samples, halved() ? 2 : 1));
             }
             else
             {
@@ -99,27 +190,34 @@ final class RunReport
             }
             return;
         }
-        if (application instanceof Bandwidth bandwidth)
+        final OutOfBand.BandwidthReport mine = bandwidthReport(application);
+        // a perftest server prints what its client measured; the server of a SEND test measures for itself
+        final OutOfBand.BandwidthReport shown = mine != null ? mine :
+            peerReport != null && peerReport.iterations() > 0 ? peerReport : null;
+        if (shown == null)
         {
-            ToolReport.bandwidth(out, options, bandwidth.operations(), bandwidth.elapsedNs());
-            final OutOfBand.BandwidthReport mine = bandwidthReport(application);
-            if (options.flags.bidirectional && mine != null && peerReport != null && peerReport.iterations() > 0)
-            {
-                ToolReport.bidirectional(out, mine, peerReport);
-            }
+            out.println(" (the client measures bandwidth; see its output)");
+            return;
         }
-        else if (application instanceof SendReceiver)
+        if (options.runInfinitely && mine != null)
         {
-            // the server cannot tell warm-up from measurement: its figure covers both
-            ToolReport.bandwidth(out, options, (options.iterations + options.warmup) * options.qps, elapsedNs);
-        }
-        else if (peerReport != null && peerReport.iterations() > 0)
-        {
-            ToolReport.peerBandwidth(out, peerReport);
+            // after the periodic lines under the header printed at the start: the whole run's line
+            out.println(ToolReport.bandwidthLine(options.reportGbits, shown));
+            out.println(ToolReport.RULE);
+            out.println(" (the whole run, " + shown.iterations() + " iterations; stopped by a signal)");
         }
         else
         {
-            out.println(" (the client measures bandwidth; see its output)");
+            ToolReport.bandwidth(out, options, shown);
+        }
+        if (options.flags.bidirectional && mine != null && peerReport != null && peerReport.iterations() > 0)
+        {
+            ToolReport.bidirectional(out, mine, peerReport);
+        }
+        json.bandwidth(shown);
+        if (mine == null)
+        {
+            out.println(" (the client's measurement, which a perftest server prints as its own)");
         }
     }
 
@@ -130,23 +228,16 @@ final class RunReport
     double averageMbps(final ToolApplication application, final long elapsedNs,
         final OutOfBand.BandwidthReport peerReport)
     {
-        if (application instanceof Bandwidth bandwidth)
+        final OutOfBand.BandwidthReport mine = bandwidthReport(application);
+        final OutOfBand.BandwidthReport shown = mine != null ? mine :
+            peerReport != null && peerReport.iterations() > 0 ? peerReport : null;
+        if (shown == null)
         {
-            if (bandwidth.elapsedNs() <= 0)
-            {
-                return -1;
-            }
-            final double mine =
-                (double)bandwidth.operations() * options.size / (bandwidth.elapsedNs() / 1e9) / (1 << 20);
-            // -b: perftest compares the sum of both directions
-            return options.flags.bidirectional && peerReport != null ? mine + peerReport.averageMBps() : mine;
+            return -1;
         }
-        if (application instanceof SendReceiver)
-        {
-            return (double)(options.iterations + options.warmup) * options.qps * options.size / (elapsedNs / 1e9) /
-                (1 << 20);
-        }
-        return peerReport != null && peerReport.iterations() > 0 ? peerReport.averageMBps() : -1;
+        // -b: perftest compares the sum of both directions
+        return options.flags.bidirectional && mine != null && peerReport != null && peerReport.iterations() > 0 ?
+            mine.averageMBps() + peerReport.averageMBps() : shown.averageMBps();
     }
 
     private void addresses(final LocalQp q, final long gidHigh, final long gidLow)

@@ -5,14 +5,16 @@ import io.rnic.tools.QpLayout;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
-import org.HdrHistogram.SingleWriterRecorder;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code ib_send_lat} and the pingpongs ({@code ibv_rc_pingpong}, {@code ibv_ud_pingpong}): the client SENDs, the
  * server answers each received message with a SEND of its own; the client times from posting to receiving the
- * answer. Receive WQEs are posted ahead ({@code -r}) and replaced as they complete.
+ * answer, the server (as perftest's) from its answer to the next message. With {@code -D} each counts the round
+ * trips that end in its measurement; the client ends the run with a last message ({@link #END_OF_RUN}). Receive
+ * WQEs are posted ahead ({@code -r}) and replaced as they complete.
  */
 public final class SendLatency extends ToolApplication
 {
@@ -22,7 +24,7 @@ public final class SendLatency extends ToolApplication
     private final boolean client;
     private final boolean verify;
     private final boolean immediate;
-    private final SingleWriterRecorder recorder;
+    private final LatencyLog recorder;
     private final int size;
     private final int payloadOffset;
     private final MemorySegment sendSlot;
@@ -32,11 +34,23 @@ public final class SendLatency extends ToolApplication
     private long receivesPosted;
     private boolean waiting;
     private long startNs;
+    private long sendsPosted;
+    /** -D, else null. */
+    private final DurationPhases duration;
+    /**
+     * -D: the first payload byte of the client's message after its duration's end (the payload is free: --verify
+     * is refused with -D). The client ends the run, so that neither side stops answering while the other still
+     * sends: the server answers every message until this one.
+     */
+    static final byte END_OF_RUN = (byte)0xE0;
+    private boolean endSent;
+    private boolean endReceived;
 
     SendLatency(
         final LocalQp q, final long total, final long warmup, final boolean client, final boolean verify,
-        final boolean immediate, final SingleWriterRecorder recorder)
+        final boolean immediate, final LatencyLog recorder, final DurationPhases duration)
     {
+        this.duration = duration;
         this.immediate = immediate;
         this.q = q;
         this.total = total;
@@ -74,8 +88,14 @@ public final class SendLatency extends ToolApplication
         }
         sendsCompleted += completed;
         int work = completed;
-        if (client && !waiting && iteration < total)
+        final boolean ending = duration != null && duration.advance(System.nanoTime()) == DurationPhases.END;
+        if (client && !waiting && iteration < total && !endSent)
         {
+            if (duration != null)
+            {
+                sendSlot.set(ValueLayout.JAVA_BYTE, 0, ending ? END_OF_RUN : 0);
+                endSent = ending;
+            }
             startNs = System.nanoTime();
             if (!sendMessage(Patterns.CLIENT))
             {
@@ -100,20 +120,40 @@ public final class SendLatency extends ToolApplication
             }
             if (client)
             {
-                if (iteration >= warmup)
+                if (iteration >= warmup && DurationPhases.measuring(duration))
                 {
-                    recorder.recordValue(endNs - startNs);
+                    recorder.record(endNs - startNs);
+                    if (duration != null)
+                    {
+                        duration.count(1);
+                    }
                 }
                 waiting = false;
             }
-            else if (!sendMessage(Patterns.SERVER))
+            else
             {
-                return 0;
+                // the server times too, as perftest's: from its answer to message n - 1 to message n's arrival
+                if (iteration > warmup && DurationPhases.measuring(duration))
+                {
+                    recorder.record(endNs - startNs);
+                    if (duration != null)
+                    {
+                        duration.count(1);
+                    }
+                }
+                startNs = System.nanoTime();
+                endReceived = duration != null &&
+                    receiveSlot.get(ValueLayout.JAVA_BYTE, payloadOffset) == END_OF_RUN;
+                if (!sendMessage(Patterns.SERVER))
+                {
+                    return 0;
+                }
             }
             progress(++iteration);
             work++;
         }
-        if (iteration == total && sendsCompleted == total)
+        if (duration != null ? (client ? endSent && !waiting : endReceived) && sendsCompleted == sendsPosted :
+            iteration == total && sendsCompleted == total)
         {
             finish();
         }
@@ -134,6 +174,7 @@ public final class SendLatency extends ToolApplication
             fail("ibv_post_send returned " + rc + " for send " + iteration);
             return false;
         }
+        sendsPosted++;
         return true;
     }
 

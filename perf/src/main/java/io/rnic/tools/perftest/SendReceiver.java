@@ -10,12 +10,17 @@ import java.lang.foreign.MemorySegment;
 /**
  * The server side of {@code ib_send_bw}: keeps {@code -r} receive WQEs posted on every QP (WQE {@code k} into slot
  * {@code k % slots}), replaces each as it completes, and ends when every QP received its messages. With
- * {@code --verify} each message must hold the pattern of the client's slot it came from.
+ * {@code --verify} each message must hold the pattern of the client's slot it came from. Times the run from the
+ * arrival that ends the client's warm-up (the first arrival when there is none, as perftest's server) to the
+ * last. With {@code -D} it counts the messages of its measurement, and after the duration's end stays until no
+ * message has arrived for {@link #QUIET_AFTER_END_NS}, so that the client's last ones find their receives; with
+ * {@code --run_infinitely} it ends so once the client's messages stop.
  */
 public final class SendReceiver extends ToolApplication
 {
     private final LocalQp[] qps;
     private final long perQp;
+    private final long warmupPerQp;
     private final int rxDepth;
     private final boolean verify;
     private final boolean immediate;
@@ -26,11 +31,20 @@ public final class SendReceiver extends ToolApplication
     private final long[] received;
     private final long[] posted;
     private long totalReceived;
+    private long startNs;
+    private long endNs;
+    /** -D, else null. */
+    private final DurationPhases duration;
+    private long lastArrivalNs;
+    /** How long nothing must arrive after -D's end before the receiver ends. */
+    static final long QUIET_AFTER_END_NS = 200_000_000L;
 
     /** @param expected with verify: the client's slot patterns, one slot after another; else null. */
-    SendReceiver(final LocalQp[] qps, final long perQp, final int rxDepth, final boolean verify,
-        final boolean immediate, final MemorySegment expected)
+    SendReceiver(final LocalQp[] qps, final long perQp, final long warmupPerQp, final int rxDepth,
+        final boolean verify, final boolean immediate, final MemorySegment expected, final DurationPhases duration)
     {
+        this.duration = duration;
+        this.warmupPerQp = warmupPerQp;
         this.immediate = immediate;
         this.qps = qps;
         this.perQp = perQp;
@@ -41,6 +55,17 @@ public final class SendReceiver extends ToolApplication
         this.payloadOffset = qps[0].qp.type() == QpType.UD ? QpLayout.GRH_BYTES : 0;
         this.received = new long[qps.length];
         this.posted = new long[qps.length];
+    }
+
+    long elapsedNs()
+    {
+        return duration != null ? duration.measuredNs() : endNs - startNs;
+    }
+
+    /** Messages timed: after the warm-up, on every QP, or in -D's measurement. */
+    long operations()
+    {
+        return duration != null ? duration.measured() : (perQp - warmupPerQp) * qps.length;
     }
 
     /** Posts the first receive WQEs: before the client may send. */
@@ -69,11 +94,18 @@ public final class SendReceiver extends ToolApplication
         {
             return 0;
         }
+        final long nowNs = duration != null ? System.nanoTime() : 0;
+        final int phase = duration != null ? duration.advance(nowNs) : DurationPhases.MEASURE;
         int work = 0;
         for (int i = 0; i < qps.length; i++)
         {
             final LocalQp q = qps[i];
             final int n = poll(q.recvCq, completions.length);
+            if (duration != null && n > 0)
+            {
+                duration.count(n);
+                lastArrivalNs = nowNs;
+            }
             for (int c = 0; c < n; c++)
             {
                 final WorkCompletion wc = completions[c];
@@ -82,7 +114,10 @@ public final class SendReceiver extends ToolApplication
                     return 0;
                 }
                 received[i]++;
-                totalReceived++;
+                if (++totalReceived == Math.max(1, warmupPerQp * qps.length))
+                {
+                    startNs = System.nanoTime();
+                }
                 if (posted[i] < perQp)
                 {
                     final long k = posted[i]++;
@@ -100,8 +135,15 @@ public final class SendReceiver extends ToolApplication
         {
             progress(totalReceived);
         }
-        if (totalReceived == perQp * qps.length)
+        if (duration != null && duration.isInfinite() && lastArrivalNs != 0 &&
+            nowNs - lastArrivalNs >= QUIET_AFTER_END_NS)
         {
+            duration.stop(); // --run_infinitely: the client has stopped
+        }
+        if (duration != null ? phase == DurationPhases.END && nowNs - lastArrivalNs >= QUIET_AFTER_END_NS :
+            totalReceived == perQp * qps.length)
+        {
+            endNs = System.nanoTime();
             finish();
         }
         return work;

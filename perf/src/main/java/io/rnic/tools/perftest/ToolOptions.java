@@ -10,6 +10,7 @@ import io.rnic.tools.UsageException;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.QpType;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -34,7 +35,8 @@ public final class ToolOptions
         "                 The port is the driver's business: -d, --port, --eal, --ip, --engines, --qdisc-bypass,",
         "                 --pcap, --cc and --cc-param are refused with it (give them to bin/rnic driver). -R uses",
         "                 the driver's RDMA CM: a server's -p port is this client's while it listens.",
-        "  Without --driver, an interface a driver holds is refused (its lock names --driver).");
+        "  Without --driver, an interface a driver holds is refused (its lock names --driver).") +
+        "\n" + ToolOptions.OUTPUT_DETAILS;
 
     public final ToolKind kind;
     public String iface;
@@ -87,6 +89,44 @@ public final class ToolOptions
     /** perftest's and rdma-core's flags users reach for: {@code -c -b -I -T -S -F -e -l -Q -w}, the pingpongs'. */
     public final PerftestFlags flags = new PerftestFlags();
 
+    // output and measurement modes, as perftest's (--report_gbits, --out_json, -D, --run_infinitely, -U)
+    /** {@code --report_gbits}: bandwidth in Gb/sec (10^9 bits) instead of MB/sec (2^20 bytes). */
+    public boolean reportGbits;
+    /** {@code --out_json} or {@code --out_json_file PATH}: perftest's JSON report, written there; null: none. */
+    public Path outJson;
+    /** perftest's file for {@code --out_json} without a file: in the working directory, as perftest writes it. */
+    public static final String OUT_JSON_DEFAULT = "perftest_out.json";
+    /** {@code -U}: print every latency sample, unsorted then sorted (perftest's -U implies -H), before its line. */
+    public boolean reportAllLatencies;
+    /**
+     * {@code -D SECONDS}: run for a time instead of -n iterations, in perftest's phases (a warm-up of a quarter of
+     * it in whole seconds, the measurement, a cool-down as long as the warm-up); 0: count iterations. With
+     * {@code --run_infinitely}, the period of its reports (perftest's default: 5 s).
+     */
+    public int durationS;
+    /** {@code --run_infinitely}: a bandwidth client reports every -D seconds until SIGINT or SIGTERM. */
+    public boolean runInfinitely;
+    /** perftest's period of --run_infinitely's reports without -D. */
+    public static final int RUN_INFINITELY_PERIOD_DEFAULT_S = 5;
+    /** {@code -a}: every size from 2 B to {@link #ALL_SIZES_MAX_BYTES}, powers of two, one line each. */
+    public boolean allSizes;
+    /** perftest's largest size with -a (its MAX_SIZE): 8 MiB. */
+    public static final int ALL_SIZES_MAX_BYTES = 8 << 20;
+    /** What {@code rnic help TOOL} says of the output and measurement options. */
+    static final String OUTPUT_DETAILS =
+        "  Results print in perftest's table (its header, columns and definitions), then rnic's percentiles.\n" +
+        "  --report_gbits          bandwidth in Gb/sec instead of MB/sec (2^20 bytes), as perftest's\n" +
+        "  --out_json              also write perftest's JSON report to perftest_out.json (working directory)\n" +
+        "  --out_json_file PATH    ... to PATH instead\n" +
+        "  -U, --report-unsorted   latency tools: print every sample (in order, then sorted), as perftest's -U\n" +
+        "  -D, --duration SECONDS  run for a time: perftest's warm-up, measurement and cool-down (a quarter each\n" +
+        "                          side, whole seconds); iterations count in the measurement only\n" +
+        "  --run_infinitely        bandwidth tools: a line every -D seconds (5) until SIGINT or SIGTERM\n" +
+        "  -a, --all               every size from 2 B to 8 MiB, one line each (write-bw, read-bw, read-lat)";
+    /** What the output and measurement options add to the synopsis. */
+    static final String OUTPUT_SYNOPSIS = " [--report_gbits] [--out_json] [--out_json_file PATH] [-U]" +
+        " [-D SECONDS] [--run_infinitely] [-a]";
+
     private ToolOptions(final ToolKind kind)
     {
         this.kind = kind;
@@ -130,7 +170,7 @@ public final class ToolOptions
             " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " +
             IdleStrategies.NAMES.replace(", ", "|") + "] [--timeout-ms MS] [--port afpacket|dpdk] [--eal \"EAL ARGS\"]" +
             " [--ip ADDR/PREFIX]... [--oob HOST[:PORT]] [--cc dcqcn|none] [--cc-param NAME=VALUE]..." +
-            " [SERVER_ADDRESS]";
+            OUTPUT_SYNOPSIS + " [SERVER_ADDRESS]";
     }
 
     public static ToolOptions parse(final ToolKind kind, final String[] args)
@@ -180,6 +220,12 @@ public final class ToolOptions
             if (option.equals("--debug"))
             {
                 options.debug = true;
+                continue;
+            }
+            final int outputOptionEnd = options.outputOption(option, value, args, i);
+            if (outputOptionEnd >= 0)
+            {
+                i = outputOptionEnd;
                 continue;
             }
             if (value == null)
@@ -271,6 +317,120 @@ public final class ToolOptions
         return options;
     }
 
+    /**
+     * Parses one of the output and measurement options; returns the index of the last argument it took, or -1 when
+     * {@code option} is none of them.
+     */
+    private int outputOption(final String option, final String value, final String[] args, final int i)
+    {
+        switch (option)
+        {
+            case "--report_gbits", "--report-gbits" ->
+            {
+                reportGbits = true;
+                return i;
+            }
+            case "--out_json", "--out-json" ->
+            {
+                if (outJson == null)
+                {
+                    outJson = Path.of(OUT_JSON_DEFAULT);
+                }
+                return i;
+            }
+            case "--out_json_file", "--out-json-file" ->
+            {
+                final String file = value != null ? value : Arguments.value(args, i + 1, option);
+                outJson = Path.of(file);
+                return value != null ? i : i + 1;
+            }
+            case "-U", "--report-unsorted" ->
+            {
+                if (!kind.isLatency() || kind.isPingpong())
+                {
+                    throw new UsageException("-U applies to the latency tools (write-lat, read-lat, send-lat, " +
+                        "atomic-lat), as perftest's");
+                }
+                reportAllLatencies = true;
+                return i;
+            }
+            case "-D", "--duration" ->
+            {
+                final String seconds = value != null ? value : Arguments.value(args, i + 1, option);
+                durationS = (int)number(option, seconds, 1, 86_400);
+                return value != null ? i : i + 1;
+            }
+            case "--run_infinitely", "--run-infinitely" ->
+            {
+                runInfinitely = true;
+                return i;
+            }
+            case "-a", "--all" ->
+            {
+                allSizes = true;
+                return i;
+            }
+            default ->
+            {
+                return -1;
+            }
+        }
+    }
+
+    /** The output and measurement options that do not go together, or with the tool; their defaults. */
+    private void checkOutputOptions()
+    {
+        if (durationS > 0 && kind.isPingpong())
+        {
+            throw new UsageException("-D applies to perftest's tools, not to " + kind.original());
+        }
+        if (allSizes)
+        {
+            if (kind != ToolKind.WRITE_BW && kind != ToolKind.READ_BW && kind != ToolKind.READ_LAT)
+            {
+                throw new UsageException("-a runs write-bw, read-bw and read-lat (their servers only serve) for " +
+                    "now; not " + kind.command());
+            }
+            if (verify || hlog != null || durationS > 0 || runInfinitely)
+            {
+                throw new UsageException("-a goes with none of --verify, --hlog, -D and --run_infinitely");
+            }
+            size = ALL_SIZES_MAX_BYTES; // the buffers hold the largest; each size runs in turn
+        }
+        if (durationS > 0 && kind == ToolKind.WRITE_LAT && size < 2)
+        {
+            throw new UsageException("write-lat -D needs -s 2 or more: the byte before the marker ends the run");
+        }
+        if ((durationS > 0 || runInfinitely) && verify)
+        {
+            throw new UsageException("--verify counts on -n: with -D or --run_infinitely the server cannot tell " +
+                "how many operations to check");
+        }
+        if (runInfinitely)
+        {
+            if (kind.isLatency())
+            {
+                throw new UsageException("--run_infinitely applies to the bandwidth tools, as perftest's");
+            }
+            if (durationS == 0)
+            {
+                durationS = RUN_INFINITELY_PERIOD_DEFAULT_S;
+            }
+        }
+        if (outJson != null && outJson.toAbsolutePath().getParent() != null &&
+            !Files.isDirectory(outJson.toAbsolutePath().getParent()))
+        {
+            throw new UsageException("--out_json_file " + outJson + ": no directory " +
+                outJson.toAbsolutePath().getParent() + " to write it in");
+        }
+        if (durationS > 0)
+        {
+            warmup = 0; // the warm-up is -D's first quarter
+            // the peers exchange their results after the run: the wait for it outlasts the run
+            timeoutMs = runInfinitely ? Math.max(timeoutMs, 86_400_000L * 365) : timeoutMs + durationS * 1000L;
+        }
+    }
+
     /** The options that set up the port (perftest's --port with a number is the TCP port, not one of them). */
     private static final List<String> PORT_OPTIONS = List.of("-d", "--iface", "--ib-dev", "--port", "--eal", "--ip",
         "--engines", "--pcap", "--cc", "--cc-param");
@@ -324,6 +484,7 @@ public final class ToolOptions
 
     private void check()
     {
+        checkOutputOptions();
         if (driver != null)
         {
             checkDriver();

@@ -8,6 +8,9 @@ import io.rnic.transport.TransportCounter;
 import org.HdrHistogram.Histogram;
 
 import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.Arrays;
 
 /** Prints results the way perftest and rdma-core's pingpongs print them, with the percentiles rnic adds. */
 public final class ToolReport
@@ -120,43 +123,140 @@ public final class ToolReport
         out.println(gid);
     }
 
+    /** perftest 4.5's latency header ({@code RESULT_FMT_LAT}), as ib_write_lat prints it. */
+    static final String LATENCY_HEADER = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]" +
+        "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ";
+    /** perftest 4.5's bandwidth header ({@code RESULT_FMT}), MB being 2^20 bytes. */
+    static final String BANDWIDTH_HEADER = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]" +
+        "   MsgRate[Mpps]";
+    /** The same with {@code --report_gbits} ({@code RESULT_FMT_G}), Gb being 10^9 bits. */
+    static final String BANDWIDTH_HEADER_GBITS = " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]" +
+        "   MsgRate[Mpps]";
+    /** Bytes per second in one MB/sec and in one Gb/sec, as perftest's {@code format_factor}. */
+    static final double BYTES_PER_MB = 1 << 20;
+    static final double BYTES_PER_GBIT = 125_000_000.0;
+
     /**
-     * The latency table: perftest's columns plus p50/p90/p99/p99.9/p99.99. Values in µs; write and send show half
-     * the round trip as perftest does, read and atomic the full round trip.
+     * The latency report: perftest's header and line (see {@link PerftestLatency}; {@code #iterations} is -n, as
+     * perftest prints it, on both sides), with {@code -U} every sample first as perftest prints them (unsorted, then
+     * sorted), then rnic's wider percentiles of the full round trip on a line of their own.
      */
-    static void latency(final PrintStream out, final ToolOptions options, final Histogram roundTrips,
+    static void latency(final PrintStream out, final ToolOptions options, final long[] roundTripsNs,
+        final Histogram roundTrips, final boolean halved)
+    {
+        final int rttFactor = halved ? 2 : 1;
+        out.println(RULE);
+        out.println(LATENCY_HEADER);
+        if (options.reportAllLatencies)
+        {
+            // perftest's -U: every sample in the order measured, then (its -H, which -U implies) sorted without
+            // the two it leaves out, then its header again
+            samples(out, roundTripsNs, roundTripsNs.length, rttFactor);
+            final long[] sorted = roundTripsNs.clone();
+            Arrays.sort(sorted);
+            samples(out, sorted, sorted.length - Math.min(PerftestLatency.MEASURE_TAIL, Math.max(0,
+                sorted.length - 1)), rttFactor);
+            out.println(RULE);
+            out.println(LATENCY_HEADER);
+        }
+        if (roundTripsNs.length > 0)
+        {
+            final PerftestLatency p = PerftestLatency.of(roundTripsNs, rttFactor);
+            out.println(latencyLine(options.size, options.iterations, p));
+        }
+        out.println(RULE);
+        percentiles(out, options, roundTrips, halved);
+    }
+
+    private static void samples(final PrintStream out, final long[] roundTripsNs, final int count,
+        final int rttFactor)
+    {
+        out.println("#, usec");
+        for (int i = 0; i < count; i++)
+        {
+            out.println((i + 1) + ", " + formatG(roundTripsNs[i] / (1000.0 * rttFactor)));
+        }
+    }
+
+    /** perftest's latency header with -D ({@code RESULT_FMT_LAT_DUR}). */
+    static final String LATENCY_DURATION_HEADER = " #bytes        #iterations       t_avg[usec]    tps average";
+
+    /** perftest's latency report with -D: the measurement's iterations, average and transactions per second. */
+    static void latencyDuration(final PrintStream out, final ToolOptions options, final long iterations,
+        final double averageUs, final double tps)
+    {
+        out.println(RULE);
+        out.println(LATENCY_DURATION_HEADER);
+        out.println(String.format(" %-7d       %d            %-7.2f        %-7.2f", options.size, iterations, averageUs,
+            tps));
+        out.println(RULE);
+    }
+
+    /** One line of perftest's latency table ({@code REPORT_FMT_LAT}). */
+    static String latencyLine(final int size, final long iterations, final PerftestLatency p)
+    {
+        return String.format(" %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f" +
+            "\t\t%-7.2f \t\t%-7.2f", size, iterations, p.minUs(), p.maxUs(), p.typicalUs(), p.averageUs(), p.stdevUs(),
+            p.percentile99Us(), p.percentile999Us());
+    }
+
+    /** rnic's percentiles of the full round trip, labelled so that no script takes them for perftest's columns. */
+    static void percentiles(final PrintStream out, final ToolOptions options, final Histogram roundTrips,
         final boolean halved)
     {
-        final double scale = halved ? 2000.0 : 1000.0; // ns → µs, halved as perftest does for write and send
-        out.println(RULE);
-        out.println(" #bytes #iterations  t_min[usec]  t_p50[usec]  t_p90[usec]  t_p99[usec]  t_p99.9[usec]" +
-            "  t_p99.99[usec]  t_max[usec]  t_avg[usec]  t_stdev[usec]");
-        out.printf(" %-6d %-12d %-12.2f %-12.2f %-12.2f %-12.2f %-14.2f %-15.2f %-12.2f %-12.2f %-12.2f%n",
-            options.size, roundTrips.getTotalCount(),
-            roundTrips.getMinValue() / scale, roundTrips.getValueAtPercentile(50) / scale,
-            roundTrips.getValueAtPercentile(90) / scale, roundTrips.getValueAtPercentile(99) / scale,
-            roundTrips.getValueAtPercentile(99.9) / scale, roundTrips.getValueAtPercentile(99.99) / scale,
-            roundTrips.getMaxValue() / scale, roundTrips.getMean() / scale, roundTrips.getStdDeviation() / scale);
-        out.println(RULE);
-        out.println(halved ?
-            " t_* = round trip / 2 (perftest's convention for " + options.kind.original() + ")" :
-            " t_* = full round trip (post to completion), as " + options.kind.original() + " reports it");
-        out.printf(" round trip [usec]: p50=%.2f p90=%.2f p99=%.2f p99.9=%.2f p99.99=%.2f max=%.2f%n",
+        out.printf(" rnic percentiles (%d samples), full round trip [usec]: p50=%.2f p90=%.2f p99=%.2f" +
+            " p99.9=%.2f p99.99=%.2f max=%.2f%n", roundTrips.getTotalCount(),
             roundTrips.getValueAtPercentile(50) / 1000.0, roundTrips.getValueAtPercentile(90) / 1000.0,
             roundTrips.getValueAtPercentile(99) / 1000.0, roundTrips.getValueAtPercentile(99.9) / 1000.0,
             roundTrips.getValueAtPercentile(99.99) / 1000.0, roundTrips.getMaxValue() / 1000.0);
+        if (!options.kind.isPingpong())
+        {
+            out.println(halved ?
+                " (perftest's columns above: round trip / 2, its convention for " + options.kind.original() + ")" :
+                " (perftest's columns above: the full round trip, as " + options.kind.original() + " reports it)");
+        }
     }
 
-    static void bandwidth(final PrintStream out, final ToolOptions options, final long operations,
-        final long elapsedNs)
+    /** C's {@code %g}: six significant digits, trailing zeros dropped (perftest prints -U's samples so). */
+    static String formatG(final double value)
     {
-        final double seconds = elapsedNs / 1e9;
-        final double bytes = (double)operations * options.size;
+        if (value == 0)
+        {
+            return "0";
+        }
+        final int exponent = (int)Math.floor(Math.log10(Math.abs(value)));
+        if (exponent < -4 || exponent >= 6)
+        {
+            final String mantissa = new BigDecimal(value / Math.pow(10, exponent))
+                .round(new MathContext(6)).stripTrailingZeros().toPlainString();
+            return mantissa + (exponent < 0 ? "e-" : "e+") + String.format("%02d", Math.abs(exponent));
+        }
+        return new BigDecimal(value).round(new MathContext(6)).stripTrailingZeros()
+            .toPlainString();
+    }
+
+    /** perftest's bandwidth table: its header (MB/sec, or Gb/sec with --report_gbits) and one line. */
+    static void bandwidth(final PrintStream out, final ToolOptions options, final OutOfBand.BandwidthReport report)
+    {
         out.println(RULE);
-        out.println(" #bytes     #iterations    BW average[MB/sec]    MsgRate[Mpps]    BW average[Gb/sec]");
-        out.printf(" %-10d %-14d %-21.2f %-16.6f %.3f%n", options.size, operations,
-            bytes / seconds / (1 << 20), operations / seconds / 1e6, bytes * 8 / seconds / 1e9);
+        out.println(options.reportGbits ? BANDWIDTH_HEADER_GBITS : BANDWIDTH_HEADER);
+        out.println(bandwidthLine(options.reportGbits, report));
         out.println(RULE);
+    }
+
+    /**
+     * One line of perftest's bandwidth table ({@code REPORT_FMT}), or with Gb/sec under 0.1 the six-decimal one
+     * perftest prints then ({@code REPORT_FMT_EXT}).
+     */
+    static String bandwidthLine(final boolean gbits, final OutOfBand.BandwidthReport r)
+    {
+        if (gbits && r.averageMBps() < 0.1)
+        {
+            return String.format(" %-7d    %d           %-7.6f            %-7.6f            %-7.6f", r.size(),
+                r.iterations(), r.peakMBps(), r.averageMBps(), r.messageRateMpps());
+        }
+        return String.format(" %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size(), r.iterations(),
+            r.peakMBps(), r.averageMBps(), r.messageRateMpps());
     }
 
     /**
@@ -191,7 +291,6 @@ public final class ToolReport
         }
     }
 
-    /** The client's result as a perftest client sends it to the server (perftest's server prints it too). */
     /** {@code -b}: both directions summed, as perftest's duplex report adds the peer's to its own. */
     static void bidirectional(final PrintStream out, final OutOfBand.BandwidthReport mine,
         final OutOfBand.BandwidthReport peer)
@@ -201,16 +300,6 @@ public final class ToolReport
         out.printf(" %-10d %-14d %-18.2f %-20.2f %.6f%n", mine.size(), mine.iterations() + peer.iterations(),
             mine.peakMBps() + peer.peakMBps(), mine.averageMBps() + peer.averageMBps(),
             mine.messageRateMpps() + peer.messageRateMpps());
-        out.println(RULE);
-    }
-
-    static void peerBandwidth(final PrintStream out, final OutOfBand.BandwidthReport report)
-    {
-        out.println(RULE);
-        out.println(" the client's report (perftest exchange):");
-        out.println(" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]");
-        out.printf(" %-10d %-14d %-18.2f %-20.2f %.6f%n", report.size(), report.iterations(), report.peakMBps(),
-            report.averageMBps(), report.messageRateMpps());
         out.println(RULE);
     }
 

@@ -2,7 +2,6 @@ package io.rnic.tools.perftest;
 
 import io.rnic.tools.LocalQp;
 import io.rnic.verbs.WrOpcode;
-import org.HdrHistogram.SingleWriterRecorder;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -13,7 +12,8 @@ import java.lang.foreign.ValueLayout;
  * ({@link Patterns#marker}). As in perftest 4.5 ({@code run_iter_lat_write}), the <em>server</em> writes first and
  * the client answers each write with its own, so either side may be the real tool. Both time from posting a write
  * to seeing the next one arrive; the client reports. With {@code --verify} every byte of every message is checked
- * on arrival.
+ * on arrival. With {@code -D} each side counts the round trips that end in its measurement; the client ends the
+ * run with a last answer ({@link #END_OF_RUN}).
  */
 public final class WriteLatency extends ToolApplication
 {
@@ -22,7 +22,7 @@ public final class WriteLatency extends ToolApplication
     private final long warmup;
     private final boolean client;
     private final boolean verify;
-    private final SingleWriterRecorder recorder;
+    private final LatencyLog recorder;
     private final int size;
     private final MemorySegment sendSlot;
     private final MemorySegment receiveSlot;
@@ -31,11 +31,21 @@ public final class WriteLatency extends ToolApplication
     private long sendsCompleted;
     private long writesPosted;
     private long startNs;
+    /** -D, else null. */
+    private final DurationPhases duration;
+    /**
+     * -D: the byte before the marker in the client's answer after its duration's end (-D needs -s 2 or more). The
+     * client ends the run, so that neither side stops writing while the other waits: the server writes until this.
+     */
+    static final byte END_OF_RUN = (byte)0xE0;
+    private boolean endSent;
+    private boolean endReceived;
 
     WriteLatency(
         final LocalQp q, final long total, final long warmup, final boolean client, final boolean verify,
-        final SingleWriterRecorder recorder)
+        final LatencyLog recorder, final DurationPhases duration)
     {
+        this.duration = duration;
         this.q = q;
         this.total = total;
         this.warmup = warmup;
@@ -57,6 +67,7 @@ public final class WriteLatency extends ToolApplication
         }
         sendsCompleted += completed;
         int work = completed;
+        final boolean ending = duration != null && duration.advance(System.nanoTime()) == DurationPhases.END;
         if (iteration < total && receiveSlot.get(ValueLayout.JAVA_BYTE, size - 1) == Patterns.marker(iteration))
         {
             final long nowNs = System.nanoTime();
@@ -67,12 +78,23 @@ public final class WriteLatency extends ToolApplication
             // the round trip from our last write to this arrival: the server's number `iteration`, the client's
             // `iteration - 1` (it answered message iteration - 1 and now sees message iteration)
             final long roundTrip = client ? iteration - 1 : iteration;
-            if (writesPosted > 0 && roundTrip >= warmup)
+            if (writesPosted > 0 && roundTrip >= warmup && DurationPhases.measuring(duration))
             {
-                recorder.recordValue(nowNs - startNs);
+                recorder.record(nowNs - startNs);
+                if (duration != null)
+                {
+                    duration.count(1);
+                }
             }
-            if (client)
+            endReceived = !client && duration != null &&
+                receiveSlot.get(ValueLayout.JAVA_BYTE, size - 2) == END_OF_RUN;
+            if (client && !endSent)
             {
+                if (duration != null)
+                {
+                    sendSlot.set(ValueLayout.JAVA_BYTE, size - 2, ending ? END_OF_RUN : 0);
+                    endSent = ending;
+                }
                 startNs = System.nanoTime();
                 writeMessage(Patterns.CLIENT); // answers message `iteration`
             }
@@ -81,13 +103,14 @@ public final class WriteLatency extends ToolApplication
         }
         // the server opens round trip `iteration` — in the same call as the arrival that closed the previous one, so
         // its write leaves in this duty cycle's flush, not the next one's (a cycle later: +1.4 µs per round trip)
-        if (!client && writesPosted == iteration && iteration < total)
+        if (!client && writesPosted == iteration && iteration < total && !endReceived)
         {
             startNs = System.nanoTime();
             writeMessage(Patterns.SERVER);
             work++;
         }
-        if (iteration == total && sendsCompleted == total)
+        if (duration != null ? (client ? endSent : endReceived) && sendsCompleted == writesPosted :
+            iteration == total && sendsCompleted == total)
         {
             finish();
         }

@@ -21,11 +21,11 @@ class LatencyLogTest
         final Path file = dir.resolve("run.hlog");
         final LatencyLog latency = new LatencyLog();
         latency.start(file, "rnic write-lat -s 2: round trips in ns");
-        latency.recorder().recordValue(2_000);
-        latency.recorder().recordValue(3_000);
+        latency.record(2_000);
+        latency.record(3_000);
         latency.drainInterval();
         latency.drainInterval(); // nothing recorded since: no empty interval in the log
-        latency.recorder().recordValue(60_000_000_000L);
+        latency.record(60_000_000_000L);
         latency.finish();
 
         final Histogram total = latency.total();
@@ -45,7 +45,7 @@ class LatencyLogTest
     {
         final LatencyLog latency = new LatencyLog();
         latency.start(null, "no --hlog");
-        latency.recorder().recordValue(1_500);
+        latency.record(1_500);
         latency.finish();
         assertEquals(1, latency.total().getTotalCount());
     }

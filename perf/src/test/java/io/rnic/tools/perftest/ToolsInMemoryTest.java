@@ -75,7 +75,7 @@ class ToolsInMemoryTest
         assertTrue(c.out().contains("verify: OK") && s.out().contains("verify: OK"), c.out() + s.out());
         if (kind.isLatency())
         {
-            assertTrue(c.out().contains(kind.isPingpong() ? "usec/iter" : "t_p99.9[usec]"), c.out());
+            assertTrue(c.out().contains(kind.isPingpong() ? "usec/iter" : ToolReport.LATENCY_HEADER), c.out());
         }
         else
         {
@@ -98,7 +98,7 @@ class ToolsInMemoryTest
         final int tcpPort = tcpPort();
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort),
             "--idle", "yield", "--timeout-ms", "30000", "-s", "65536", "-n", "1000", "--warmup", "50", "-q", "2",
-            "--cc", "dcqcn", "--cc-param", "lineRateBitsPerSec=500_000_000"));
+            "--cc", "dcqcn", "--cc-param", "lineRateBitsPerSec=500_000_000", "--report_gbits"));
         final CapturedRun[] results = runPair(kind, name, common);
         final CapturedRun c = results[0];
         final CapturedRun s = results[1];
@@ -106,7 +106,8 @@ class ToolsInMemoryTest
         assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
         assertTrue(c.out().contains("congestion control: DCQCN") && c.out().contains("CNPs sent: 0"), c.out());
         assertTrue(c.out().contains("final rate: 0.500 Gb/s"), c.out());
-        final Matcher bw = Pattern.compile("(?m)^ 65536\\s+\\d+\\s+\\S+\\s+\\S+\\s+(\\S+)$").matcher(c.out());
+        // perftest's BW average[Gb/sec], the 4th column
+        final Matcher bw = Pattern.compile("(?m)^ 65536\\s+\\d+\\s+\\S+\\s+(\\S+)\\s+\\S+$").matcher(c.out());
         assertTrue(bw.find(), c.out());
         final double gbps = Double.parseDouble(bw.group(1));
         // payload under 2 x 0.5 Gb/s of frames (1 KB MTU here: headers and ICRC are 7 % of a frame). How far
@@ -115,6 +116,327 @@ class ToolsInMemoryTest
         // on 2 shared cores)
         assertTrue(gbps <= 1.0 && gbps > 0.2, "paced write bandwidth " + gbps + " Gb/s");
         System.out.println("write-bw with --cc dcqcn at 0.5 Gb/s per QP, 2 QPs: " + gbps + " Gb/s");
+    }
+
+    /**
+     * Both sides count what perftest counts: {@code send-bw -n 1000 --warmup 300} reports 1000 iterations on the
+     * server too (it used to count the warm-up, 1300), {@code write-lat -n 1000} reports 1000 on the client too (it
+     * printed its 999 round trips), each under perftest's header.
+     */
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "SEND_BW", "WRITE_LAT", "SEND_LAT", "WRITE_BW" })
+    void shouldReportTheSameIterationsOnBothSides(final ToolKind kind) throws Exception
+    {
+        final String name = "iters-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "--timeout-ms", "30000", "-s", "1024", "-n", "1000"));
+        if (!kind.isLatency())
+        {
+            common.addAll(List.of("--warmup", "300"));
+        }
+        final CapturedRun[] results = runPair(kind, name, common);
+        final String header = kind.isLatency() ? ToolReport.LATENCY_HEADER : ToolReport.BANDWIDTH_HEADER;
+        for (final CapturedRun side : results)
+        {
+            assertEquals(0, side.status(), side.out() + side.err());
+            assertTrue(side.out().contains(ToolReport.RULE + "\n" + header + "\n"), side.out());
+            assertTrue(Pattern.compile("(?m)^" + Pattern.quote(header) + "\n 1024\\s+1000\\s").matcher(side.out())
+                .find(), side.out());
+        }
+    }
+
+    /** --report_gbits: perftest's Gb/sec header on both sides, and the average in Gb/sec (8 x 2^20 / 10^9 MB). */
+    @Test
+    void shouldReportGigabitsOnBothSides() throws Exception
+    {
+        final ToolKind kind = ToolKind.WRITE_BW;
+        final String name = "gbits-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "--timeout-ms", "30000", "-s", "4096", "-n", "2000", "--warmup", "100",
+            "--report_gbits"));
+        final CapturedRun[] results = runPair(kind, name, common);
+        final Pattern line = Pattern.compile("(?m)^" + Pattern.quote(ToolReport.BANDWIDTH_HEADER_GBITS) +
+            "\n 4096\\s+2000\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)$");
+        final double[] average = new double[2];
+        for (int i = 0; i < 2; i++)
+        {
+            final CapturedRun side = results[i];
+            assertEquals(0, side.status(), side.out() + side.err());
+            assertFalse(side.out().contains("MB/sec"), side.out());
+            final Matcher m = line.matcher(side.out());
+            assertTrue(m.find(), side.out());
+            average[i] = Double.parseDouble(m.group(2));
+            final double rateMpps = Double.parseDouble(m.group(3));
+            // Gb/sec = messages/s x 4096 x 8 / 10^9: the average (two decimals) and the message rate agree in Gb
+            assertEquals(rateMpps * 1e6 * 4096 * 8 / 1e9, average[i], 0.005 + average[i] * 0.01, side.out());
+            assertTrue(Double.parseDouble(m.group(1)) >= average[i] * 0.99, "peak under average:\n" + side.out());
+        }
+        assertEquals(average[0], average[1], "the server prints the client's figures, as perftest's");
+    }
+
+    /**
+     * {@code --out_json_file}: perftest's JSON (test_info, then results under its key names), a JSON object any
+     * parser reads, with the figures of the table.
+     */
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "WRITE_LAT", "READ_BW", "ATOMIC_LAT", "SEND_BW" })
+    void shouldWritePerftestsJson(final ToolKind kind) throws Exception
+    {
+        final Path json = Files.createTempFile("rnic-" + kind.command(), ".json");
+        try
+        {
+            final String name = "json-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+            final InMemoryPort[] ports = memoryPorts();
+            register(name, ports[0], ports[1]);
+            final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+                "--idle", "yield", "--timeout-ms", "30000", "-n", "200", "--warmup", "10"));
+            final CapturedRun[] results = runPair(kind, name, common, List.of("--out_json", "--out_json_file",
+                json.toString()), "127.0.0.1");
+            assertEquals(0, results[0].status(), results[0].out() + results[0].err());
+            assertEquals(0, results[1].status(), results[1].out() + results[1].err());
+            final String text = Files.readString(json);
+            JsonCheck.validate(text);
+            final String test = kind.operation().title() + "_" +
+                (kind.operation() == ToolKind.Operation.ATOMIC ? "FETCH_AND_ADD_" : "") +
+                (kind.isLatency() ? "Latency" : "BW") + "_Test";
+            assertTrue(text.startsWith("{\n\"test_info\": {\n\"test\": \"" + test + "\",\n"), text);
+            assertTrue(text.contains("\"Connection_type\": \"RC\",\n") && text.contains("\"Link_type\": \"Ethernet\""),
+                text);
+            assertTrue(text.contains("\"results\": {\n\"MsgSize\": " +
+                (kind.operation() == ToolKind.Operation.ATOMIC ? 8 : kind.isLatency() ? 2 : 65536) +
+                ",\n\"n_iterations\": 200,\n"), text);
+            final List<String> keys = kind.isLatency() ?
+                List.of("t_min", "t_max", "t_typical", "t_avg", "t_stdev", "percentile_99", "percentile_99.9") :
+                List.of("BW_peak", "BW_average", "MsgRate");
+            for (final String key : keys)
+            {
+                assertTrue(Pattern.compile("\\n\"" + Pattern.quote(key) + "\": \\d+\\.\\d+\\n?,?").matcher(text).find(),
+                    key + " in\n" + text);
+            }
+            // the same figures as the table: t_typical / BW_average
+            final Matcher figure = Pattern.compile("\"" + (kind.isLatency() ? "t_typical" : "BW_average") +
+                "\": (\\d+\\.\\d+)").matcher(text);
+            assertTrue(figure.find(), text);
+            final Matcher table = Pattern.compile("(?m)^ \\d+\\s+200\\s+" +
+                (kind.isLatency() ? "\\S+\\s+\\S+\\s+(\\S+)" : "\\S+\\s+(\\S+)")).matcher(results[0].out());
+            assertTrue(table.find(), results[0].out());
+            assertEquals(table.group(1), figure.group(1));
+        }
+        finally
+        {
+            Files.deleteIfExists(json);
+        }
+    }
+
+    /**
+     * {@code -U}: every sample in the order measured, then sorted without perftest's two largest, each list under
+     * perftest's {@code #, usec}, then the header again and the line; as many samples as the percentiles' line counts.
+     */
+    @Test
+    void shouldReportAllLatencies() throws Exception
+    {
+        final ToolKind kind = ToolKind.READ_LAT;
+        final String name = "allat-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "--timeout-ms", "30000", "-n", "40", "--warmup", "5"));
+        final CapturedRun[] results = runPair(kind, name, common, List.of("-U"), "127.0.0.1");
+        final CapturedRun c = results[0];
+        assertEquals(0, c.status(), c.out() + c.err());
+        assertEquals(0, results[1].status(), results[1].out() + results[1].err());
+        final String out = c.out();
+        final int first = out.indexOf("#, usec\n");
+        final int second = out.indexOf("#, usec\n", first + 1);
+        assertTrue(first > out.indexOf(ToolReport.LATENCY_HEADER) && second > first, out);
+        final List<Double> unsorted = samples(out.substring(first, second));
+        final List<Double> sorted = samples(out.substring(second, out.indexOf(ToolReport.RULE, second)));
+        assertEquals(40, unsorted.size(), out);
+        assertEquals(38, sorted.size(), out);
+        final List<Double> expected = new ArrayList<>(unsorted);
+        expected.sort(null);
+        assertEquals(expected.subList(0, 38), sorted);
+        assertTrue(out.contains("rnic percentiles (40 samples)"), out);
+        final String tail = out.substring(out.indexOf(ToolReport.RULE, second));
+        assertTrue(tail.startsWith(ToolReport.RULE + "\n" + ToolReport.LATENCY_HEADER + "\n 2 "), tail);
+    }
+
+    /**
+     * {@code -D 1}: each side runs for a second (perftest's margin is 0 under 4 s) and reports what it measured in
+     * perftest's format: a bandwidth line without a peak, or the latency -D line (t_avg and tps). Counts and format
+     * only: the time a loaded machine gives the run is not checked.
+     */
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "WRITE_BW", "SEND_BW", "READ_BW", "WRITE_LAT", "SEND_LAT",
+        "READ_LAT" })
+    void shouldRunForADuration(final ToolKind kind) throws Exception
+    {
+        final String name = "dur-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "--timeout-ms", "30000", "-s", "1024", "-D", "1"));
+        final CapturedRun[] results = runPair(kind, name, common);
+        final Pattern line = kind.isLatency() ?
+            Pattern.compile("(?m)^" + Pattern.quote(ToolReport.LATENCY_DURATION_HEADER) +
+                "\n 1024\\s+([1-9]\\d*)\\s+(\\d+\\.\\d\\d)\\s+(\\d+\\.\\d\\d) *$") :
+            Pattern.compile("(?m)^" + Pattern.quote(ToolReport.BANDWIDTH_HEADER) +
+                "\n 1024\\s+([1-9]\\d*)\\s+0\\.00\\s+(\\d+\\.\\d\\d)\\s+(\\d+\\.\\d+)$");
+        for (final CapturedRun side : results)
+        {
+            assertEquals(0, side.status(), "client:\n" + results[0].out() + results[0].err() + "\nserver:\n" +
+                results[1].out() + results[1].err());
+        }
+        final boolean serverMeasures = kind == ToolKind.SEND_BW || kind == ToolKind.WRITE_LAT ||
+            kind == ToolKind.SEND_LAT;
+        for (int i = 0; i < (serverMeasures ? 2 : 1); i++)
+        {
+            final Matcher m = line.matcher(results[i].out());
+            assertTrue(m.find(), results[i].out());
+            final long iterations = Long.parseLong(m.group(1));
+            if (kind.isLatency())
+            {
+                // t_avg x tps = 10^6 us/s, halved for WRITE and SEND: the two describe the same measurement
+                final double product = Double.parseDouble(m.group(2)) * Double.parseDouble(m.group(3));
+                assertEquals(kind == ToolKind.READ_LAT ? 1e6 : 5e5, product, product * 0.02 + 1e4, m.group());
+                // rnic's percentiles cover the same measurement
+                assertTrue(results[i].out().contains(" rnic percentiles (" + iterations + " samples)"),
+                    results[i].out());
+            }
+            assertTrue(iterations > 0, m.group());
+        }
+    }
+
+    /**
+     * {@code --run_infinitely -D 1}: the client prints perftest's header, then a line each second, until it is
+     * stopped as SIGINT stops it ({@link PerftestTool#stopInfiniteRuns}); then it completes what it posted and both
+     * sides end cleanly, the server with the whole run's figures.
+     */
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "WRITE_BW", "SEND_BW" })
+    void shouldReportPeriodicallyUntilStopped(final ToolKind kind) throws Exception
+    {
+        final String name = "inf-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "-s", "1024", "--run_infinitely", "-D", "1"));
+        final List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("-d", name + "-s"));
+        final List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("-d", name + "-c", "127.0.0.1"));
+        final java.io.ByteArrayOutputStream clientOut = new java.io.ByteArrayOutputStream();
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final Future<CapturedRun> serverRun = threads.submit(() -> run(kind, server));
+            final Future<Integer> clientRun = threads.submit(() ->
+            {
+                try (java.io.PrintStream o = new java.io.PrintStream(clientOut, true))
+                {
+                    return PerftestTool.run(kind, client.toArray(String[]::new), o, o);
+                }
+            });
+            final Pattern periodic = Pattern.compile("(?m)^ 1024\\s+[1-9]\\d*\\s+0\\.00\\s+\\d+\\.\\d\\d\\s+" +
+                "\\d+\\.\\d+$");
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (count(periodic, clientOut.toString()) < 2 && System.nanoTime() < deadlineNs)
+            {
+                Thread.onSpinWait();
+                Thread.yield();
+            }
+            final String running = clientOut.toString();
+            assertTrue(count(periodic, running) >= 2, running);
+            assertTrue(running.contains(ToolReport.RULE + "\n" + ToolReport.BANDWIDTH_HEADER + "\n 1024 "), running);
+            PerftestTool.stopInfiniteRuns();
+            assertEquals(0, clientRun.get(60, TimeUnit.SECONDS), clientOut.toString());
+            final CapturedRun s = serverRun.get(60, TimeUnit.SECONDS);
+            assertEquals(0, s.status(), s.out() + s.err());
+            final String out = clientOut.toString();
+            assertTrue(out.contains("stopped by a signal"), out);
+            assertTrue(Pattern.compile("(?m)^" + Pattern.quote(ToolReport.BANDWIDTH_HEADER) + "\n 1024\\s+[1-9]")
+                .matcher(s.out()).find(), s.out());
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * {@code -a}: the client runs every size from 2 B to 8 MiB on the same QPs, one line each under one header, in
+     * order and with -n iterations each, as perftest; the server only serves and ends with the run.
+     */
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "WRITE_BW", "READ_BW", "READ_LAT" })
+    void shouldRunEverySize(final ToolKind kind) throws Exception
+    {
+        final String name = "all-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "--timeout-ms", "60000", "-a", "-n", "8", "--warmup", "2"));
+        final CapturedRun[] results = runPair(kind, name, common);
+        final CapturedRun c = results[0];
+        assertEquals(0, c.status(), c.out() + c.err());
+        assertEquals(0, results[1].status(), results[1].out() + results[1].err());
+        final String header = kind.isLatency() ? ToolReport.LATENCY_HEADER : ToolReport.BANDWIDTH_HEADER;
+        final int start = c.out().indexOf(ToolReport.RULE + "\n" + header + "\n");
+        assertTrue(start >= 0, c.out());
+        final String[] lines = c.out().substring(start).split("\n");
+        int size = 2;
+        for (int i = 2; i < 2 + 23; i++)
+        {
+            final String[] columns = lines[i].trim().split("\\s+");
+            assertEquals(String.valueOf(size), columns[0], lines[i]);
+            assertEquals("8", columns[1], lines[i]);
+            assertEquals(kind.isLatency() ? 9 : 5, columns.length, lines[i]);
+            size <<= 1;
+        }
+        assertEquals(ToolReport.RULE, lines[2 + 23], c.out());
+        assertEquals(8 << 20, size >> 1);
+        System.out.println(kind.command() + " -a -n 8 in memory:\n" + String.join("\n",
+            java.util.Arrays.asList(lines).subList(1, 2 + 23)));
+        if (!kind.isLatency())
+        {
+            // the 8 MiB line: the average and the message rate describe the same run (MB = 2^20 bytes)
+            final String[] last = lines[1 + 23].trim().split("\\s+");
+            final double averageMBps = Double.parseDouble(last[3]);
+            assertTrue(averageMBps > 0, lines[1 + 23]);
+            assertEquals(Double.parseDouble(last[4]) * 1e6 * 8, averageMBps, averageMBps * 0.05, lines[1 + 23]);
+        }
+    }
+
+    private static int count(final Pattern pattern, final String text)
+    {
+        final Matcher m = pattern.matcher(text);
+        int n = 0;
+        while (m.find())
+        {
+            n++;
+        }
+        return n;
+    }
+
+    private static List<Double> samples(final String list)
+    {
+        final List<Double> values = new ArrayList<>();
+        int n = 0;
+        for (final String line : list.split("\n"))
+        {
+            if (line.startsWith("#"))
+            {
+                continue;
+            }
+            final String[] parts = line.split(", ");
+            assertEquals(++n, Integer.parseInt(parts[0]), list);
+            values.add(Double.parseDouble(parts[1]));
+        }
+        return values;
     }
 
     /**

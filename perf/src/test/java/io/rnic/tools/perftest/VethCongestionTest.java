@@ -24,7 +24,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class VethCongestionTest
 {
-    private static final Pattern BANDWIDTH = Pattern.compile("^ *65536 +\\d+ +([\\d.]+) ", Pattern.MULTILINE);
+    /** perftest's BW average[MB/sec], the 4th column (after #bytes, #iterations and BW peak). */
+    private static final Pattern BANDWIDTH = Pattern.compile("^ *65536 +\\d+ +[\\d.]+ +([\\d.]+)\\s",
+        Pattern.MULTILINE);
     private static final Pattern CNPS = Pattern.compile("CNPs sent: (\\d+) +CNPs received: (\\d+)");
     private static final Pattern MARKED = Pattern.compile("ECN-marked \\(CE\\) packets received: (\\d+)");
     private static final Pattern RETRANSMITTED = Pattern.compile("retransmitted_pkts\\s+([\\d,]+)");
