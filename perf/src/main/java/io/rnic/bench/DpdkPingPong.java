@@ -41,8 +41,8 @@ public final class DpdkPingPong implements AutoCloseable
     public static final int FRAME_BYTES_MAX = 1514;
     /** IEEE 802's local experimental EtherType 1: no stack on either side claims it. */
     static final int ETHER_TYPE = 0x88B5;
-    public static final String SYNOPSIS = "dpdk-pingpong -d DEVICE --eal 'EAL ARGS' [--server] [-l FRAME_BYTES] [-n ITERS] " +
-        "[--warmup N] [--cpu C] [--timeout-ms MS]";
+    public static final String SYNOPSIS = "dpdk-pingpong -d DEVICE --eal 'EAL ARGS' [--server] [-l FRAME_BYTES] " +
+        "[-n ITERS] [--warmup N] [--cpu C] [--timeout-ms MS]";
     public static final String DETAILS = String.join("\n",
         "The floor of a DPDK round trip: Java on the raw DPDK bindings, no RoCEv2. The server (--server) sends every",
         "frame back (MACs swapped); the client sends one frame, waits for it, and prints the round trips' percentiles",
@@ -172,7 +172,10 @@ public final class DpdkPingPong implements AutoCloseable
             for (int i = 0; i < count; i++)
             {
                 wrapFrame(received.getLong(8 * i));
-                addresses(sourceMac(), localMac);
+                if (frame.capacity() >= SEQUENCE_OFFSET) // a runt goes back as it came
+                {
+                    addresses(sourceMac(), localMac);
+                }
                 last |= ours() && frame.getLong(SEQUENCE_OFFSET) >= lastSequence;
             }
             if (!transmitAll(receivedAddress, count, deadlineNs))

@@ -113,7 +113,7 @@ class DpdkPingPongTest
                 lost = bBursts.receive(mbufs.addressOffset(), 32);
             }
             DpdkBindings.rte_pktmbuf_free_bulk(mbufs.addressOffset(), lost);
-            sendForeignFrame(bBursts, mbufs);
+            sendFrame(bBursts, mbufs, DpdkPingPong.FRAME_BYTES_DEFAULT, 0x0800); // IPv4: not the pinger's
             return lost > 0 && b.echo(9, deadlineNs);
         });
 
@@ -122,6 +122,23 @@ class DpdkPingPongTest
         assertTrue(a.resent() >= 1, "the lost frame was sent again");
         assertTrue(a.foreign() >= 1, "the foreign frame was dropped");
         assertEquals(10, roundTripsNs.getTotalCount());
+    }
+
+    @Test
+    void shouldSendARuntBackAsItCameAndGoOnEchoing() throws Exception
+    {
+        final UnsafeBuffer mbufs = new UnsafeBuffer(BufferUtil.allocateDirectAligned(8 * 32, 64));
+        sendFrame(BurstFunctions.shim(a.device(), 0), mbufs, 10, 0x0800); // shorter than two MAC addresses
+        final Histogram roundTripsNs = new Histogram(1, TIMEOUT_NS, 3);
+        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+        final CompletableFuture<Boolean> echo = onEalThread(() -> b.echo(9, deadlineNs));
+        final CompletableFuture<Boolean> ping =
+            onEalThread(() -> a.ping(0, 10, roundTripsNs, TimeUnit.SECONDS.toNanos(10), deadlineNs));
+
+        assertTrue(echo.get(), "the echo side went on after the runt");
+        assertTrue(ping.get(), "every ping came back");
+        assertEquals(11, b.echoed(), "the runt and the 10 pings");
+        assertEquals(1, a.foreign(), "the runt came back and was dropped");
     }
 
     @Test
@@ -146,23 +163,24 @@ class DpdkPingPongTest
         assertTrue(s.output().contains("echoed "), s.output());
     }
 
-    private void sendForeignFrame(final BurstFunctions bursts, final UnsafeBuffer mbufs)
+    /** Sends one frame of {@code length} zero bytes but its EtherType from a pool of the test's own. */
+    private void sendFrame(
+        final BurstFunctions bursts, final UnsafeBuffer mbufs, final int length, final int etherType)
     {
         try (Arena names = Arena.ofConfined())
         {
             foreignPool = DpdkBindings.rte_pktmbuf_pool_create(names.allocateFrom("pp_foreign" + pairs), 63, 0,
                 (short)0, (short)(2048 + DpdkBindings.RTE_PKTMBUF_HEADROOM), DpdkBindings.SOCKET_ID_ANY);
         }
-        final long pool = foreignPool;
-        assertTrue(pool != 0);
-        assertEquals(0, DpdkBindings.rte_pktmbuf_alloc_bulk(pool, mbufs.addressOffset(), 1));
+        assertTrue(foreignPool != 0);
+        assertEquals(0, DpdkBindings.rte_pktmbuf_alloc_bulk(foreignPool, mbufs.addressOffset(), 1));
         final UnsafeBuffer mbuf = new UnsafeBuffer(mbufs.getLong(0), 128);
-        mbuf.putShort((int)DpdkBindings.MBUF_DATA_LEN, (short)DpdkPingPong.FRAME_BYTES_DEFAULT);
-        mbuf.putInt((int)DpdkBindings.MBUF_PKT_LEN, DpdkPingPong.FRAME_BYTES_DEFAULT);
+        mbuf.putShort((int)DpdkBindings.MBUF_DATA_LEN, (short)length);
+        mbuf.putInt((int)DpdkBindings.MBUF_PKT_LEN, length);
         final UnsafeBuffer frame = new UnsafeBuffer(mbuf.getLong((int)DpdkBindings.MBUF_BUF_ADDR) +
-            (mbuf.getShort((int)DpdkBindings.MBUF_DATA_OFF) & 0xFFFF), DpdkPingPong.FRAME_BYTES_DEFAULT);
-        frame.setMemory(0, DpdkPingPong.FRAME_BYTES_DEFAULT, (byte)0);
-        frame.putShort(12, (short)0x0800, ByteOrder.BIG_ENDIAN); // IPv4, sequence number 0 like the first ping
+            (mbuf.getShort((int)DpdkBindings.MBUF_DATA_OFF) & 0xFFFF), Math.max(length, 14));
+        frame.setMemory(0, frame.capacity(), (byte)0);
+        frame.putShort(12, (short)etherType, ByteOrder.BIG_ENDIAN);
         assertEquals(1, bursts.transmit(mbufs.addressOffset(), 1));
     }
 
