@@ -1,5 +1,6 @@
 package io.rnic.cli;
 
+import io.rnic.bench.DpdkPingPong;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
 import io.rnic.tools.perftest.PerftestFlags;
@@ -102,6 +103,10 @@ public final class RnicCli
             "the device of a running driver in ibv_devinfo's layout (-v: ibv_devinfo -v's, with the limits and the " +
             "GID table, GID[i] being the index the tools take as -x i)",
             DevinfoCommand.DETAILS, DevinfoCommand::run));
+        COMMANDS.put("dpdk-pingpong", new Entry(DpdkPingPong.SYNOPSIS,
+            "the floor of a DPDK round trip: one frame each way on the raw DPDK bindings (no RoCEv2), the server " +
+            "sending every frame back; the client prints the round trips' percentiles as write-lat does",
+            DpdkPingPong.DETAILS, DpdkPingPong::run));
         COMMANDS.put("jmh", new Entry("jmh [JMH ARGS]",
             "run the JMH benchmarks in the same jar (e.g. 'bin/rnic jmh IcrcBenchmark -prof gc')",
             JMH_DETAILS, RnicCli::jmh));
