@@ -7,8 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -228,8 +230,9 @@ public final class Eal
     }
 
     /**
-     * Removes EAL's run-time directory: its files first when they are ours ({@code owned}), else only the directory
-     * when it is empty. Best effort: a file that cannot go stays, as DPDK would have left it.
+     * Removes EAL's run-time directory: its files first when they are ours ({@code owned}), else only the sockets
+     * this process has bound there (the telemetry's, which DPDK unlinks only after the JVM's shutdown hooks) and
+     * then the directory if that left it empty. Best effort: a file that cannot go stays, as DPDK would have left it.
      */
     static void removeRuntimeDir(final Path dir, final boolean owned)
     {
@@ -239,16 +242,14 @@ public final class Eal
         }
         try
         {
-            if (owned)
+            final Set<Path> boundHere = owned ? Set.of() : socketsBoundByThisProcess();
+            try (Stream<Path> entries = Files.list(dir))
             {
-                try (Stream<Path> entries = Files.list(dir))
+                for (final Path entry : entries.toList())
                 {
-                    for (final Path entry : entries.toList())
+                    if (owned ? !Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS) : boundHere.contains(entry))
                     {
-                        if (!Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS))
-                        {
-                            Files.deleteIfExists(entry);
-                        }
+                        Files.deleteIfExists(entry);
                     }
                 }
             }
@@ -257,6 +258,45 @@ public final class Eal
         catch (final IOException ex)
         {
             // not empty (another process's files), or not ours to remove: left as it is
+        }
+    }
+
+    /** The paths of the Unix sockets whose descriptors this process holds: {@code /proc/net/unix} by inode. */
+    static Set<Path> socketsBoundByThisProcess()
+    {
+        final Set<String> inodes = new HashSet<>();
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd")))
+        {
+            for (final Path fd : fds.toList())
+            {
+                try
+                {
+                    final String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:["))
+                    {
+                        inodes.add(target.substring("socket:[".length(), target.length() - 1));
+                    }
+                }
+                catch (final IOException ex)
+                {
+                    // closed meanwhile (the listing's own descriptor among them)
+                }
+            }
+            final Set<Path> paths = new HashSet<>();
+            // Num RefCount Protocol Flags Type St Inode Path
+            for (final String line : Files.readAllLines(Path.of("/proc/net/unix")))
+            {
+                final String[] fields = line.trim().split("\\s+");
+                if (fields.length >= 8 && fields[7].startsWith("/") && inodes.contains(fields[6]))
+                {
+                    paths.add(Path.of(fields[7]));
+                }
+            }
+            return paths;
+        }
+        catch (final IOException ex)
+        {
+            return Set.of();
         }
     }
 

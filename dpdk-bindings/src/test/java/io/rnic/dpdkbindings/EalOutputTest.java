@@ -8,6 +8,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.invoke.MethodHandle;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -104,6 +107,15 @@ class EalOutputTest
         final Path empty = Files.createDirectories(root.resolve("empty"));
         Eal.removeRuntimeDir(empty, false);
         assertFalse(Files.exists(empty));
+
+        // the telemetry's socket, still bound when the JVM's shutdown hooks run: ours, so it goes, and the directory
+        final Path withSocket = Files.createDirectories(root.resolve("telemetry"));
+        try (ServerSocketChannel socket = ServerSocketChannel.open(StandardProtocolFamily.UNIX))
+        {
+            socket.bind(UnixDomainSocketAddress.of(withSocket.resolve("dpdk_telemetry.v2")));
+            Eal.removeRuntimeDir(withSocket, false);
+            assertFalse(Files.exists(withSocket));
+        }
     }
 
     @Test
