@@ -350,6 +350,14 @@ public final class ToolOptions
             throw new UsageException("--port dpdk needs --ip ADDR/PREFIX: a DPDK port has no kernel interface to " +
                 "take addresses from");
         }
+        if ("dpdk".equals(portKind) && !isServer() && oobHost == null)
+        {
+            // the exchange is TCP through the kernel, which owns none of a DPDK port's addresses: a connection to the
+            // server's RoCE address would follow this host's routes, to whichever machine they reach
+            throw new UsageException("--port dpdk needs --oob HOST: the TCP exchange cannot run over the DPDK " +
+                "port, and a connection to " + server + " would follow this host's routes, maybe to another " +
+                "machine; name the server's kernel address (--oob 127.0.0.1 when both ends run on this machine)");
+        }
         if (!"dpdk".equals(portKind) && (ealArgs != null || !addresses.isEmpty()))
         {
             throw new UsageException("--eal and --ip apply to --port dpdk");
