@@ -56,6 +56,7 @@ public final class DpdkBindings
     public static final int EINVAL = 22;
     public static final int EEXIST = 17;
     public static final int ENOMEM = 12;
+    public static final int EACCES = 13;
     public static final int ENOTSUP = 95;
     public static final int EALREADY = 114;
 
@@ -200,6 +201,7 @@ public final class DpdkBindings
 
     private static final MethodHandle RTE_EAL_INIT;
     private static final MethodHandle RTE_EAL_CLEANUP;
+    private static final MethodHandle RTE_EAL_GET_RUNTIME_DIR;
     private static final MethodHandle RTE_THREAD_REGISTER;
     private static final MethodHandle RTE_THREAD_UNREGISTER;
     private static final MethodHandle RTE_STRERROR;
@@ -244,7 +246,7 @@ public final class DpdkBindings
     static
     {
         String unavailable = null;
-        final MethodHandle[] h = new MethodHandle[40];
+        final MethodHandle[] h = new MethodHandle[41];
         MemorySegment fpOps = MemorySegment.NULL;
         try
         {
@@ -263,6 +265,8 @@ public final class DpdkBindings
             int i = 0;
             h[i++] = bind(linker, all, "rte_eal_init", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
             h[i++] = bind(linker, all, "rte_eal_cleanup", FunctionDescriptor.of(JAVA_INT));
+            h[i++] = bind(linker, all, "rte_eal_get_runtime_dir",
+                FunctionDescriptor.of(ADDRESS.withTargetLayout(MemoryLayout.sequenceLayout(4096, JAVA_BYTE))));
             h[i++] = bind(linker, all, "rte_thread_register", FunctionDescriptor.of(JAVA_INT));
             h[i++] = bind(linker, all, "rte_thread_unregister", FunctionDescriptor.ofVoid());
             h[i++] = bind(linker, all, "rte_strerror",
@@ -328,6 +332,7 @@ public final class DpdkBindings
         int i = 0;
         RTE_EAL_INIT = h[i++];
         RTE_EAL_CLEANUP = h[i++];
+        RTE_EAL_GET_RUNTIME_DIR = h[i++];
         RTE_THREAD_REGISTER = h[i++];
         RTE_THREAD_UNREGISTER = h[i++];
         RTE_STRERROR = h[i++];
@@ -462,6 +467,19 @@ public final class DpdkBindings
         catch (final Throwable ex)
         {
             throw downcallFailed("rte_eal_cleanup", ex);
+        }
+    }
+
+    /** The directory EAL keeps its run-time files in, {@code /var/run/dpdk/<file-prefix>} as root. */
+    public static String rte_eal_get_runtime_dir()
+    {
+        try
+        {
+            return ((MemorySegment)RTE_EAL_GET_RUNTIME_DIR.invokeExact()).getString(0);
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("rte_eal_get_runtime_dir", ex);
         }
     }
 

@@ -6,7 +6,7 @@ import io.rnic.datapath.dpdk.DpdkConfig;
 import io.rnic.datapath.dpdk.DpdkPort;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.port.PacketPort;
-import io.rnic.dpdkbindings.DpdkException;
+import io.rnic.dpdkbindings.Eal;
 import io.rnic.tools.UsageException;
 import io.rnic.transport.LocalPort;
 
@@ -76,16 +76,11 @@ public final class Ports
     private static PortFactory.OpenedPort dpdk(final PortFactory.Request request)
     {
         final List<String> eal = request.ealArgs() != null ? request.ealArgs() : DpdkConfig.EAL_DEFAULT;
-        final DpdkPort[] ports;
-        try
-        {
-            ports = DpdkPort.open(DpdkConfig.of(request.iface(), eal).withQueues(request.engines()));
-        }
-        catch (final DpdkException ex)
-        {
-            throw new IllegalArgumentException(ex.getMessage() + "\n(without DPDK: --port afpacket -d IFACE runs on a " +
-                "kernel interface)", ex);
-        }
+        // EAL's own output stays off the terminal unless RNIC_DEBUG asks for it; a DpdkException (DPDK missing, EAL
+        // refusing, no such device) is not a usage mistake: its one line, without the tool's usage, is what the user
+        // sees (its message names the fix, --port afpacket where DPDK is missing)
+        Eal.init(eal, System.getenv("RNIC_DEBUG") != null);
+        final DpdkPort[] ports = DpdkPort.open(DpdkConfig.of(request.iface(), eal).withQueues(request.engines()));
         final LocalPort local = new LocalPort(ports[0].macAddress()).ethernetMtu(ports[0].mtu());
         local.addGid(0xFE80_0000_0000_0000L, InterfaceAddresses.eui64(ports[0].macAddress()));
         for (final String address : request.addresses())

@@ -196,6 +196,24 @@ class CommandLineErrorsTest
         assertFalse(usage.contains("|memory") || usage.contains("--port memory"), "not offered in the usage: " + usage);
     }
 
+    /**
+     * A DPDK client without --oob: the kernel owns none of the port's addresses, so a TCP exchange to the server's
+     * RoCE address would go wherever this host's routes lead. Refused while the options are read, before any socket
+     * or port (and were it not, the server address is on loopback: nothing leaves this machine).
+     */
+    @Test
+    void shouldRequireOobForADpdkClient()
+    {
+        final String expected = "--port dpdk needs --oob HOST: the TCP exchange cannot run over the DPDK port, and a " +
+            "connection to 127.0.0.2 would follow this host's routes, maybe to another machine; name the server's " +
+            "kernel address (--oob 127.0.0.1 when both ends run on this machine)";
+        for (final String tool : List.of("write-bw", "send-lat", "ud-pingpong"))
+        {
+            assertOneLine("rnic " + tool + ": " + expected, tool, "--port", "dpdk", "-d", "net_null0", "--ip",
+                "10.52.9.2/24", "--eal", "--no-huge --vdev=net_null0", "127.0.0.2");
+        }
+    }
+
     private static void assertOneLine(final String expected, final String... args)
     {
         final Result result = run(args);

@@ -511,6 +511,14 @@ public final class ToolOptions
             throw new UsageException("--port dpdk needs --ip ADDR/PREFIX: a DPDK port has no kernel interface to " +
                 "take addresses from");
         }
+        if ("dpdk".equals(portKind) && !isServer() && oobHost == null)
+        {
+            // the exchange is TCP through the kernel, which owns none of a DPDK port's addresses: a connection to the
+            // server's RoCE address would follow this host's routes, to whichever machine they reach
+            throw new UsageException("--port dpdk needs --oob HOST: the TCP exchange cannot run over the DPDK " +
+                "port, and a connection to " + server + " would follow this host's routes, maybe to another " +
+                "machine; name the server's kernel address (--oob 127.0.0.1 when both ends run on this machine)");
+        }
         if (!"dpdk".equals(portKind) && (ealArgs != null || !addresses.isEmpty()))
         {
             throw new UsageException("--eal and --ip apply to --port dpdk");
@@ -633,6 +641,12 @@ public final class ToolOptions
         "  --accept-timeout-ms MS  a server gives up when no client has connected within MS; without it a server",
         "                          waits for its client as long as it takes, as perftest's does",
         "  --debug                 when a run fails, also each QP's transport state (PSNs, timers, queues)",
+        "  --oob HOST[:PORT]       where the TCP exchange runs: the client connects there, the server listens",
+        "                          there. A --port dpdk client needs it: the kernel owns none of the port's",
+        "                          addresses (--oob 127.0.0.1 when both ends run on this machine)",
+        "  --eal \"ARGS\"            DPDK: EAL's arguments (default --no-huge -m 512 --no-shconf --no-pci). EAL's",
+        "                          start-up output shows only its warnings and errors (all of it with",
+        "                          RNIC_DEBUG set); a failure is one line. No hugepages reserved: --no-huge -m 512",
         "  -h, --help              this help",
         "  Long forms: -d --iface --ib-dev, -s --size, -n --iters, -m --mtu, -x -g --gid-index --gid-idx,",
         "  -q --qp, -t --tx-depth, -r --rx-depth, -A --atomic_type --atomic-type, -u --qp-timeout, -R --rdma-cm;",

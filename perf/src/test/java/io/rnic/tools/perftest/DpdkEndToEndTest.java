@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -80,6 +81,8 @@ class DpdkEndToEndTest
         client.addAll(List.of("--eal", EAL + " --file-prefix rc" + oobPort + " --vdev=net_memif0,role=client,socket=" +
             socket, "--ip", "10.52.0.2/24", "--oob", "127.0.0.1", "10.52.0.1"));
         runPair(null, server, null, client);
+        assertRuntimeDirGone("rs" + oobPort);
+        assertRuntimeDirGone("rc" + oobPort);
     }
 
     @ParameterizedTest(name = "{0} {1}: DPDK net_af_packet <-> AF_PACKET over a veth")
@@ -135,14 +138,59 @@ class DpdkEndToEndTest
         }
     }
 
+    /** EAL's usage and log stay off the terminal: our one line is all, with EAL's words for what it refused. */
     @Test
-    void shouldExplainAWrongEalArgument() throws Exception
+    void shouldExplainAWrongEalArgumentInOneLine() throws Exception
     {
         final ToolProcess.Result result = ToolProcess.start(null, List.of("write-lat", "--port", "dpdk", "-d",
             "net_memif0", "--ip", "10.52.0.9/24", "--eal", "--no-huge --bogus-option")).await(60);
         assertEquals(2, result.status(), result.output());
-        assertTrue(result.output().contains("rte_eal_init") && result.output().contains("Invalid argument"),
+        final List<String> lines = printed(result);
+        assertEquals(1, lines.size(), result.output());
+        assertTrue(lines.get(0).startsWith("rnic write-lat: rte_eal_init [--no-huge, --bogus-option, ") &&
+            lines.get(0).contains("failed: unrecognized option '--bogus-option': Invalid argument (errno 22)"),
             result.output());
+    }
+
+    /** No hugepage reserved and no --no-huge: what is missing and both ways out, not "Permission denied" alone. */
+    @Test
+    void shouldSayThatHugepagesAreMissingAndSuggestRunningWithoutThem() throws Exception
+    {
+        assumeTrue(Files.readString(Path.of("/proc/sys/vm/nr_hugepages")).trim().equals("0"),
+            "hugepages are reserved here");
+        final String prefix = "rh" + ProcessHandle.current().pid();
+        final ToolProcess.Result result = ToolProcess.start(null, List.of("write-lat", "--port", "dpdk", "-d",
+            "net_null0", "--ip", "10.52.0.9/24", "--eal", "--no-pci --file-prefix " + prefix + " --vdev=net_null0"))
+            .await(60);
+        assertEquals(2, result.status(), result.output());
+        final List<String> lines = printed(result);
+        assertEquals(1, lines.size(), result.output());
+        assertTrue(lines.get(0).contains("failed: Cannot get hugepage information: Permission denied (errno 13). No " +
+            "hugepages are reserved here: run without them (--no-huge -m 512 in the EAL arguments) or reserve some as " +
+            "root (echo 512 > /proc/sys/vm/nr_hugepages)"), result.output());
+        assertRuntimeDirGone(prefix);
+    }
+
+    /**
+     * A run leaves no {@code /var/run/dpdk/<prefix>}: with shared files (EAL's config and IPC socket in it) and
+     * without; here the server gives up waiting for a client, after EAL and the port started.
+     */
+    @Test
+    void shouldLeaveNoRuntimeDirectoryBehind() throws Exception
+    {
+        final String tcpPort = Integer.toString(21_000 + (int)(ProcessHandle.current().pid() % 20_000));
+        for (final String shared : List.of("", " --no-shconf"))
+        {
+            final String prefix = "rd" + (shared.isEmpty() ? "s" : "n") + ProcessHandle.current().pid();
+            final ToolProcess.Result result = ToolProcess.start(null, List.of("write-bw", "--port", "dpdk", "-d",
+                "net_null0", "--ip", "10.52.0.9/24", "-p", tcpPort, "--oob", "127.0.0.1", "--accept-timeout-ms",
+                "500", "--eal", "--no-huge -m 512 --no-pci" + shared + " --file-prefix " + prefix +
+                " --vdev=net_null0")).await(60);
+            assertEquals(2, result.status(), result.output());
+            assertTrue(result.output().contains("no client connected to TCP port " + tcpPort), result.output());
+            assertFalse(result.output().contains("TELEMETRY"), "EAL's start-up notes stay off: " + result.output());
+            assertRuntimeDirGone(prefix);
+        }
     }
 
     @Test
@@ -154,6 +202,17 @@ class DpdkEndToEndTest
         assertEquals(2, result.status(), result.output());
         assertTrue(result.output().contains("no DPDK port named 'net_memif9' (ports: [net_null0])"),
             result.output());
+    }
+
+    /** What the tool printed, without the test's description line and the JVM's incubator note. */
+    private static List<String> printed(final ToolProcess.Result result)
+    {
+        return result.output().lines().skip(1).filter(l -> !l.startsWith("WARNING: Using incubator modules")).toList();
+    }
+
+    private static void assertRuntimeDirGone(final String prefix)
+    {
+        assertFalse(Files.exists(Path.of("/var/run/dpdk", prefix)), "/var/run/dpdk/" + prefix + " left behind");
     }
 
     private static void runPair(
