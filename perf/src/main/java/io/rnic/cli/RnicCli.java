@@ -47,7 +47,7 @@ public final class RnicCli
         "then for example:",
         "  -l              list the benchmarks (IcrcBenchmark, TransportThroughputBenchmark,",
         "                  InboundValidationBenchmark, ShaperBenchmark, IdleQpDutyCycleBenchmark, DpdkBurstBenchmark,",
-        "                  DriverRingsBenchmark)",
+        "                  DriverRingsBenchmark, DriverHandoffBenchmark)",
         "  -f N -wi N -i N forks, warm-up and measured iterations",
         "  -p NAME=V,...   a benchmark parameter's values (e.g. -p messageBytes=64)",
         "  -prof gc        bytes allocated per operation (the hot path's must be ~0)",
