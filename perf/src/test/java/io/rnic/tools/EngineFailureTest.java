@@ -65,7 +65,20 @@ class EngineFailureTest
             }
         });
         final long startNs = System.nanoTime();
-        final CapturedRun run = server(name);
+        final java.io.PrintStream stderr = System.err;
+        final java.io.ByteArrayOutputStream endpointErr = new java.io.ByteArrayOutputStream();
+        final CapturedRun run;
+        System.setErr(new java.io.PrintStream(endpointErr, true, java.nio.charset.StandardCharsets.UTF_8));
+        try
+        {
+            run = server(name);
+        }
+        finally
+        {
+            System.setErr(stderr);
+        }
+        assertEquals("", endpointErr.toString(java.nio.charset.StandardCharsets.UTF_8),
+            "the endpoint printed the failure too: the user would read it twice");
         assertEquals(2, run.status(), run.out() + run.err());
         assertTrue(run.err().matches("the engine thread failed: java.lang.IllegalStateException: the ring broke " +
             "\\(while waiting for a client on TCP port \\d+\\)\\R"), run.err());

@@ -60,6 +60,7 @@ public final class Endpoint implements AutoCloseable
     /** The AF_PACKET interface's lock ({@link InterfaceLock}), or null for in-memory and DPDK ports. */
     private final InterfaceLock interfaceLock;
     private volatile Throwable lastEngineError;
+    private final boolean printEngineErrors;
     private boolean closed;
 
     private Endpoint(
@@ -92,6 +93,7 @@ public final class Endpoint implements AutoCloseable
         this.agent = agents[0];
         DatagramSocket guard = null;
         String guardStatus = "not held";
+        this.printEngineErrors = options.printEngineErrors();
         if (options.holdRocePort())
         {
             try
@@ -417,7 +419,10 @@ public final class Endpoint implements AutoCloseable
     {
         engineErrors.incrementAndGet();
         lastEngineError = error;
-        System.err.println("rnic: engine thread error: " + error);
+        if (printEngineErrors)
+        {
+            System.err.println("rnic: engine thread error: " + error);
+        }
         if (System.getenv("RNIC_DEBUG") != null)
         {
             error.printStackTrace(System.err); // the tools' users get the line; developers ask for the trace

@@ -73,7 +73,7 @@ final class PerftestPort
     /** The endpoint's options: a kernel interface answers ARP/ND itself, DPDK and in-memory ports have none. */
     EndpointOptions endpointOptions(final ToolOptions options)
     {
-        return EndpointOptions.defaults().withCpu(options.cpu)
+        return EndpointOptions.defaults().withPrintEngineErrors(false).withCpu(options.cpu)
             .withIdleStrategy(options.idle != null ? options.idle : "spin").withCapture(options.pcap)
             .withHoldRocePort("afpacket".equals(options.portKind))
             .withAnswerNeighbours(!"afpacket".equals(options.portKind)); // no kernel behind DPDK or in-memory ports
