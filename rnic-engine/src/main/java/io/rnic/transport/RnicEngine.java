@@ -45,6 +45,8 @@ import java.util.function.Supplier;
  */
 public final class RnicEngine
 {
+    /** {@link #execute}'s default limit: a stuck or failing engine thread gives an error, not a hang. */
+    public static final long COMMAND_TIMEOUT_NS_DEFAULT = 30_000_000_000L;
     /** Packets one QP may send per duty cycle, so that one busy QP does not starve the others. */
     public static final int SEND_BUDGET_PER_QP = 64;
 
@@ -88,6 +90,8 @@ public final class RnicEngine
     private final int shards;
     private boolean callerFlushesAcknowledges;
     private volatile Thread engineThread;
+    /** How long {@link #execute} waits for the engine thread to run a command: far beyond any command's own time. */
+    private volatile long commandTimeoutNs = COMMAND_TIMEOUT_NS_DEFAULT;
     private long nowNs;
     private boolean receiveReported;
     private boolean receiveDrained;
@@ -209,6 +213,12 @@ public final class RnicEngine
      * thread declares null when it stops driving the engine (after its last duty cycle): commands queued meanwhile
      * run then, so that no caller waits for an engine that no longer runs (a deregistration racing a shutdown).
      */
+    /** {@link #execute}'s limit, for tests of an engine thread that never runs its commands. */
+    void commandTimeoutNs(final long timeoutNs)
+    {
+        this.commandTimeoutNs = timeoutNs;
+    }
+
     public void engineThread(final Thread thread)
     {
         this.engineThread = thread;
@@ -643,7 +653,15 @@ public final class RnicEngine
         }
         try
         {
-            return result.get();
+            return result.get(commandTimeoutNs, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+        catch (final java.util.concurrent.TimeoutException ex)
+        {
+            // a duty cycle that fails before it reaches the commands, every time, or a thread that hangs: never wait
+            // for ever (the command stays queued and runs if the engine recovers)
+            throw new VerbsException("the engine thread " + owner.getName() + " did not run the command within " +
+                java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(commandTimeoutNs) + " ms: it is stuck or failing " +
+                "(its errors are counted and logged)");
         }
         catch (final InterruptedException ex)
         {

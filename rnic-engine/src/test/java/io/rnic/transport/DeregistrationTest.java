@@ -220,7 +220,9 @@ class DeregistrationTest
     private static void awaitParkedOrDone(final Thread thread)
     {
         Thread.State state;
-        while ((state = thread.getState()) != Thread.State.WAITING && state != Thread.State.TERMINATED)
+        // the engine's execute waits with a time limit: TIMED_WAITING
+        while ((state = thread.getState()) != Thread.State.WAITING && state != Thread.State.TIMED_WAITING &&
+            state != Thread.State.TERMINATED)
         {
             Thread.onSpinWait();
         }
