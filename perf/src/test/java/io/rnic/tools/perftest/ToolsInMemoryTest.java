@@ -406,6 +406,23 @@ class ToolsInMemoryTest
         }
     }
 
+    /** {@code -a} over the RDMA CM ({@code -R}): the barriers between sizes go over the CM's exchange QP. */
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "WRITE_LAT", "SEND_LAT", "SEND_BW" })
+    void shouldRunEverySizeOverRdmaCm(final ToolKind kind) throws Exception
+    {
+        final String name = "cm-all-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = List.of("--port", "memory", "-R", "-p", String.valueOf(tcpPort()), "--idle",
+            "yield", "--timeout-ms", "60000", "-a", "-n", "8", "--warmup", "2");
+        final CapturedRun[] results = runPair(kind, name, common, List.of(), "10.90.0.1");
+        assertEquals(0, results[0].status(), results[0].out() + results[0].err());
+        assertEquals(0, results[1].status(), results[1].out() + results[1].err());
+        everySize(kind, results[0].out());
+        everySize(kind, results[1].out());
+    }
+
     /** The 23 lines of -a -n 8 (2 B to 8 MiB, in order) under perftest's header and above its rule; from the rule. */
     private static String[] everySize(final ToolKind kind, final String out)
     {
