@@ -184,7 +184,7 @@ public final class PerftestTool
                 // before the server answers: the application posts its receives, and rdma-core's pingpong
                 // client sends as soon as it has our answer (a SEND before them would get an RNR NAK); -a makes
                 // one application per size instead, each posting receives of its size
-                created[0] = options.allSizes ? null :
+                created[0] = runsEverySize() ? null :
                     ToolApplications.create(options, qps, expected, latency, duration);
             });
             final ToolApplication application = created[0];
@@ -197,8 +197,7 @@ public final class PerftestTool
     private int measure(final ToolDevice device, final OutOfBand oob, final ToolApplication application,
         final LatencyLog latency, final LocalQp[] qps, final MemorySegment expected) throws IOException
     {
-        if (options.allSizes && (!options.isServer() || kind == ToolKind.WRITE_LAT ||
-            kind.operation() == ToolKind.Operation.SEND))
+        if (runsEverySize())
         {
             return measureAllSizes(device, oob, qps);
         }
@@ -255,6 +254,13 @@ public final class PerftestTool
             out.println(" verify: OK");
         }
         return 0;
+    }
+
+    /** -a on this side: the client, or a server that takes part (write-lat, send-lat, send-bw). */
+    private boolean runsEverySize()
+    {
+        return options.allSizes && (!options.isServer() || kind == ToolKind.WRITE_LAT ||
+            kind.operation() == ToolKind.Operation.SEND);
     }
 
     /**
