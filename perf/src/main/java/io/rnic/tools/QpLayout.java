@@ -28,6 +28,28 @@ public final class QpLayout
         this.regionBytes = align(areaBytes * 2, 4096L);
     }
 
+    private QpLayout(final int messageBytes, final int slotBytes, final QpLayout within)
+    {
+        this.messageBytes = messageBytes;
+        this.slotBytes = slotBytes;
+        this.slots = 1;
+        this.areaBytes = within.areaBytes;
+        this.regionBytes = within.regionBytes;
+    }
+
+    /**
+     * A layout for a smaller message in this one's region (-a's sizes, one slot, no UD): its receive area stays where
+     * this one's is, so it stays the address announced to the peer, where the peer's WRITEs land.
+     */
+    public QpLayout sizedWithin(final int messageBytes)
+    {
+        if (messageBytes > slotBytes)
+        {
+            throw new IllegalArgumentException(messageBytes + " bytes do not fit a slot of " + slotBytes);
+        }
+        return new QpLayout(messageBytes, (int)align(messageBytes, 64L), this);
+    }
+
     public long sendSlot(final long regionBase, final long slot)
     {
         return regionBase + slot * slotBytes;

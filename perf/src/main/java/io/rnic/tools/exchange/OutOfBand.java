@@ -24,6 +24,15 @@ public interface OutOfBand extends AutoCloseable
     void sync() throws IOException;
 
     /**
+     * One more of perftest's {@code ctx_hand_shake} barriers: -a's between sizes (ib_send_lat meets before each size,
+     * once its receives are posted; ib_send_bw before and after each). rdma-core's pingpongs have none.
+     */
+    default void barrier() throws IOException
+    {
+        throw new UnsupportedOperationException("this exchange has no barriers between tests");
+    }
+
+    /**
      * After the test: returns once the peer finished too. {@code mine} is this side's bandwidth result (null when it
      * measured none); returns the peer's when the exchange carries it (perftest's WRITE/READ/atomic bandwidth
      * tests), else null.

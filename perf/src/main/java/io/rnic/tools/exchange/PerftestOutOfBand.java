@@ -298,6 +298,12 @@ public final class PerftestOutOfBand implements OutOfBand
     }
 
     @Override
+    public void barrier() throws IOException
+    {
+        handShake();
+    }
+
+    @Override
     public BandwidthReport finish(final BandwidthReport mine) throws IOException
     {
         BandwidthReport theirs = null;

@@ -404,6 +404,12 @@ public final class RdmaCmOutOfBand implements OutOfBand
     }
 
     @Override
+    public void barrier() throws IOException
+    {
+        swap(lastKeys, "perftest hand-shake");
+    }
+
+    @Override
     public BandwidthReport finish(final BandwidthReport mine) throws IOException
     {
         BandwidthReport theirs = null;

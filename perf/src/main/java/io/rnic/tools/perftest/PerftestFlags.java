@@ -235,6 +235,10 @@ public final class PerftestFlags
         {
             checkBidirectional(options);
         }
+        if (connection == QpType.UD && options.allSizes)
+        {
+            throw new UsageException("-a runs RC and UC: a UD message is one packet, and 8 MiB is not");
+        }
         if (connection == QpType.UD && options.mtu != 0 && options.size > options.mtu)
         {
             throw new UsageException("a UD message is one packet: -s " + options.size + " is larger than the MTU " +

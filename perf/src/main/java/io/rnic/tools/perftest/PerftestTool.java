@@ -182,8 +182,10 @@ public final class PerftestTool
                     }
                 }
                 // before the server answers: the application posts its receives, and rdma-core's pingpong
-                // client sends as soon as it has our answer (a SEND before them would get an RNR NAK)
-                created[0] = ToolApplications.create(options, qps, expected, latency, duration);
+                // client sends as soon as it has our answer (a SEND before them would get an RNR NAK); -a makes
+                // one application per size instead, each posting receives of its size
+                created[0] = runsEverySize() ? null :
+                    ToolApplications.create(options, qps, expected, latency, duration);
             });
             final ToolApplication application = created[0];
             report.connected(localPort, iface, gidIndex, mtu, qps);
@@ -195,7 +197,7 @@ public final class PerftestTool
     private int measure(final ToolDevice device, final OutOfBand oob, final ToolApplication application,
         final LatencyLog latency, final LocalQp[] qps, final MemorySegment expected) throws IOException
     {
-        if (options.allSizes && !options.isServer())
+        if (runsEverySize())
         {
             return measureAllSizes(device, oob, qps);
         }
@@ -254,36 +256,54 @@ public final class PerftestTool
         return 0;
     }
 
+    /** -a on this side: the client, or a server that takes part (write-lat, send-lat, send-bw). */
+    private boolean runsEverySize()
+    {
+        return options.allSizes && (!options.isServer() || kind == ToolKind.WRITE_LAT ||
+            kind.operation() == ToolKind.Operation.SEND);
+    }
+
     /**
-     * -a on the client: each size from 2 B to 8 MiB in turn on the same QPs (views of their regions, which hold the
-     * largest), one line each under perftest's header, as perftest; the server only serves, and gets the last
-     * size's figures at the end.
+     * -a: each size from 2 B to 8 MiB in turn on the same QPs (views of their regions, which hold the largest, with
+     * the receive area where the peer was told), one line each under perftest's header, as perftest. On the client,
+     * and on the server where it takes part (write-lat, send-lat, send-bw), as perftest's prints a line too; the
+     * servers of write-bw, read-bw and read-lat only serve and get the last size's figures at the end. Between sizes
+     * the sides meet where perftest's do: ib_write_lat nowhere (each size polls a byte the smaller ones never wrote),
+     * ib_send_lat once the next size's receives are posted, ib_send_bw also after each size.
      */
     private int measureAllSizes(final ToolDevice device, final OutOfBand oob, final LocalQp[] qps) throws IOException
     {
+        final boolean send = kind.operation() == ToolKind.Operation.SEND;
+        int size = 2;
+        LatencyLog latency = new LatencyLog();
+        // the first size's receives are posted before the barriers that let the client send
+        ToolApplication application = createForSize(qps, size, latency);
         oob.sync();
         report.allSizesStart();
         OutOfBand.BandwidthReport last = null;
-        for (int size = 2; size <= ToolOptions.ALL_SIZES_MAX_BYTES; size <<= 1)
+        while (true)
         {
-            options.size = size;
-            final LocalQp[] views = new LocalQp[qps.length];
-            for (int i = 0; i < qps.length; i++)
-            {
-                views[i] = qps[i].withLayout(new QpLayout(size, false));
-            }
-            final LatencyLog latency = new LatencyLog();
-            if (kind.isLatency())
-            {
-                latency.keepSamples((int)Math.min(options.iterations, MAX_SAMPLES));
-            }
-            final ToolApplication application = ToolApplications.create(options, views, null, latency, null);
             if (!await(device, application, latency))
             {
                 return 1;
             }
             final OutOfBand.BandwidthReport line = report.allSizesLine(application, latency);
             last = line != null ? line : last;
+            if (send && !kind.isLatency())
+            {
+                oob.barrier(); // ib_send_bw: both sides done with this size
+            }
+            if (size == ToolOptions.ALL_SIZES_MAX_BYTES)
+            {
+                break;
+            }
+            size <<= 1;
+            latency = new LatencyLog();
+            application = createForSize(qps, size, latency);
+            if (send)
+            {
+                oob.barrier(); // the next size's receives are posted on both sides: the client may send
+            }
         }
         out.println(ToolReport.RULE);
         oob.finish(last);
@@ -296,6 +316,22 @@ public final class PerftestTool
         out.print(device.countersReport());
         ToolReport.congestion(out, options, device.engines(), qps);
         return 0;
+    }
+
+    /** -a: the application of one size on views of the QPs; it posts its receives (SEND) before it returns. */
+    private ToolApplication createForSize(final LocalQp[] qps, final int size, final LatencyLog latency)
+    {
+        options.size = size;
+        final LocalQp[] views = new LocalQp[qps.length];
+        for (int i = 0; i < qps.length; i++)
+        {
+            views[i] = qps[i].withLayout(qps[i].layout.sizedWithin(size));
+        }
+        if (kind.isLatency())
+        {
+            latency.keepSamples((int)Math.min(options.iterations, MAX_SAMPLES));
+        }
+        return ToolApplications.create(options, views, null, latency, null);
     }
 
     /**

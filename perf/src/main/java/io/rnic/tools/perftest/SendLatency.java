@@ -14,7 +14,7 @@ import java.lang.foreign.ValueLayout;
  * server answers each received message with a SEND of its own; the client times from posting to receiving the
  * answer, the server (as perftest's) from its answer to the next message. With {@code -D} each counts the round
  * trips that end in its measurement; the client ends the run with a last message ({@link #END_OF_RUN}). Receive
- * WQEs are posted ahead ({@code -r}) and replaced as they complete.
+ * WQEs are posted ahead ({@code -r}) and replaced as they complete, one for each message of the run.
  */
 public final class SendLatency extends ToolApplication
 {
@@ -112,11 +112,16 @@ public final class SendLatency extends ToolApplication
             {
                 return 0;
             }
-            final int rc = q.postReceive(receivesPosted++, 0);
-            if (rc != 0)
+            // no more than `total`: -a's next size posts receives of its own on the same QP, and none of this
+            // size's, too short for the next, may be left for its messages
+            if (receivesPosted < total)
             {
-                fail("ibv_post_recv returned " + rc);
-                return 0;
+                final int rc = q.postReceive(receivesPosted++, 0);
+                if (rc != 0)
+                {
+                    fail("ibv_post_recv returned " + rc);
+                    return 0;
+                }
             }
             if (client)
             {

@@ -122,7 +122,8 @@ public final class ToolOptions
         "  -D, --duration SECONDS  run for a time: perftest's warm-up, measurement and cool-down (a quarter each\n" +
         "                          side, whole seconds); iterations count in the measurement only\n" +
         "  --run_infinitely        bandwidth tools: a line every -D seconds (5) until SIGINT or SIGTERM\n" +
-        "  -a, --all               every size from 2 B to 8 MiB, one line each (write-bw, read-bw, read-lat)";
+        "  -a, --all               every size from 2 B to 8 MiB, one line each (write-bw, write-lat, read-bw,\n" +
+        "                          read-lat, send-bw, send-lat; not atomics, not -c UD)";
     /** What the output and measurement options add to the synopsis. */
     static final String OUTPUT_SYNOPSIS = " [--report_gbits] [--out_json] [--out_json_file PATH] [-U]" +
         " [-D SECONDS] [--run_infinitely] [-a]";
@@ -386,10 +387,10 @@ public final class ToolOptions
         }
         if (allSizes)
         {
-            if (kind != ToolKind.WRITE_BW && kind != ToolKind.READ_BW && kind != ToolKind.READ_LAT)
+            if (kind.operation() == ToolKind.Operation.ATOMIC || kind.isPingpong())
             {
-                throw new UsageException("-a runs write-bw, read-bw and read-lat (their servers only serve) for " +
-                    "now; not " + kind.command());
+                throw new UsageException("-a runs write-bw, write-lat, read-bw, read-lat, send-bw and send-lat; " +
+                    kind.command() + (kind.isPingpong() ? " is not perftest's" : "'s messages are 8 bytes"));
             }
             if (verify || hlog != null || durationS > 0 || runInfinitely)
             {

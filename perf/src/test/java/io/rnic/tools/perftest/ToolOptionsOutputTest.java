@@ -68,7 +68,8 @@ class ToolOptionsOutputTest
         assertMessage(ToolKind.RC_PINGPONG, "-D applies to perftest's tools, not to ibv_rc_pingpong", "-D", "2");
         assertMessage(ToolKind.WRITE_BW, "-D", "-D", "0");
         assertMessage(ToolKind.ATOMIC_BW, "--verify counts on -n", "-D", "2", "--verify");
-        assertMessage(ToolKind.SEND_BW, "-a runs write-bw, read-bw and read-lat", "-a");
+        assertMessage(ToolKind.ATOMIC_LAT, "atomic-lat's messages are 8 bytes", "-a");
+        assertMessage(ToolKind.SEND_LAT, "-a runs RC and UC", "-a", "-c", "UD");
         assertMessage(ToolKind.WRITE_LAT, "write-lat -D needs -s 2 or more", "-D", "1", "-s", "1");
         assertMessage(ToolKind.WRITE_BW, "-a goes with none of --verify", "-a", "--verify");
         assertMessage(ToolKind.SEND_BW, "--verify counts on -n", "--verify", "--run_infinitely");

@@ -369,10 +369,13 @@ class ToolsInMemoryTest
 
     /**
      * {@code -a}: the client runs every size from 2 B to 8 MiB on the same QPs, one line each under one header, in
-     * order and with -n iterations each, as perftest; the server only serves and ends with the run.
+     * order and with -n iterations each, as perftest; the server of write-bw, read-bw and read-lat only serves and
+     * ends with the run; the servers of write-lat, send-lat and send-bw run every size with their client (each size's
+     * receives posted, or its marker byte polled, where the peer's messages land) and print their own lines.
      */
     @ParameterizedTest
-    @EnumSource(value = ToolKind.class, names = { "WRITE_BW", "READ_BW", "READ_LAT" })
+    @EnumSource(value = ToolKind.class, names = { "WRITE_BW", "READ_BW", "READ_LAT", "WRITE_LAT", "SEND_LAT",
+        "SEND_BW" })
     void shouldRunEverySize(final ToolKind kind) throws Exception
     {
         final String name = "all-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
@@ -382,23 +385,15 @@ class ToolsInMemoryTest
             "--idle", "yield", "--timeout-ms", "60000", "-a", "-n", "8", "--warmup", "2"));
         final CapturedRun[] results = runPair(kind, name, common);
         final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
         assertEquals(0, c.status(), c.out() + c.err());
-        assertEquals(0, results[1].status(), results[1].out() + results[1].err());
-        final String header = kind.isLatency() ? ToolReport.LATENCY_HEADER : ToolReport.BANDWIDTH_HEADER;
-        final int start = c.out().indexOf(ToolReport.RULE + "\n" + header + "\n");
-        assertTrue(start >= 0, c.out());
-        final String[] lines = c.out().substring(start).split("\n");
-        int size = 2;
-        for (int i = 2; i < 2 + 23; i++)
+        assertEquals(0, s.status(), s.out() + s.err());
+        final String[] lines = everySize(kind, c.out());
+        final boolean serverTakesPart = kind == ToolKind.WRITE_LAT || kind.operation() == ToolKind.Operation.SEND;
+        if (serverTakesPart)
         {
-            final String[] columns = lines[i].trim().split("\\s+");
-            assertEquals(String.valueOf(size), columns[0], lines[i]);
-            assertEquals("8", columns[1], lines[i]);
-            assertEquals(kind.isLatency() ? 9 : 5, columns.length, lines[i]);
-            size <<= 1;
+            everySize(kind, s.out());
         }
-        assertEquals(ToolReport.RULE, lines[2 + 23], c.out());
-        assertEquals(8 << 20, size >> 1);
         System.out.println(kind.command() + " -a -n 8 in memory:\n" + String.join("\n",
             java.util.Arrays.asList(lines).subList(1, 2 + 23)));
         if (!kind.isLatency())
@@ -409,6 +404,44 @@ class ToolsInMemoryTest
             assertTrue(averageMBps > 0, lines[1 + 23]);
             assertEquals(Double.parseDouble(last[4]) * 1e6 * 8, averageMBps, averageMBps * 0.05, lines[1 + 23]);
         }
+    }
+
+    /** {@code -a} over the RDMA CM ({@code -R}): the barriers between sizes go over the CM's exchange QP. */
+    @ParameterizedTest
+    @EnumSource(value = ToolKind.class, names = { "WRITE_LAT", "SEND_LAT", "SEND_BW" })
+    void shouldRunEverySizeOverRdmaCm(final ToolKind kind) throws Exception
+    {
+        final String name = "cm-all-" + kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = List.of("--port", "memory", "-R", "-p", String.valueOf(tcpPort()), "--idle",
+            "yield", "--timeout-ms", "60000", "-a", "-n", "8", "--warmup", "2");
+        final CapturedRun[] results = runPair(kind, name, common, List.of(), "10.90.0.1");
+        assertEquals(0, results[0].status(), results[0].out() + results[0].err());
+        assertEquals(0, results[1].status(), results[1].out() + results[1].err());
+        everySize(kind, results[0].out());
+        everySize(kind, results[1].out());
+    }
+
+    /** The 23 lines of -a -n 8 (2 B to 8 MiB, in order) under perftest's header and above its rule; from the rule. */
+    private static String[] everySize(final ToolKind kind, final String out)
+    {
+        final String header = kind.isLatency() ? ToolReport.LATENCY_HEADER : ToolReport.BANDWIDTH_HEADER;
+        final int start = out.indexOf(ToolReport.RULE + "\n" + header + "\n");
+        assertTrue(start >= 0, out);
+        final String[] lines = out.substring(start).split("\n");
+        int size = 2;
+        for (int i = 2; i < 2 + 23; i++)
+        {
+            final String[] columns = lines[i].trim().split("\\s+");
+            assertEquals(String.valueOf(size), columns[0], lines[i]);
+            assertEquals("8", columns[1], lines[i]);
+            assertEquals(kind.isLatency() ? 9 : 5, columns.length, lines[i]);
+            size <<= 1;
+        }
+        assertEquals(ToolReport.RULE, lines[2 + 23], out);
+        assertEquals(8 << 20, size >> 1);
+        return lines;
     }
 
     private static int count(final Pattern pattern, final String text)
