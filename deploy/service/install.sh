@@ -11,7 +11,7 @@
 #   --conf-dir DIR       where driver.env.example goes (default /etc/rnic)
 #   --no-unit            the tree only, no unit and no env example (a container image)
 #   --files-only         no user, no group, no systemctl (a staging directory, an image, the check)
-#   --allow-missing-jar  install the launcher and scripts even when perf/target/rnic.jar is not built (the check)
+#   --allow-missing-jar  install the launcher and scripts even when perf/target/rnic.jar is not built or stale (the check)
 #
 # Build first (bin/rnic help builds the jar, or mvn -DskipTests package). The tree is what bin/rnic needs to run a
 # built jar: bin/rnic, deploy/lib, deploy/service, perf/target/rnic.jar and jvm.options, README.md, and the parent
@@ -53,7 +53,7 @@ if [[ -f $jar && -f $options ]]; then
   shopt -s nullglob
   newer=$(find "$root"/*/src "$root"/pom.xml "$root"/*/pom.xml -newer "$jar" -print -quit)
   shopt -u nullglob
-  if [[ -n $newer ]]; then
+  if [[ -n $newer && $allow_missing_jar == no ]]; then
     echo "install: $jar is older than $newer: rebuild it first (bin/rnic help)" >&2
     exit 1
   fi
