@@ -11,7 +11,8 @@
 #   --conf-dir DIR       where driver.env.example goes (default /etc/rnic)
 #   --no-unit            the tree only, no unit and no env example (a container image)
 #   --files-only         no user, no group, no systemctl (a staging directory, an image, the check)
-#   --allow-missing-jar  install the launcher and scripts even when perf/target/rnic.jar is not built or stale (the check)
+#   --allow-missing-jar  install the launcher and scripts even when perf/target/rnic.jar is not built or is stale
+#                        (the check)
 #
 # Build first (bin/rnic help builds the jar, or mvn -DskipTests package). The tree is what bin/rnic needs to run a
 # built jar: bin/rnic, deploy/lib, deploy/service, perf/target/rnic.jar and jvm.options, README.md, and the parent
