@@ -1,17 +1,8 @@
 package io.rnic.datapath.cm;
 
-import io.rnic.datapath.endpoint.EmbeddedContext;
 import io.rnic.datapath.endpoint.InMemoryContexts;
-import io.rnic.device.QueuePair;
-import io.rnic.verbs.AccessFlags;
-import io.rnic.verbs.CompletionQueue;
-import io.rnic.verbs.MemoryRegion;
-import io.rnic.verbs.ProtectionDomain;
-import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpState;
-import io.rnic.verbs.QpType;
 import io.rnic.verbs.RecvWorkRequest;
-import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
@@ -19,7 +10,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -40,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RdmaCmTest
 {
     private static final int PORT = 7471;
-    private static final int MESSAGE_BYTES = 1 << 20;
+    private static final int MESSAGE_BYTES = ConnectionSide.MESSAGE_BYTES;
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private InMemoryContexts pair;
@@ -66,8 +56,8 @@ class RdmaCmTest
     @Test
     void shouldConnectWriteAndReadOneMebibyteByteExactAndDisconnect() throws Exception
     {
-        final Side a = new Side(pair.first());
-        final Side b = new Side(pair.second());
+        final ConnectionSide a = new ConnectionSide(pair.first());
+        final ConnectionSide b = new ConnectionSide(pair.second());
         final byte[] hello = { 'h', 'e', 'l', 'l', 'o' };
         final byte[] welcome = { 'w', 'e', 'l', 'c', 'o', 'm', 'e' };
         final RdmaListener listener = cmB.listen(pair.secondIpv4(), PORT);
@@ -118,7 +108,7 @@ class RdmaCmTest
     @Test
     void shouldRejectAConnectToAPortNobodyListensOnNamingTheReason()
     {
-        final Side a = new Side(pair.first());
+        final ConnectionSide a = new ConnectionSide(pair.first());
         final RdmaCmException error = assertThrows(RdmaCmException.class,
             () -> cmA.connect(pair.secondIpv4(), PORT + 1, a.init(), TIMEOUT, new byte[0]));
         assertEquals("connect to 192.0.2.2 port 7472: rejected: invalid service ID: nobody listens on that port " +
@@ -128,7 +118,7 @@ class RdmaCmTest
     @Test
     void shouldRejectAConnectTheListenerRefuses() throws Exception
     {
-        final Side a = new Side(pair.first());
+        final ConnectionSide a = new ConnectionSide(pair.first());
         final RdmaListener listener = cmB.listen(PORT);
         final CompletableFuture<byte[]> refused = CompletableFuture.supplyAsync(() ->
         {
@@ -146,8 +136,8 @@ class RdmaCmTest
     @Test
     void shouldTimeOutAnAcceptCleanlyAndAcceptTheNextConnect() throws Exception
     {
-        final Side a = new Side(pair.first());
-        final Side b = new Side(pair.second());
+        final ConnectionSide a = new ConnectionSide(pair.first());
+        final ConnectionSide b = new ConnectionSide(pair.second());
         final RdmaListener listener = cmB.listen(PORT);
         final RdmaCmException error = assertThrows(RdmaCmException.class,
             () -> listener.accept(b.init(), Duration.ofMillis(200), new byte[0]));
@@ -165,7 +155,7 @@ class RdmaCmTest
     @Test
     void shouldNameTheMissingRouteWhenNobodyAnswersArp() throws Exception
     {
-        final Side a = new Side(pair.first());
+        final ConnectionSide a = new ConnectionSide(pair.first());
         final InetAddress nobody = InetAddress.getByAddress(new byte[]{ (byte)192, 0, 2, 99 });
         final RdmaCmException error = assertThrows(RdmaCmException.class,
             () -> cmA.connect(nobody, PORT, a.init(), Duration.ofMillis(300), new byte[0]));
@@ -176,7 +166,7 @@ class RdmaCmTest
     @Test
     void shouldRefusePrivateDataLongerThanAReqCarries()
     {
-        final Side a = new Side(pair.first());
+        final ConnectionSide a = new ConnectionSide(pair.first());
         final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
             () -> cmA.connect(pair.secondIpv4(), PORT, a.init(), TIMEOUT, new byte[57]));
         assertEquals("a REQ carries at most 56 bytes of private data, not 57", error.getMessage());
@@ -185,8 +175,8 @@ class RdmaCmTest
     @Test
     void shouldCloseQuietlyAfterItsContextWithConnectionsStillOpen() throws Exception
     {
-        final Side a = new Side(pair.first());
-        final Side b = new Side(pair.second());
+        final ConnectionSide a = new ConnectionSide(pair.first());
+        final ConnectionSide b = new ConnectionSide(pair.second());
         final RdmaListener listener = cmB.listen(PORT);
         final CompletableFuture<RdmaConnection> accepted =
             CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, new byte[0]));
@@ -199,56 +189,5 @@ class RdmaCmTest
         cmB.close();
         active.close();
         assertTrue(System.nanoTime() - startNs < TimeUnit.SECONDS.toNanos(5), "closing waited for a stopped engine");
-    }
-
-    /** A PD, two CQs and a 2 MiB region registered with every access right. */
-    private static final class Side
-    {
-        final ProtectionDomain pd;
-        final CompletionQueue sendCq;
-        final CompletionQueue recvCq;
-        final MemorySegment memory;
-        final MemoryRegion mr;
-        final SendWorkRequest request = new SendWorkRequest();
-        final WorkCompletion[] completion = new WorkCompletion[1];
-
-        Side(final EmbeddedContext context)
-        {
-            pd = context.allocPd();
-            sendCq = context.createCq(64);
-            recvCq = context.createCq(64);
-            memory = context.allocate(2L * MESSAGE_BYTES);
-            mr = context.registerMemoryRegion(pd, memory, AccessFlags.ALL);
-        }
-
-        QpInitAttributes init()
-        {
-            return new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq);
-        }
-
-        void post(final QueuePair qp, final int opcode, final long localOffset, final long remoteAddress,
-            final int rKey)
-        {
-            request.sgl.clear();
-            request.opcode = opcode;
-            request.sgl.add(mr.address() + localOffset, MESSAGE_BYTES, mr.lKey());
-            request.remoteAddress = remoteAddress;
-            request.rKey = rKey;
-            assertEquals(0, qp.postSend(request));
-        }
-
-        WorkCompletion await(final CompletionQueue cq)
-        {
-            final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
-            while (cq.poll(completion, 1) == 0)
-            {
-                if (System.nanoTime() > deadlineNs)
-                {
-                    throw new AssertionError("no completion within " + TIMEOUT);
-                }
-                Thread.yield();
-            }
-            return completion[0];
-        }
     }
 }

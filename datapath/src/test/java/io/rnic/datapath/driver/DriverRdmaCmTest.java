@@ -2,31 +2,22 @@ package io.rnic.datapath.driver;
 
 import io.rnic.client.DriverContext;
 import io.rnic.cnc.CncFile;
+import io.rnic.datapath.cm.ConnectionSide;
 import io.rnic.datapath.cm.RdmaCm;
 import io.rnic.datapath.cm.RdmaCmException;
 import io.rnic.datapath.cm.RdmaConnection;
 import io.rnic.datapath.cm.RdmaListener;
 import io.rnic.device.QueuePair;
-import io.rnic.device.RnicContext;
-import io.rnic.verbs.AccessFlags;
-import io.rnic.verbs.CompletionQueue;
-import io.rnic.verbs.MemoryRegion;
-import io.rnic.verbs.ProtectionDomain;
-import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpState;
-import io.rnic.verbs.QpType;
 import io.rnic.verbs.RecvWorkRequest;
-import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.VerbsException;
 import io.rnic.verbs.WcStatus;
-import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -48,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DriverRdmaCmTest
 {
     private static final int PORT = 7471;
-    private static final int MESSAGE_BYTES = 1 << 20;
+    private static final int MESSAGE_BYTES = ConnectionSide.MESSAGE_BYTES;
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private DriverFixture fixture;
@@ -72,8 +63,8 @@ class DriverRdmaCmTest
             RdmaCm clientCm = RdmaCm.open(client);
             RdmaCm peerCm = RdmaCm.open(fixture.peer))
         {
-            final Side a = new Side(client);
-            final Side b = new Side(fixture.peer);
+            final ConnectionSide a = new ConnectionSide(client);
+            final ConnectionSide b = new ConnectionSide(fixture.peer);
             final byte[] hello = "hello".getBytes(StandardCharsets.US_ASCII);
             final byte[] welcome = "welcome".getBytes(StandardCharsets.US_ASCII);
             final RdmaListener listener = peerCm.listen(PORT);
@@ -113,8 +104,8 @@ class DriverRdmaCmTest
             RdmaCm clientCm = RdmaCm.open(client);
             RdmaCm peerCm = RdmaCm.open(fixture.peer))
         {
-            final Side a = new Side(fixture.peer);
-            final Side b = new Side(client);
+            final ConnectionSide a = new ConnectionSide(fixture.peer);
+            final ConnectionSide b = new ConnectionSide(client);
             final RdmaListener listener = clientCm.listen(PORT);
             final byte[] welcome = new byte[196];
             Arrays.fill(welcome, (byte)0x5A);
@@ -150,7 +141,7 @@ class DriverRdmaCmTest
             listener.close();
             secondCm.listen(PORT).close(); // free again once its listener closed
 
-            final Side a = new Side(fixture.peer);
+            final ConnectionSide a = new ConnectionSide(fixture.peer);
             final RdmaCmException error = assertThrows(RdmaCmException.class,
                 () -> peerCm.connect(DriverFixture.IP_DRIVER, PORT, a.init(), TIMEOUT, new byte[0]));
             assertEquals("connect to 10.13.0.1 port 7471: rejected: invalid service ID: nobody listens on that " +
@@ -165,13 +156,13 @@ class DriverRdmaCmTest
         {
             final CountersReader counters = new CountersReader(cnc.countersMetadataBuffer(),
                 cnc.countersValuesBuffer(), StandardCharsets.US_ASCII);
-            final Side b = new Side(fixture.peer);
+            final ConnectionSide b = new ConnectionSide(fixture.peer);
             final RdmaListener listener = peerCm.listen(PORT);
             final CompletableFuture<RdmaConnection> accepted =
                 CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, new byte[0]));
             final DriverContext client = DriverContext.open(fixture.directory);
             final RdmaCm clientCm = RdmaCm.open(client);
-            final Side a = new Side(client);
+            final ConnectionSide a = new ConnectionSide(client);
             clientCm.connect(DriverFixture.IP_PEER, PORT, a.init(), TIMEOUT, new byte[0]);
             final RdmaConnection passive = accepted.get(10, TimeUnit.SECONDS);
             assertTrue(passive.isConnected());
@@ -190,13 +181,13 @@ class DriverRdmaCmTest
     {
         try (RdmaCm peerCm = RdmaCm.open(fixture.peer))
         {
-            final Side b = new Side(fixture.peer);
+            final ConnectionSide b = new ConnectionSide(fixture.peer);
             final RdmaListener listener = peerCm.listen(PORT);
             final CompletableFuture<RdmaConnection> accepted =
                 CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, new byte[0]));
             final DriverContext client = DriverContext.open(fixture.directory);
             final RdmaCm clientCm = RdmaCm.open(client);
-            final RdmaConnection active = clientCm.connect(DriverFixture.IP_PEER, PORT, new Side(client).init(),
+            final RdmaConnection active = clientCm.connect(DriverFixture.IP_PEER, PORT, new ConnectionSide(client).init(),
                 TIMEOUT, new byte[0]);
             accepted.get(10, TimeUnit.SECONDS);
 
@@ -210,7 +201,7 @@ class DriverRdmaCmTest
         }
     }
 
-    private static void writeAndReadByteExact(final Side a, final QueuePair qp, final Side b)
+    private static void writeAndReadByteExact(final ConnectionSide a, final QueuePair qp, final ConnectionSide b)
     {
         for (int i = 0; i < MESSAGE_BYTES; i++)
         {
@@ -222,56 +213,5 @@ class DriverRdmaCmTest
         a.post(qp, WrOpcode.RDMA_READ, MESSAGE_BYTES, b.mr.address(), b.mr.rKey());
         assertEquals(WcStatus.SUCCESS, a.await(a.sendCq).status());
         assertEquals(-1, a.memory.asSlice(MESSAGE_BYTES, MESSAGE_BYTES).mismatch(b.memory.asSlice(0, MESSAGE_BYTES)));
-    }
-
-    /** A PD, two CQs and a 2 MiB region registered with every access right, from the context's own memory. */
-    private static final class Side
-    {
-        final CompletionQueue sendCq;
-        final CompletionQueue recvCq;
-        final ProtectionDomain pd;
-        final MemorySegment memory;
-        final MemoryRegion mr;
-        final SendWorkRequest request = new SendWorkRequest();
-        final WorkCompletion[] completion = new WorkCompletion[1];
-
-        Side(final RnicContext context)
-        {
-            pd = context.allocPd();
-            sendCq = context.createCq(64);
-            recvCq = context.createCq(64);
-            memory = context.allocate(2L * MESSAGE_BYTES);
-            mr = context.registerMemoryRegion(pd, memory, AccessFlags.ALL);
-        }
-
-        QpInitAttributes init()
-        {
-            return new QpInitAttributes().type(QpType.RC).pd(pd).cqs(sendCq, recvCq);
-        }
-
-        void post(final QueuePair qp, final int opcode, final long localOffset, final long remoteAddress,
-            final int rKey)
-        {
-            request.sgl.clear();
-            request.opcode = opcode;
-            request.sgl.add(mr.address() + localOffset, MESSAGE_BYTES, mr.lKey());
-            request.remoteAddress = remoteAddress;
-            request.rKey = rKey;
-            assertEquals(0, qp.postSend(request));
-        }
-
-        WorkCompletion await(final CompletionQueue cq)
-        {
-            final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
-            while (cq.poll(completion, 1) == 0)
-            {
-                if (System.nanoTime() > deadlineNs)
-                {
-                    throw new AssertionError("no completion within " + TIMEOUT);
-                }
-                Thread.yield();
-            }
-            return completion[0];
-        }
     }
 }
