@@ -24,13 +24,15 @@ import java.util.concurrent.TimeUnit;
  */
 final class DriverCommand
 {
-    static final String SYNOPSIS = "driver -d IFACE [--port afpacket|dpdk] [--eal \"EAL ARGS\"] [--ip ADDR]... " +
+    static final String SYNOPSIS = "driver -d IFACE [--port afpacket|dpdk] [--eal \"EAL ARGS\"] [--port-mtu BYTES] [--ip ADDR]... " +
         "[--dir DIR] [--client-timeout-ms N] [--cpu N] [--idle STRATEGY]";
     static final String DETAILS = String.join("\n",
         "  -d IFACE                the interface (AF_PACKET) or DPDK device the driver serves",
         "  --port KIND             afpacket (default) or dpdk",
         "  --eal \"ARGS\"            DPDK: EAL's arguments, as one string; EAL's start-up output shows only its",
         "                          warnings and errors (all of it with RNIC_DEBUG set), a failure is one line",
+        "  --port-mtu BYTES        DPDK: the device's Ethernet MTU (default 4200, path MTU 4096, where the device",
+        "                          carries it; else the device's own)",
         "  --ip ADDR[/PREFIX]      DPDK: an address of the port (IPv4 or IPv6), repeatable",
         "  --dir DIR               its directory (CnC file and lock); default /dev/shm/rnic-IFACE",
         "  --client-timeout-ms N   a client without a keepalive for N ms is timed out and its QPs, CQs and",
@@ -56,6 +58,7 @@ final class DriverCommand
         Path directory = null;
         long clientTimeoutMs = 10_000;
         int cpu = -1;
+        int portMtu = 0;
         String idle = "spin";
         for (int i = 0; i < args.length; i++)
         {
@@ -66,6 +69,7 @@ final class DriverCommand
                 case "--port" -> portKind = Arguments.value(args, ++i, option);
                 case "--eal" -> eal = Arrays.asList(Arguments.value(args, ++i, option).trim().split("\\s+"));
                 case "--ip" -> addresses.add(ToolOptions.address(Arguments.value(args, ++i, option)));
+                case "--port-mtu" -> portMtu = (int)Arguments.number(args, ++i, option, 576, 9600);
                 case "--dir" -> directory = Path.of(Arguments.value(args, ++i, option));
                 case "--client-timeout-ms" -> clientTimeoutMs = Arguments.number(args, ++i, option, 100, 3_600_000);
                 case "--cpu" -> cpu = (int)Arguments.number(args, ++i, option, 0, 4095);
@@ -81,7 +85,7 @@ final class DriverCommand
         final PortFactory.OpenedPort opened;
         try
         {
-            opened = Ports.open(new PortFactory.Request(portKind, iface, 1, false, eal, addresses));
+            opened = Ports.open(new PortFactory.Request(portKind, iface, 1, false, eal, addresses, portMtu));
         }
         catch (final IllegalArgumentException ex)
         {

@@ -28,9 +28,11 @@ public interface PortFactory
      * @param qdiscBypass AF_PACKET: skip the interface's queueing discipline.
      * @param ealArgs     DPDK: EAL's arguments (null: the defaults).
      * @param addresses   DPDK: the port's IPv4 and IPv6 addresses (it has no kernel interface).
+     * @param portMtu     DPDK: the device's Ethernet MTU, 0 for the default (see {@code DpdkConfig.mtu}); AF_PACKET
+     *                    takes the interface's.
      */
     record Request(String kind, String iface, int engines, boolean qdiscBypass, java.util.List<String> ealArgs,
-        java.util.List<String> addresses)
+        java.util.List<String> addresses, int portMtu)
     {
     }
 

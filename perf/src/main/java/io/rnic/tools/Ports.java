@@ -80,7 +80,8 @@ public final class Ports
         // refusing, no such device) is not a usage mistake: its one line, without the tool's usage, is what the user
         // sees (its message names the fix, --port afpacket where DPDK is missing)
         Eal.init(eal, System.getenv("RNIC_DEBUG") != null);
-        final DpdkPort[] ports = DpdkPort.open(DpdkConfig.of(request.iface(), eal).withQueues(request.engines()));
+        final DpdkPort[] ports = DpdkPort.open(
+            DpdkConfig.of(request.iface(), eal).withQueues(request.engines()).withMtu(request.portMtu()));
         final LocalPort local = new LocalPort(ports[0].macAddress()).ethernetMtu(ports[0].mtu());
         local.addGid(0xFE80_0000_0000_0000L, InterfaceAddresses.eui64(ports[0].macAddress()));
         for (final String address : request.addresses())

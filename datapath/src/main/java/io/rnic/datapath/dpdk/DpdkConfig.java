@@ -9,7 +9,8 @@ import java.util.List;
  *                      probed one.
  * @param ealArgs       EAL arguments (EAL initialises once per process: every port of the process shares them).
  * @param queues        queue pairs, one per engine thread (RSS spreads flows over them where the driver can).
- * @param mtu           the largest Ethernet payload to carry; 0 keeps the device's MTU.
+ * @param mtu           the largest Ethernet payload to carry; 0: {@link #JUMBO_MTU_DEFAULT} where the device carries
+ *                      it, else the device's MTU.
  * @param descriptors   receive and transmit descriptors per queue.
  * @param poolSize      mbufs in the device's pool (rings, in-flight bursts and each queue's transmit backlog).
  * @param fpOpsBursts   call the drivers' burst functions through {@code rte_eth_fp_ops} instead of the C shim.
@@ -19,6 +20,11 @@ public record DpdkConfig(
 {
     public static final int DESCRIPTORS_DEFAULT = 1024;
     public static final int POOL_SIZE_DEFAULT = 8191;
+    /**
+     * The Ethernet MTU of a port whose device carries it, when none is asked for: the smallest that fits IB MTU 4096
+     * (4096 + IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 = 4176), rounded up as ConnectX set-ups for RoCE do.
+     */
+    public static final int JUMBO_MTU_DEFAULT = 4200;
     /** EAL's arguments when none are given: no hugepages needed, nothing shared with other DPDK processes. */
     public static final List<String> EAL_DEFAULT = List.of("--no-huge", "-m", "512", "--no-shconf", "--no-pci");
 
@@ -34,7 +40,7 @@ public record DpdkConfig(
         }
         if (mtu != 0 && (mtu < 576 || mtu > 9600))
         {
-            throw new IllegalArgumentException("mtu " + mtu + " out of range 576..9600 (0: the device's)");
+            throw new IllegalArgumentException("mtu " + mtu + " out of range 576..9600 (0: the default)");
         }
         if (descriptors < 64 || descriptors > 4096 || Integer.bitCount(descriptors) != 1)
         {

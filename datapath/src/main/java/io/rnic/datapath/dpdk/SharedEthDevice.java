@@ -34,14 +34,14 @@ final class SharedEthDevice
     {
         eth = EthDevice.byName(config.device());
         queues = config.queues();
-        final int mtuBytes = config.mtu() != 0 ? config.mtu() : Math.max(1500, eth.mtu());
+        final int mtuBytes = config.mtu() != 0 ? config.mtu() : defaultMtu(eth);
         // a whole frame in one mbuf: MTU + Ethernet header + VLAN tag, rounded up
         final int frameBytes = (mtuBytes + 18 + 63) & ~63;
         pool = PacketMempool.create("rnic_" + eth.portId() + "_" + System.nanoTime() % 1_000_000,
             config.poolSize(), 256, Math.max(2048, frameBytes), eth.socketId());
         try
         {
-            eth.configure(queues, config.mtu());
+            eth.configure(queues, carriesAnyFrame(eth) ? 0 : mtuBytes);
             for (int q = 0; q < queues; q++)
             {
                 eth.setupRxQueue(q, config.descriptors(), pool);
@@ -67,6 +67,27 @@ final class SharedEthDevice
         mac = addressOf(eth);
         arrays = new UnsafeBuffer[queues];
         open = new AtomicInteger(queues);
+    }
+
+    /**
+     * The MTU a port gets when none is asked for: {@link DpdkConfig#JUMBO_MTU_DEFAULT} where the device carries it, so
+     * that the path MTU is 4096 (a 4 KB message is one frame, not four), as RoCE fabrics are set up; else the
+     * device's own (at least 1500).
+     */
+    static int defaultMtu(final EthDevice eth)
+    {
+        final int maxMtu = carriesAnyFrame(eth) ? 65535 : eth.info().maxMtu();
+        return maxMtu >= DpdkConfig.JUMBO_MTU_DEFAULT ? DpdkConfig.JUMBO_MTU_DEFAULT : Math.max(1500, eth.mtu());
+    }
+
+    /**
+     * Whether the device's wire has no frame limit of its own, whatever its ethdev declares: memif chains a frame over
+     * as many of its buffers as it needs and copies it into one mbuf when the pool's data room holds it, yet DPDK
+     * 22.11's memif declares 1518-byte frames, so that ethdev refuses any MTU above 1500 in its configure.
+     */
+    static boolean carriesAnyFrame(final EthDevice eth)
+    {
+        return "net_memif".equals(eth.info().driverName());
     }
 
     EthDevice eth()

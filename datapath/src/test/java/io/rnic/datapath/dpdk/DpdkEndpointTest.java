@@ -116,6 +116,73 @@ class DpdkEndpointTest
         }
     }
 
+    /**
+     * memif declares 1518-byte frames to ethdev yet chains any frame over its buffers: with no MTU asked for, a memif
+     * port carries the RoCE jumbo MTU (path MTU 4096: a 4 KB WRITE is one frame), each frame received in one mbuf.
+     */
+    @Test
+    void shouldCarryJumboFramesOverMemifByDefault() throws Exception
+    {
+        final String socket = "/run/rnic-test-memif-" + ProcessHandle.current().pid() + ".sock";
+        final String server = EthDevice.createVirtual("net_memif7", "role=server,id=7,socket=" + socket).name();
+        final String client = EthDevice.createVirtual("net_memif8", "role=client,id=7,socket=" + socket).name();
+        final DpdkPort portA = DpdkPort.open(DpdkConfig.of(server, EAL))[0];
+        final DpdkPort portB = DpdkPort.open(DpdkConfig.of(client, EAL))[0];
+        try
+        {
+            assertEquals(DpdkConfig.JUMBO_MTU_DEFAULT, portA.mtu());
+            assertEquals(io.rnic.verbs.PathMtu.MTU_4096, io.rnic.verbs.PathMtu.forEthernetMtu(portB.mtu()));
+            assertTrue(portA.awaitLinkUp(10_000) && portB.awaitLinkUp(10_000), "memif connected");
+            final int length = 14 + portA.mtu();
+            final org.agrona.concurrent.UnsafeBuffer frame = new org.agrona.concurrent.UnsafeBuffer(new byte[length]);
+            for (int i = 0; i < length; i++)
+            {
+                frame.putByte(i, (byte)(i * 31 + 7));
+            }
+            final byte[] arrived = new byte[length];
+            final int[] received = new int[2]; // frames, and the last one's length
+            // as an engine thread: registered with EAL, polling both ports
+            final Thread poller = new Thread(() ->
+            {
+                portA.onEngineThreadStart();
+                try
+                {
+                    final long deadlineNs = System.nanoTime() + 10_000_000_000L;
+                    boolean sent = false;
+                    while (received[0] == 0 && System.nanoTime() < deadlineNs)
+                    {
+                        sent = sent || portA.transmit(frame, 0, length);
+                        portA.flush();
+                        portB.receive((buffer, offset, frameLength) ->
+                        {
+                            buffer.getBytes(offset, arrived, 0, Math.min(frameLength, length));
+                            received[0]++;
+                            received[1] = frameLength;
+                        }, 32);
+                    }
+                }
+                finally
+                {
+                    portA.onEngineThreadStop();
+                    portB.onEngineThreadStop();
+                }
+            });
+            poller.start();
+            poller.join();
+            assertEquals(1, received[0], "the " + length + "-byte frame arrived");
+            assertEquals(length, received[1]);
+            assertEquals(-1, java.util.Arrays.mismatch(frame.byteArray(), arrived), "byte for byte");
+            assertEquals(0, portB.receiveDrops(), "in one mbuf");
+        }
+        finally
+        {
+            portA.close();
+            portB.close();
+            EthDevice.destroyVirtual(client);
+            EthDevice.destroyVirtual(server);
+        }
+    }
+
     @Test
     void shouldNameTheKnownPortsWhenTheDeviceIsMissing()
     {

@@ -39,7 +39,7 @@ final class PerftestPort
         try
         {
             opened = factory.open(new PortFactory.Request(options.portKind, iface, options.engines,
-                options.qdiscBypass, options.ealArgs, options.addresses));
+                options.qdiscBypass, options.ealArgs, options.addresses, options.portMtu));
         }
         catch (final IllegalArgumentException ex)
         {

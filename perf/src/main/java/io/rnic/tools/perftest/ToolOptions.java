@@ -72,6 +72,8 @@ public final class ToolOptions
     public boolean atomicCompareSwap;
     /** {@code --port dpdk}: EAL arguments (split on white space), or null for the defaults. */
     public List<String> ealArgs;
+    /** {@code --port-mtu}: the DPDK device's Ethernet MTU, 0 for the default (4200 where the device carries it). */
+    public int portMtu;
     /** {@code --ip ADDR/PREFIX}: the port's addresses when it has no kernel interface to take them from (DPDK). */
     public final List<String> addresses = new ArrayList<>();
     /** {@code --oob HOST[:PORT]}: where the TCP exchange runs when not over the port's address (null: there). */
@@ -294,6 +296,7 @@ public final class ToolOptions
                 case "--accept-timeout-ms" -> options.acceptTimeoutMs = number(option, value, 1, 86_400_000);
                 case "-u", "--qp-timeout" -> options.qpTimeout = (int)number(option, value, 0, 31);
                 case "--eal" -> options.ealArgs = List.of(value.trim().split("\\s+"));
+                case "--port-mtu" -> options.portMtu = (int)number(option, value, 576, 9600);
                 case "--ip" -> options.addresses.add(address(value));
                 case "--oob" -> options.oob(value);
                 case "--driver" -> options.driver = Path.of(value);
@@ -433,8 +436,8 @@ public final class ToolOptions
     }
 
     /** The options that set up the port (perftest's --port with a number is the TCP port, not one of them). */
-    private static final List<String> PORT_OPTIONS = List.of("-d", "--iface", "--ib-dev", "--port", "--eal", "--ip",
-        "--engines", "--pcap", "--cc", "--cc-param");
+    private static final List<String> PORT_OPTIONS = List.of("-d", "--iface", "--ib-dev", "--port", "--eal",
+        "--port-mtu", "--ip", "--engines", "--pcap", "--cc", "--cc-param");
 
     private static boolean startsWithDigit(final String value)
     {
@@ -520,9 +523,10 @@ public final class ToolOptions
                 "port, and a connection to " + server + " would follow this host's routes, maybe to another " +
                 "machine; name the server's kernel address (--oob 127.0.0.1 when both ends run on this machine)");
         }
-        if (!"dpdk".equals(portKind) && (ealArgs != null || !addresses.isEmpty()))
+        if (!"dpdk".equals(portKind) && (ealArgs != null || !addresses.isEmpty() || portMtu != 0))
         {
-            throw new UsageException("--eal and --ip apply to --port dpdk");
+            throw new UsageException("--eal, --ip and --port-mtu apply to --port dpdk (an AF_PACKET port takes " +
+                "its interface's MTU: ip link set IFACE mtu N)");
         }
         congestionControl = congestionControl();
         if (rdmaCm)
@@ -648,6 +652,8 @@ public final class ToolOptions
         "  --eal \"ARGS\"            DPDK: EAL's arguments (default --no-huge -m 512 --no-shconf --no-pci). EAL's",
         "                          start-up output shows only its warnings and errors (all of it with",
         "                          RNIC_DEBUG set); a failure is one line. No hugepages reserved: --no-huge -m 512",
+        "  --port-mtu BYTES        DPDK: the device's Ethernet MTU (default 4200, so path MTU 4096, where the",
+        "                          device carries it, as memif does; else the device's own)",
         "  -h, --help              this help",
         "  Long forms: -d --iface --ib-dev, -s --size, -n --iters, -m --mtu, -x -g --gid-index --gid-idx,",
         "  -q --qp, -t --tx-depth, -r --rx-depth, -A --atomic_type --atomic-type, -u --qp-timeout, -R --rdma-cm;",

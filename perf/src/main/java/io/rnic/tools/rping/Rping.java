@@ -212,7 +212,7 @@ public final class Rping
         final PortFactory.OpenedPort opened;
         try
         {
-            opened = Ports.open(new PortFactory.Request(portKind, name, 1, false, null, java.util.List.of()));
+            opened = Ports.open(new PortFactory.Request(portKind, name, 1, false, null, java.util.List.of(), 0));
         }
         catch (final IllegalArgumentException ex)
         {
