@@ -47,18 +47,19 @@ rnic=("$root/bin/rnic")
 
 echo "# memif-bench $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(uname -r), DPDK $(pkg-config --modversion libdpdk 2>/dev/null || echo ?)"
 echo
-echo "| wire ceiling: testpmd txonly -> rxonly | frame (= rnic's 64 B / 1 KB WRITE frame) | Rx Mpps (median of per-second rates) |"
+echo "| wire ceiling: testpmd txonly -> rxonly | frame (= rnic's 64 B / 1 KB / 4 KB WRITE frame) | Rx Mpps (median of per-second rates) |"
 echo "|---|---|---|"
 # one testpmd txonly -> rxonly run: prints the median of the receiver's non-zero per-second rates (Mpps); when it
 # received nothing, "crashed STATUS" if either testpmd died of a signal other than the ones that end it here, else
 # "?"
 testpmd_run() { # FRAME
-  local frame=$1 sock=/run/rnic-bench-tp-$$-$1.sock tx tx_status=0 rx_status=0
+  local frame=$1 sock=/run/rnic-bench-tp-$$-$1.sock tx tx_status=0 rx_status=0 mbuf=()
+  ((frame > 2000)) && mbuf=(--mbuf-size=$((frame + 256))) # a jumbo frame in one mbuf, as rnic's pool has it
   # the sender is the memif server (started first; forwarding lcore 1), the receiver the client (lcore 0); the
   # receiver leaves first: a memif server that loses its client while polling may crash (seen with testpmd)
   timeout $((seconds + 8)) dpdk-testpmd -l 0,1 $eal --file-prefix tpt$$ \
     --vdev=net_memif0,role=server,socket=$sock -- --forward-mode=txonly --txpkts=$frame --stats-period 1 \
-    --total-num-mbufs=16384 >"$work/tx.log" 2>&1 &
+    --total-num-mbufs=16384 "${mbuf[@]}" >"$work/tx.log" 2>&1 &
   tx=$!; pids+=("$tx")
   # the receiver starts once the sender forwards (EAL's start-up takes seconds on a loaded machine, and a memif
   # client that finds no server does not try again; the socket is an abstract one, no file to wait for)
@@ -68,7 +69,7 @@ testpmd_run() { # FRAME
   done
   timeout "$seconds" dpdk-testpmd -l 0,1 --main-lcore 1 $eal --file-prefix tpr$$ \
     --vdev=net_memif0,role=client,socket=$sock -- --forward-mode=rxonly --stats-period 1 \
-    --total-num-mbufs=16384 >"$work/rx.log" 2>&1 || rx_status=$?
+    --total-num-mbufs=16384 "${mbuf[@]}" >"$work/rx.log" 2>&1 || rx_status=$?
   kill "$tx" 2>/dev/null || true; wait "$tx" 2>/dev/null || tx_status=$?
   rm -f "$sock"
   # testpmd prints "Rx-pps: N" every second; the median of the non-zero ones
@@ -89,7 +90,7 @@ testpmd_run() { # FRAME
   done
   echo "?"
 }
-for frame in 138 1098; do
+for frame in 138 1098 4170; do
   note=
   for try in 1 2 3; do
     mpps=$(testpmd_run "$frame")
@@ -119,12 +120,18 @@ run_pair() { # tool args...: server on CPU 1, client on CPU 0; prints the client
   wait "$server" || true
   cat "$work/client.log"
 }
-for size in 64 1024 4096; do
-  out=$(run_pair write-bw -s "$size" -n "$bw_iters" --warmup 300000)
+# the ports' default MTU (4200: path MTU 4096), and 4 KB again at Ethernet MTU 1500 (path MTU 1024, four frames a
+# message: what memif ports had before path MTU 4096 became their default) for the ratio in one run
+for case in 64 1024 4096 4096@1500; do
+  size=${case%@*}; extra=()
+  [[ $case == *@* ]] && extra=(--port-mtu "${case#*@}")
+  out=$(run_pair write-bw -s "$size" -n "$bw_iters" --warmup 300000 "${extra[@]}")
   line=$(grep -E "^ *$size +[0-9]+ " <<<"$out" | head -1)
   mbs=$(awk '{print $4}' <<<"$line"); mpps=$(awk '{print $5}' <<<"$line") # perftest's columns
-  frames=$(( (size + 1023) / 1024 ))
-  echo "| rnic | $size B | $mbs | $mpps | $frames | $(awk -v m="$mpps" -v f="$frames" 'BEGIN {printf "%.3f", m * f}') |"
+  path_mtu=$(grep -o 'Mtu *: *[0-9]*' <<<"$out" | head -1 | grep -o '[0-9]*$')
+  frames=$(( (size + path_mtu - 1) / path_mtu ))
+  gbits=$(awk -v m="$mbs" 'BEGIN {printf "%.1f", m * 8 / 1000}')
+  echo "| rnic, path MTU $path_mtu | $size B | $mbs ($gbits Gb/s) | $mpps | $frames | $(awk -v m="$mpps" -v f="$frames" 'BEGIN {printf "%.3f", m * f}') |"
 done
 echo
 # the memif's own round trip: the same frame each way on the raw DPDK bindings, no RoCEv2

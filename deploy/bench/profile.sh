@@ -208,9 +208,11 @@ profile_pair() { # SIZE: one write-bw run, both sides profiled over the same sec
   [[ -n $sock ]] && rm -f "$sock"
   local line mpps frames=1
   line=$(grep -E "^ *$size +[0-9]+ " "$out/$size-client.log" | head -1 || true)
-  mpps=$(awk '{print $4}' <<<"$line")
+  mpps=$(awk '{print $5}' <<<"$line") # perftest's columns: bytes, iterations, BW peak, BW average, MsgRate
   [[ $mpps =~ ^[0-9.]+$ ]] || mpps=0
-  frames=$(((size + 1023) / 1024)) # the tools' default MTU: 1024
+  local path_mtu
+  path_mtu=$(grep -o 'Mtu *: *[0-9]*' "$out/$size-client.log" | head -1 | grep -o '[0-9]*$' || true)
+  frames=$(((size + ${path_mtu:-1024} - 1) / ${path_mtu:-1024})) # the run's path MTU, as the tool printed it
   for side in client server; do
     {
       echo "## write-bw -s $size, $side ($([[ $side == client ]] && echo "requester + completer: sends the WRITEs" ||
