@@ -65,7 +65,7 @@ port_args() {
   fi
   local role=client ip=10.60.0.2/24
   [[ $1 == server ]] && role=server ip=10.60.0.1/24
-  printf '%s\n' --port dpdk -d net_memif0 --ip "$ip" --eal "$eal --file-prefix db$1$$ --vdev=net_memif0,role=$role,socket=$sock"
+  printf '%s\n' --port dpdk -d net_memif0 --ip "$ip" --eal "$eal --file-prefix db$1$$ --vdev=net_memif0,role=$role,bsize=8192,socket=$sock"
 }
 rnic=("$root/bin/rnic")
 "${rnic[@]}" help >/dev/null # builds the jar once, outside the measurements

@@ -6,6 +6,7 @@
 #   - rnic write-lat: RDMA WRITE ping-pong percentiles, beside the memif's own round trip: `rnic dpdk-pingpong`, Java
 #     on the raw DPDK bindings (no RoCEv2) sending one frame of the same length each way (as veth-bench.sh sets
 #     write-lat beside raw_pingpong in C), and the ratio of the two p50s.
+# Every memif has 8 KiB buffers (bsize=8192): a jumbo frame in one buffer, so rnic's ports take path MTU 4096.
 # Each side's busy thread on a core of its own (2 cores). Needs root (memif's socket in /run), DPDK installed.
 # A testpmd that crashes (it has segfaulted: a memif server losing its client while polling) is run again, up to
 # 3 tries, and the table says so.
@@ -58,7 +59,7 @@ testpmd_run() { # FRAME
   # the sender is the memif server (started first; forwarding lcore 1), the receiver the client (lcore 0); the
   # receiver leaves first: a memif server that loses its client while polling may crash (seen with testpmd)
   timeout $((seconds + 8)) dpdk-testpmd -l 0,1 $eal --file-prefix tpt$$ \
-    --vdev=net_memif0,role=server,socket=$sock -- --forward-mode=txonly --txpkts=$frame --stats-period 1 \
+    --vdev=net_memif0,role=server,bsize=8192,socket=$sock -- --forward-mode=txonly --txpkts=$frame --stats-period 1 \
     --total-num-mbufs=16384 "${mbuf[@]}" >"$work/tx.log" 2>&1 &
   tx=$!; pids+=("$tx")
   # the receiver starts once the sender forwards (EAL's start-up takes seconds on a loaded machine, and a memif
@@ -68,7 +69,7 @@ testpmd_run() { # FRAME
     sleep 0.1
   done
   timeout "$seconds" dpdk-testpmd -l 0,1 --main-lcore 1 $eal --file-prefix tpr$$ \
-    --vdev=net_memif0,role=client,socket=$sock -- --forward-mode=rxonly --stats-period 1 \
+    --vdev=net_memif0,role=client,bsize=8192,socket=$sock -- --forward-mode=rxonly --stats-period 1 \
     --total-num-mbufs=16384 "${mbuf[@]}" >"$work/rx.log" 2>&1 || rx_status=$?
   kill "$tx" 2>/dev/null || true; wait "$tx" 2>/dev/null || tx_status=$?
   rm -f "$sock"
@@ -110,12 +111,12 @@ run_pair() { # tool args...: server on CPU 1, client on CPU 0; prints the client
   local sock=/run/rnic-bench-$$-$RANDOM.sock
   "${rnic[@]}" "$@" -u "$qp_timeout" --timeout-ms 600000 --port dpdk -d net_memif0 --cpu 1 --ip 10.60.0.1/24 \
     --oob 127.0.0.1 \
-    --eal "$eal --file-prefix rbs$$ --vdev=net_memif0,role=server,socket=$sock" >"$work/server.log" 2>&1 &
+    --eal "$eal --file-prefix rbs$$ --vdev=net_memif0,role=server,bsize=8192,socket=$sock" >"$work/server.log" 2>&1 &
   local server=$!; pids+=("$server")
   sleep 1
   "${rnic[@]}" "$@" -u "$qp_timeout" --timeout-ms 600000 --port dpdk -d net_memif0 --cpu 0 --ip 10.60.0.2/24 \
     --oob 127.0.0.1 \
-    --eal "$eal --file-prefix rbc$$ --vdev=net_memif0,role=client,socket=$sock" 10.60.0.1 >"$work/client.log" 2>&1 ||
+    --eal "$eal --file-prefix rbc$$ --vdev=net_memif0,role=client,bsize=8192,socket=$sock" 10.60.0.1 >"$work/client.log" 2>&1 ||
     { echo "memif-bench: rnic $* failed:" >&2; cat "$work/client.log" "$work/server.log" >&2; exit 1; }
   wait "$server" || true
   cat "$work/client.log"
@@ -140,12 +141,12 @@ pingpong_pair() { # prints the client's output
   local sock=/run/rnic-bench-pp-$$-$RANDOM.sock
   "${rnic[@]}" dpdk-pingpong --server -d net_memif0 --cpu 1 -l "$frame" -n "$lat_iters" --warmup 300000 \
     --timeout-ms 600000 \
-    --eal "$eal --file-prefix pps$$ --vdev=net_memif0,role=server,socket=$sock" >"$work/server.log" 2>&1 &
+    --eal "$eal --file-prefix pps$$ --vdev=net_memif0,role=server,bsize=8192,socket=$sock" >"$work/server.log" 2>&1 &
   local server=$!; pids+=("$server")
   sleep 1
   "${rnic[@]}" dpdk-pingpong -d net_memif0 --cpu 0 -l "$frame" -n "$lat_iters" --warmup 300000 \
     --timeout-ms 600000 \
-    --eal "$eal --file-prefix ppc$$ --vdev=net_memif0,role=client,socket=$sock" >"$work/client.log" 2>&1 ||
+    --eal "$eal --file-prefix ppc$$ --vdev=net_memif0,role=client,bsize=8192,socket=$sock" >"$work/client.log" 2>&1 ||
     { echo "memif-bench: dpdk-pingpong failed:" >&2; cat "$work/client.log" "$work/server.log" >&2; exit 1; }
   wait "$server" || true
   rm -f "$sock"

@@ -163,9 +163,9 @@ profile_pair() { # SIZE: one write-bw run, both sides profiled over the same sec
   else
     sock=/run/rnic-profile-$$-$size.sock
     sargs=(--port dpdk -d net_memif0 --cpu 1 --ip 10.60.0.1/24 --oob 127.0.0.1
-      --eal "$eal --file-prefix pfs$$ --vdev=net_memif0,role=server,socket=$sock")
+      --eal "$eal --file-prefix pfs$$ --vdev=net_memif0,role=server,bsize=8192,socket=$sock")
     cargs=(--port dpdk -d net_memif0 --cpu 0 --ip 10.60.0.2/24 --oob 127.0.0.1
-      --eal "$eal --file-prefix pfc$$ --vdev=net_memif0,role=client,socket=$sock" 10.60.0.1)
+      --eal "$eal --file-prefix pfc$$ --vdev=net_memif0,role=client,bsize=8192,socket=$sock" 10.60.0.1)
   fi
   local opts="-agentpath:$agent ${RNIC_JAVA_OPTS:-}"
   (RNIC_JAVA_OPTS=$opts in_ns "$sns" "${rnic[@]}" "${common[@]}" "${sargs[@]}" >"$out/$size-server.log" 2>&1) &

@@ -72,5 +72,6 @@ int rnic_dpdk_layout(int64_t *out)
     out[i++] = sizeof(struct rte_eth_fp_ops);
     out[i++] = offsetof(struct rte_eth_fp_ops, txq);
     out[i++] = RTE_PKTMBUF_HEADROOM;
+    out[i++] = offsetof(struct rte_eth_dev_info, max_rx_pktlen);
     return i;
 }

@@ -126,7 +126,9 @@ public final class DpdkBindings
         JAVA_INT.withName("if_index"),
         JAVA_SHORT.withName("min_mtu"),
         JAVA_SHORT.withName("max_mtu"),
-        MemoryLayout.paddingLayout(20),
+        MemoryLayout.paddingLayout(12),
+        JAVA_INT.withName("max_rx_pktlen"),
+        MemoryLayout.paddingLayout(4),
         JAVA_SHORT.withName("max_rx_queues"),
         JAVA_SHORT.withName("max_tx_queues"),
         MemoryLayout.paddingLayout(64),
@@ -134,6 +136,7 @@ public final class DpdkBindings
         MemoryLayout.paddingLayout(376 - 120));
     public static final long INFO_DRIVER_NAME = RTE_ETH_DEV_INFO.byteOffset(groupElement("driver_name"));
     public static final long INFO_MAX_MTU = RTE_ETH_DEV_INFO.byteOffset(groupElement("max_mtu"));
+    public static final long INFO_MAX_RX_PKTLEN = RTE_ETH_DEV_INFO.byteOffset(groupElement("max_rx_pktlen"));
     public static final long INFO_MAX_RX_QUEUES = RTE_ETH_DEV_INFO.byteOffset(groupElement("max_rx_queues"));
     public static final long INFO_MAX_TX_QUEUES = RTE_ETH_DEV_INFO.byteOffset(groupElement("max_tx_queues"));
     public static final long INFO_FLOW_TYPE_RSS_OFFLOADS =
@@ -188,13 +191,13 @@ public final class DpdkBindings
         "rxmode.mtu", "rss_conf.rss_hf", "sizeof(rte_eth_dev_info)", "dev_info.driver_name", "dev_info.max_mtu",
         "dev_info.max_rx_queues", "dev_info.max_tx_queues", "dev_info.flow_type_rss_offloads",
         "sizeof(rte_eth_stats)", "rte_eth_stats.imissed", "sizeof(rte_eth_link)", "sizeof(rte_eth_fp_ops)",
-        "rte_eth_fp_ops.txq", "RTE_PKTMBUF_HEADROOM");
+        "rte_eth_fp_ops.txq", "RTE_PKTMBUF_HEADROOM", "dev_info.max_rx_pktlen");
     static final long[] DECLARED_LAYOUT = {
         RTE_MBUF.byteSize(), MBUF_BUF_ADDR, MBUF_DATA_OFF, MBUF_NB_SEGS, MBUF_PKT_LEN, MBUF_DATA_LEN, MBUF_BUF_LEN,
         MBUF_NEXT, RTE_ETH_CONF.byteSize(), CONF_MQ_MODE, CONF_MTU, CONF_RSS_HF, RTE_ETH_DEV_INFO.byteSize(),
         INFO_DRIVER_NAME, INFO_MAX_MTU, INFO_MAX_RX_QUEUES, INFO_MAX_TX_QUEUES, INFO_FLOW_TYPE_RSS_OFFLOADS,
         RTE_ETH_STATS.byteSize(), RTE_ETH_STATS.byteOffset(groupElement("imissed")), RTE_ETH_LINK.byteSize(),
-        RTE_ETH_FP_OPS.byteSize(), FP_TXQ_DATA, RTE_PKTMBUF_HEADROOM };
+        RTE_ETH_FP_OPS.byteSize(), FP_TXQ_DATA, RTE_PKTMBUF_HEADROOM, INFO_MAX_RX_PKTLEN };
 
     private static final String UNAVAILABLE;
     private static final MemorySegment FP_OPS;

@@ -4,6 +4,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static io.rnic.dpdkbindings.DpdkBindings.RTE_ETH_STATS;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
@@ -20,6 +22,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  */
 public final class EthDevice
 {
+    /** The arguments of the virtual devices made by {@link #createVirtual}, by name. */
+    private static final Map<String, String> CREATED_ARGS = new ConcurrentHashMap<>();
+
     private final short portId;
     private final String name;
 
@@ -45,6 +50,31 @@ public final class EthDevice
         }
     }
 
+    /**
+     * The arguments a virtual device was made with: what follows its name in EAL's {@code --vdev=NAME,ARGS}, or the
+     * {@code args} of {@link #createVirtual}; empty when there are none (or the device is not virtual).
+     */
+    public String virtualDeviceArgs()
+    {
+        final String created = CREATED_ARGS.get(name);
+        if (created != null)
+        {
+            return created;
+        }
+        final List<String> eal = Eal.arguments() != null ? Eal.arguments() : List.of();
+        for (int i = 0; i < eal.size(); i++)
+        {
+            final String arg = eal.get(i);
+            final String spec = arg.startsWith("--vdev=") ? arg.substring("--vdev=".length()) :
+                "--vdev".equals(arg) && i + 1 < eal.size() ? eal.get(i + 1) : null;
+            if (spec != null && spec.startsWith(name + ","))
+            {
+                return spec.substring(name.length() + 1);
+            }
+        }
+        return "";
+    }
+
     /** Creates a virtual device after EAL start-up ({@code rte_vdev_init}), e.g. {@code net_null0}, {@code size=64}. */
     public static EthDevice createVirtual(final String name, final String args)
     {
@@ -56,6 +86,7 @@ public final class EthDevice
                 throw DpdkException.of("rte_vdev_init " + name + "," + args, rc);
             }
         }
+        CREATED_ARGS.put(name, args);
         return byName(name);
     }
 
@@ -64,6 +95,7 @@ public final class EthDevice
     {
         try (Arena arena = Arena.ofConfined())
         {
+            CREATED_ARGS.remove(name);
             final int rc = DpdkBindings.rte_vdev_uninit(arena.allocateFrom(name));
             if (rc != 0)
             {
@@ -137,9 +169,18 @@ public final class EthDevice
         return name;
     }
 
-    /** What the driver says it can do. */
-    public record Info(String driverName, int maxMtu, int maxRxQueues, int maxTxQueues, long rssOffloads)
+    /**
+     * What the driver says it can do. {@code maxRxPacketBytes} is the longest frame it receives (Ethernet header and
+     * CRC included): ethdev refuses to configure an MTU whose frame is longer, whatever {@code maxMtu} says.
+     */
+    public record Info(String driverName, int maxMtu, int maxRxQueues, int maxTxQueues, long rssOffloads,
+        int maxRxPacketBytes)
     {
+        /** The largest MTU ethdev accepts for the device: {@code maxMtu}, within {@code maxRxPacketBytes}. */
+        public int largestMtu()
+        {
+            return Math.min(maxMtu, maxRxPacketBytes - 18); // Ethernet header 14 + CRC 4, as ethdev counts
+        }
     }
 
     public Info info()
@@ -154,7 +195,8 @@ public final class EthDevice
                 info.get(JAVA_SHORT, DpdkBindings.INFO_MAX_MTU) & 0xFFFF,
                 info.get(JAVA_SHORT, DpdkBindings.INFO_MAX_RX_QUEUES) & 0xFFFF,
                 info.get(JAVA_SHORT, DpdkBindings.INFO_MAX_TX_QUEUES) & 0xFFFF,
-                info.get(JAVA_LONG, DpdkBindings.INFO_FLOW_TYPE_RSS_OFFLOADS));
+                info.get(JAVA_LONG, DpdkBindings.INFO_FLOW_TYPE_RSS_OFFLOADS),
+                info.get(JAVA_INT, DpdkBindings.INFO_MAX_RX_PKTLEN));
         }
     }
 

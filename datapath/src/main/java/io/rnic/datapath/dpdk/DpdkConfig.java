@@ -10,7 +10,7 @@ import java.util.List;
  * @param ealArgs       EAL arguments (EAL initialises once per process: every port of the process shares them).
  * @param queues        queue pairs, one per engine thread (RSS spreads flows over them where the driver can).
  * @param mtu           the largest Ethernet payload to carry; 0: {@link #JUMBO_MTU_DEFAULT} where the device carries
- *                      it, else the device's MTU.
+ *                      it (a memif whose buffers hold its frames: {@code bsize=8192}), else the device's MTU.
  * @param descriptors   receive and transmit descriptors per queue.
  * @param poolSize      mbufs in the device's pool (rings, in-flight bursts and each queue's transmit backlog).
  * @param fpOpsBursts   call the drivers' burst functions through {@code rte_eth_fp_ops} instead of the C shim.

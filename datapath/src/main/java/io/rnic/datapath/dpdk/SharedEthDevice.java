@@ -16,6 +16,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class SharedEthDevice
 {
     private static final long START_RETRY_NS = 15_000_000_000L;
+    private static final String MEMIF = "net_memif";
+    private static final int MEMIF_BUFFER_BYTES_DEFAULT = 2048;
+    /** What a frame adds to its MTU: the Ethernet header and a VLAN tag. */
+    private static final int FRAME_OVERHEAD = 18;
 
     private final EthDevice eth;
     private final PacketMempool pool;
@@ -34,14 +38,24 @@ final class SharedEthDevice
     {
         eth = EthDevice.byName(config.device());
         queues = config.queues();
-        final int mtuBytes = config.mtu() != 0 ? config.mtu() : defaultMtu(eth);
+        final EthDevice.Info info = eth.info();
+        final boolean memif = MEMIF.equals(info.driverName());
+        final int largestMtu = memif ? memifBufferBytes(eth.virtualDeviceArgs()) - FRAME_OVERHEAD : info.largestMtu();
+        if (memif && config.mtu() > largestMtu)
+        {
+            throw new DpdkException(config.device() + " carries a frame in one of its buffers of " + (largestMtu +
+                FRAME_OVERHEAD) + " bytes (MTU " + largestMtu + "): for MTU " + config.mtu() + " give its --vdev " +
+                "bsize=" + Integer.highestOneBit((config.mtu() + FRAME_OVERHEAD) * 2 - 1) + ", at both ends");
+        }
+        final int mtuBytes = config.mtu() != 0 ? config.mtu() :
+            largestMtu >= DpdkConfig.JUMBO_MTU_DEFAULT ? DpdkConfig.JUMBO_MTU_DEFAULT : Math.max(1500, eth.mtu());
         // a whole frame in one mbuf: MTU + Ethernet header + VLAN tag, rounded up
         final int frameBytes = (mtuBytes + 18 + 63) & ~63;
         pool = PacketMempool.create("rnic_" + eth.portId() + "_" + System.nanoTime() % 1_000_000,
             config.poolSize(), 256, Math.max(2048, frameBytes), eth.socketId());
         try
         {
-            eth.configure(queues, carriesAnyFrame(eth) ? 0 : mtuBytes);
+            eth.configure(queues, memif ? 0 : mtuBytes); // memif's ethdev refuses any MTU over 1500 (see above)
             for (int q = 0; q < queues; q++)
             {
                 eth.setupRxQueue(q, config.descriptors(), pool);
@@ -70,24 +84,29 @@ final class SharedEthDevice
     }
 
     /**
-     * The MTU a port gets when none is asked for: {@link DpdkConfig#JUMBO_MTU_DEFAULT} where the device carries it, so
-     * that the path MTU is 4096 (a 4 KB message is one frame, not four), as RoCE fabrics are set up; else the
-     * device's own (at least 1500).
+     * memif's buffer size: {@code bsize} of its device arguments, else the PMD's default. A frame must fit one buffer:
+     * DPDK 22.11's memif receive path mishandles a frame chained over several buffers under load (the PMD crashed
+     * in a test of 10 000-byte WRITEs at MTU 4200 over the default 2048-byte buffers, and ran clean with
+     * {@code bsize=8192}), and its ethdev declares 1518-byte frames whatever the buffers, so ethdev's MTU is left
+     * alone and the buffers decide.
      */
-    static int defaultMtu(final EthDevice eth)
+    static int memifBufferBytes(final String deviceArgs)
     {
-        final int maxMtu = carriesAnyFrame(eth) ? 65535 : eth.info().maxMtu();
-        return maxMtu >= DpdkConfig.JUMBO_MTU_DEFAULT ? DpdkConfig.JUMBO_MTU_DEFAULT : Math.max(1500, eth.mtu());
-    }
-
-    /**
-     * Whether the device's wire has no frame limit of its own, whatever its ethdev declares: memif chains a frame over
-     * as many of its buffers as it needs and copies it into one mbuf when the pool's data room holds it, yet DPDK
-     * 22.11's memif declares 1518-byte frames, so that ethdev refuses any MTU above 1500 in its configure.
-     */
-    static boolean carriesAnyFrame(final EthDevice eth)
-    {
-        return "net_memif".equals(eth.info().driverName());
+        for (final String arg : deviceArgs.split(","))
+        {
+            if (arg.startsWith("bsize="))
+            {
+                try
+                {
+                    return Integer.parseInt(arg.substring("bsize=".length()).trim());
+                }
+                catch (final NumberFormatException ex)
+                {
+                    return MEMIF_BUFFER_BYTES_DEFAULT; // the PMD refuses the device itself before this
+                }
+            }
+        }
+        return MEMIF_BUFFER_BYTES_DEFAULT;
     }
 
     EthDevice eth()

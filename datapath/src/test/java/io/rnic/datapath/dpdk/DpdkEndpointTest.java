@@ -5,6 +5,7 @@ import io.rnic.datapath.endpoint.EndpointOptions;
 import io.rnic.datapath.endpoint.EndpointPairScenario;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.dpdkbindings.DpdkBindings;
+import io.rnic.dpdkbindings.DpdkException;
 import io.rnic.dpdkbindings.EthDevice;
 import io.rnic.transport.LocalPort;
 import org.junit.jupiter.api.BeforeAll;
@@ -117,15 +118,18 @@ class DpdkEndpointTest
     }
 
     /**
-     * memif declares 1518-byte frames to ethdev yet chains any frame over its buffers: with no MTU asked for, a memif
-     * port carries the RoCE jumbo MTU (path MTU 4096: a 4 KB WRITE is one frame), each frame received in one mbuf.
+     * memif declares 1518-byte frames to ethdev, yet carries a frame as long as its buffers: with buffers of 8 KiB
+     * and no MTU asked for, a memif port has the RoCE jumbo MTU (path MTU 4096: a 4 KB WRITE is one frame), each
+     * frame received whole in one mbuf.
      */
     @Test
-    void shouldCarryJumboFramesOverMemifByDefault() throws Exception
+    void shouldCarryJumboFramesOverMemifWithLargeBuffersByDefault() throws Exception
     {
         final String socket = "/run/rnic-test-memif-" + ProcessHandle.current().pid() + ".sock";
-        final String server = EthDevice.createVirtual("net_memif7", "role=server,id=7,socket=" + socket).name();
-        final String client = EthDevice.createVirtual("net_memif8", "role=client,id=7,socket=" + socket).name();
+        final String server = EthDevice.createVirtual("net_memif7",
+            "role=server,id=7,bsize=8192,socket=" + socket).name();
+        final String client = EthDevice.createVirtual("net_memif8",
+            "role=client,id=7,bsize=8192,socket=" + socket).name();
         final DpdkPort portA = DpdkPort.open(DpdkConfig.of(server, EAL))[0];
         final DpdkPort portB = DpdkPort.open(DpdkConfig.of(client, EAL))[0];
         try
@@ -179,6 +183,34 @@ class DpdkEndpointTest
             portA.close();
             portB.close();
             EthDevice.destroyVirtual(client);
+            EthDevice.destroyVirtual(server);
+        }
+    }
+
+    /** memif's default 2048-byte buffers: MTU 1500 by default, and a larger one refused naming the fix. */
+    @Test
+    void shouldKeepMtu1500OverMemifWithDefaultBuffersAndNameTheFixForMore()
+    {
+        final String socket = "/run/rnic-test-memif-small-" + ProcessHandle.current().pid() + ".sock";
+        final String server = EthDevice.createVirtual("net_memif9", "role=server,id=9,socket=" + socket).name();
+        try
+        {
+            final DpdkException ex = assertThrows(DpdkException.class,
+                () -> DpdkPort.open(DpdkConfig.of(server, EAL).withMtu(4200)));
+            assertEquals("net_memif9 carries a frame in one of its buffers of 2048 bytes (MTU 2030): for MTU 4200 " +
+                "give its --vdev bsize=8192, at both ends", ex.getMessage());
+            final DpdkPort port = DpdkPort.open(DpdkConfig.of(server, EAL))[0];
+            try
+            {
+                assertEquals(1500, port.mtu());
+            }
+            finally
+            {
+                port.close();
+            }
+        }
+        finally
+        {
             EthDevice.destroyVirtual(server);
         }
     }
