@@ -70,7 +70,7 @@ run() {
     server=(ip netns exec "$RNIC_NS_A" "$rnic" "$@" -d "$RNIC_IF_A")
     client=(ip netns exec "$RNIC_NS_B" "$rnic" "$@" -d "$RNIC_IF_B")
   else
-    local vdev="net_memif0,socket=/run/$name.sock"
+    local vdev="net_memif0,bsize=8192,socket=/run/$name.sock" # 8 KiB buffers: path MTU 4096
     server=("$rnic" "$@" --port dpdk -d net_memif0 --ip "$RNIC_IP4_A/24" --ip "$RNIC_IP6_A/64" --oob 127.0.0.1
       --eal "$eal --file-prefix ${name}a --vdev=$vdev,role=server")
     client=("$rnic" "$@" --port dpdk -d net_memif0 --ip "$RNIC_IP4_B/24" --ip "$RNIC_IP6_B/64" --oob 127.0.0.1
