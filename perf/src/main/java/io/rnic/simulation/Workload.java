@@ -290,7 +290,8 @@ public final class Workload
         flow.requesterMemory = arena.allocate(bytes, 4096);
         flow.responderMemory = arena.allocate(bytes, 4096);
         flow.requesterMr = a.registerMemoryRegion(pdA, flow.requesterMemory, AccessFlags.ALL);
-        flow.responderMr = b.registerMemoryRegion(pdB, flow.responderMemory, AccessFlags.ALL | AccessFlags.FLUSH_GLOBAL);
+        flow.responderMr =
+            b.registerMemoryRegion(pdB, flow.responderMemory, AccessFlags.ALL | AccessFlags.FLUSH_GLOBAL);
         flow.opIds = new long[slots];
         flow.types = new int[slots];
         flow.sizes = new int[slots];
@@ -365,7 +366,8 @@ public final class Workload
                 wr.rKey = flow.responderMr.rKey();
                 wr.flushLength = drawnSize;
                 wr.flushPlacementType = FethFlyweight.PLACEMENT_GLOBAL;
-                wr.flushSelectivityLevel = (opId & 1) == 0 ? FethFlyweight.SELECTIVITY_RANGE : FethFlyweight.SELECTIVITY_MR;
+                wr.flushSelectivityLevel =
+                    (opId & 1) == 0 ? FethFlyweight.SELECTIVITY_RANGE : FethFlyweight.SELECTIVITY_MR;
             }
             default ->
             {
@@ -453,7 +455,8 @@ public final class Workload
                     }
                 }
                 case ATOMIC_WRITE ->
-                    checkBytes(flow.responderMemory, slotOffset, pattern, wc.wrId(), Long.BYTES, report, "ATOMIC_WRITE");
+                    checkBytes(
+                        flow.responderMemory, slotOffset, pattern, wc.wrId(), Long.BYTES, report, "ATOMIC_WRITE");
                 case FLUSH ->
                 {
                     // nothing placed: its completion in order, after every earlier operation's, is what is checked

@@ -279,7 +279,11 @@ final class Completer
      * later PSN never comes here: it completed this WQE before (an implied ACK, as for a WRITE).
      */
     private void onEmptyReadResponse(
-        final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final SendWorkRequest wqe, final int psn)
+        final QpContext qp,
+        final RocePacket packet,
+        final DirectBuffer buffer,
+        final SendWorkRequest wqe,
+        final int psn)
     {
         if (psn != qp.wqeFirstPsn[qp.slot(qp.sqOldest)])
         {

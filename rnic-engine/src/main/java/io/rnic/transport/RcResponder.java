@@ -20,7 +20,8 @@ import java.nio.ByteOrder;
  * duplicate: re-acknowledge, re-read, or answer an atomic from the replay cache; out of sequence: one NAK until the
  * expected PSN arrives), the FIRST/MIDDLE/LAST sequence and length, max_dest_rd_atomic, the R_Key, protection
  * domain, bounds and access check of READ and atomics before any byte is touched, SEND and WRITE through
- * {@link MessagePlacement}, and the NAK each failure is owed. Responses go out through the {@link ResponsePacer},
+ * {@link MessagePlacement}, the IBTA 1.5 ATOMIC WRITE and FLUSH as rxe's {@code atomic_write_reply} and
+ * {@code process_flush}, and the NAK each failure is owed. Responses go out through the {@link ResponsePacer},
  * ACKs and NAKs through the {@link AcknowledgeCoalescer}. Engine thread only.
  */
 final class RcResponder
@@ -369,7 +370,8 @@ final class RcResponder
         feth.wrapAt(buffer, packet.headerOffset(Opcode.FETH));
         final int placementType = feth.placementType();
         final int selectivityLevel = feth.selectivityLevel();
-        if (!FethFlyweight.isValidPlacementType(placementType) || !FethFlyweight.isValidSelectivityLevel(selectivityLevel))
+        if (!FethFlyweight.isValidPlacementType(placementType) ||
+            !FethFlyweight.isValidSelectivityLevel(selectivityLevel))
         {
             acknowledges.remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
             return;
@@ -386,7 +388,7 @@ final class RcResponder
         else if (selectivityLevel == FethFlyweight.SELECTIVITY_MR)
         {
             final MemoryRegion region = regions.byKey(rKey);
-            allowed = region != null && region.rKey() == rKey && region.pd() == qp.pd && region.allows(access);
+            allowed = region != null && region.pd() == qp.pd && region.allows(access);
         }
         else
         {

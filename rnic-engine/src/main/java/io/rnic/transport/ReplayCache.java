@@ -79,7 +79,7 @@ final class ReplayCache
         return i;
     }
 
-    /** Returns the entry's index: an ATOMIC WRITE or FLUSH executed at {@code psn} ({@link #KIND_EMPTY_READ_RESPONSE}). */
+    /** Returns the entry's index: an ATOMIC WRITE or FLUSH done at {@code psn} ({@link #KIND_EMPTY_READ_RESPONSE}). */
     int recordEmptyReadResponse(final int psn, final int msn)
     {
         final int i = claim(false);

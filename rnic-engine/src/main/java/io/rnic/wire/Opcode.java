@@ -89,7 +89,7 @@ public final class Opcode
     public static final int IMMDT = 5;
     public static final int IETH = 6;
     public static final int CNP_RESERVED = 7;
-    /** Added last to keep the indices above; on the wire it goes between the DETH and the RETH ({@link #WIRE_ORDER}). */
+    /** Added last, keeping the indices above; on the wire it goes between DETH and RETH ({@link #WIRE_ORDER}). */
     public static final int FETH = 8;
     public static final int HEADER_COUNT = 9;
 
@@ -101,7 +101,8 @@ public final class Opcode
     private static final String[] HEADER_NAME = {
         "DETH", "RETH", "ATOMICETH", "AETH", "ATOMICACKETH", "IMMDT", "IETH", "CNP_RESERVED", "FETH" };
     /** The header indices in the order the headers follow the BTH on the wire. */
-    private static final int[] WIRE_ORDER = { DETH, FETH, RETH, ATOMIC_ETH, AETH, ATOMIC_ACK_ETH, IMMDT, IETH, CNP_RESERVED };
+    private static final int[] WIRE_ORDER = {
+        DETH, FETH, RETH, ATOMIC_ETH, AETH, ATOMIC_ACK_ETH, IMMDT, IETH, CNP_RESERVED };
 
     // ---- flags describing the operation (bits above the header mask, bits 0 to HEADER_COUNT - 1)
     public static final int FLAG_PAYLOAD = 1 << 9;

@@ -144,7 +144,8 @@ class TsharkDissectionTest
             assertEquals("", columns[3], "malformed for tshark: " + lines.get(i));
             if (tshark40)
             {
-                assertEquals(false, columns[2].isEmpty(), "tshark 4.0 shows an unknown header sequence: " + lines.get(i));
+                assertEquals(false, columns[2].isEmpty(),
+                    "tshark 4.0 shows an unknown header sequence: " + lines.get(i));
             }
         }
     }

@@ -448,7 +448,8 @@ class AtomicWriteFlushTest extends ArenaScopedTest
                     wr.sgl.clear();
                     wr.sgl.add(a.mr.address() + source, Long.BYTES, a.mr.lKey());
                 }
-                default -> wr = flush(b, 0, REGION_BYTES, FethFlyweight.PLACEMENT_GLOBAL, FethFlyweight.SELECTIVITY_RANGE);
+                default ->
+                    wr = flush(b, 0, REGION_BYTES, FethFlyweight.PLACEMENT_GLOBAL, FethFlyweight.SELECTIVITY_RANGE);
             }
             wr.wrId = i;
             assertEquals(QueuePair.POST_OK, a.qp.postSend(wr));

@@ -91,7 +91,8 @@ class AtomicWriteFlushVectorsTest
     private static Map<String, Object> acceptAndDecode(final byte[] frame)
     {
         final RocePacket packet = new RocePacket();
-        assertEquals(DropReason.NONE, new InboundValidator().validate(new UnsafeBuffer(frame), 0, frame.length, packet));
+        final UnsafeBuffer buffer = new UnsafeBuffer(frame);
+        assertEquals(DropReason.NONE, new InboundValidator().validate(buffer, 0, frame.length, packet));
         return new FrameFields().decode(new UnsafeBuffer(frame), 0, frame.length);
     }
 
