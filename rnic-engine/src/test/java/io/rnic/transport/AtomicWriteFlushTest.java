@@ -15,8 +15,10 @@ import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
 import io.rnic.wire.DropReason;
 import io.rnic.wire.FethFlyweight;
+import io.rnic.wire.FrameSpec;
 import io.rnic.wire.InboundValidator;
 import io.rnic.wire.Opcode;
+import io.rnic.wire.PacketBuilder;
 import io.rnic.wire.RethFlyweight;
 import io.rnic.wire.RocePacket;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -348,6 +350,19 @@ class AtomicWriteFlushTest extends ArenaScopedTest
     }
 
     @Test
+    void shouldRefuseAnAtomicWriteWhenTheResponderTakesNoReadsOrAtomics()
+    {
+        // rxe's check_resource: an ATOMIC WRITE needs max_dest_rd_atomic > 0 (RESPST_ERR_TOO_MANY_RDMA_ATM_REQ)
+        final Connection a = new Connection(fabric.a(), arena, QpType.RC, REGION_BYTES, MR_ACCESS);
+        final Connection b = new Connection(fabric.b(), arena, QpType.RC, REGION_BYTES, MR_ACCESS);
+        a.connect(b, TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, PathMtu.MTU_1024, 0x10_0000, QP_ACCESS, 16, 0);
+        b.connect(a, TwoNodeFabric.IP_A, TwoNodeFabric.MAC_A, PathMtu.MTU_1024, 0x20_0000, QP_ACCESS, 16, 0);
+        assertEquals(QueuePair.POST_OK, a.qp.postSend(atomicWrite(a, b, 64)));
+        assertEquals(WcStatus.REM_INV_REQ_ERR, await(a).status());
+        assertEquals(1, fabric.b().engine().counters().get(TransportCounter.READ_ATOMIC_EXCEEDED));
+    }
+
+    @Test
     void shouldFailAnAtomicWriteOfOtherThanEightBytesLocally()
     {
         final Connection[] pair = pair();
@@ -413,6 +428,37 @@ class AtomicWriteFlushTest extends ArenaScopedTest
         assertEquals(DropReason.NONE, new InboundValidator().validate(answer, 0, answer.capacity(), packet));
         assertEquals(Opcode.RC_RDMA_READ_RESPONSE_ONLY, packet.opcode());
         assertEquals(0, packet.payloadLength());
+    }
+
+    @Test
+    void shouldFailAnAtomicWriteAnsweredWithDataAsABadResponse()
+    {
+        final Connection[] pair = pair();
+        final Connection a = pair[0];
+        final Connection b = pair[1];
+        final InboundValidator validator = new InboundValidator();
+        final RocePacket packet = new RocePacket();
+        final PacketBuilder builder = new PacketBuilder();
+        // B's answer is replaced by a READ RESPONSE ONLY at the same PSN that carries 4 bytes
+        fabric.b().engine().sink((buffer, offset, length) ->
+        {
+            final UnsafeBuffer copy = new UnsafeBuffer(new byte[length]);
+            copy.putBytes(0, buffer, offset, length);
+            validator.validate(copy, 0, length, packet);
+            if (packet.opcode() != Opcode.RC_RDMA_READ_RESPONSE_ONLY)
+            {
+                fabric.bToA().send(buffer, offset, length);
+                return;
+            }
+            final FrameSpec spec = new FrameSpec().ethernet(TwoNodeFabric.MAC_A, TwoNodeFabric.MAC_B)
+                .ipv4(TwoNodeFabric.IP_B, TwoNodeFabric.IP_A)
+                .bth(Opcode.RC_RDMA_READ_RESPONSE_ONLY, a.qp.qpn(), packet.psn()).aeth(0x1F, 1);
+            final UnsafeBuffer forged = new UnsafeBuffer(new byte[128]);
+            final int forgedLength = builder.build(forged, 0, spec, new UnsafeBuffer(new byte[4]), 0, 4);
+            fabric.bToA().send(forged, 0, forgedLength);
+        });
+        assertEquals(QueuePair.POST_OK, a.qp.postSend(atomicWrite(a, b, 64)));
+        assertEquals(WcStatus.BAD_RESP_ERR, await(a).status());
     }
 
     @Test
