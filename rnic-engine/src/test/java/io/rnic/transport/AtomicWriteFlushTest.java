@@ -262,6 +262,40 @@ class AtomicWriteFlushTest extends ArenaScopedTest
     }
 
     @Test
+    void shouldAnswerAFlushOnlyAfterTheReadResponsesOwedBeforeIt()
+    {
+        final Connection[] pair = pair();
+        final Connection a = pair[0];
+        final Connection b = pair[1];
+        final List<UnsafeBuffer> fromB = capture(fabric, false);
+        final int length = 64 * 1024;
+        RcOperationsTest.fill(b, 0, length, 9);
+        final SendWorkRequest read = new SendWorkRequest();
+        read.wrId = 4;
+        read.opcode = WrOpcode.RDMA_READ;
+        read.sgl.add(a.mr.address(), length, a.mr.lKey());
+        read.remoteAddress = b.mr.address();
+        read.rKey = b.mr.rKey();
+        assertEquals(QueuePair.POST_OK, a.qp.postSend(read));
+        assertEquals(QueuePair.POST_OK,
+            a.qp.postSend(flush(b, 0, length, FethFlyweight.PLACEMENT_GLOBAL, FethFlyweight.SELECTIVITY_RANGE)));
+        assertEquals(WcOpcode.RDMA_READ, await(a).opcode());
+        assertEquals(WcOpcode.FLUSH, await(a).opcode());
+        RcOperationsTest.assertBytes(a, 0, length, 9);
+
+        final InboundValidator validator = new InboundValidator();
+        final RocePacket packet = new RocePacket();
+        final List<Integer> payloads = new ArrayList<>();
+        for (final UnsafeBuffer frame : fromB)
+        {
+            assertEquals(DropReason.NONE, validator.validate(frame, 0, frame.capacity(), packet));
+            payloads.add(packet.payloadLength());
+        }
+        assertEquals(length / 1024 + 1, payloads.size(), "64 READ responses, then the FLUSH's: " + payloads);
+        assertEquals(0, payloads.get(payloads.size() - 1), "the empty answer comes last: " + payloads);
+    }
+
+    @Test
     void shouldFlushTheWholeRegionAtSelectivityMrWithoutLookingAtTheRange()
     {
         final Connection[] pair = pair();
