@@ -227,6 +227,8 @@ final class InspectCommand
             {
                 sb.append(" BECN");
             }
+            appendIfPresent(sb, f, "feth_placement_type", "placement");
+            appendIfPresent(sb, f, "feth_selectivity_level", "selectivity");
             appendIfPresent(sb, f, "reth_va", "va");
             appendIfPresent(sb, f, "reth_rkey", "rkey");
             appendIfPresent(sb, f, "reth_dmalen", "len");

@@ -21,11 +21,13 @@ import java.lang.management.ManagementFactory;
 final class SimulateCommand
 {
     static final String SYNOPSIS = "simulate [--ops N] [--qps Q] [--max-size BYTES] [--loss P] [--reorder P] " +
-        "[--dup P] [--corrupt P] [--delay-ns NS] [--seed S] [--mtu 256..4096] [--ops-mix write,read,send,atomic] " +
-        "[--retry-cnt 0..7] [--rnr-retry 0..7] [--timeout 0..31]";
+        "[--dup P] [--corrupt P] [--delay-ns NS] [--seed S] [--mtu 256..4096] " +
+        "[--ops-mix write,read,send,atomic,atomic_write,flush] [--retry-cnt 0..7] [--rnr-retry 0..7] [--timeout 0..31]";
 
     /** What {@code rnic help simulate} adds to the synopsis: the QP's retry knobs, in ibverbs' encodings. */
     static final String DETAILS = String.join(System.lineSeparator(),
+        "--ops-mix LIST     operations drawn (all by default): write, read, send, atomic (FETCH_ADD/COMPARE_SWAP),",
+        "                   atomic_write and flush (IBTA 1.5 ATOMIC WRITE and FLUSH, global visibility)",
         "--retry-cnt 0..7   retry_cnt of every QP: retries in a row without progress (lost requests, ACKs or READ",
         "                   responses) before the WQE fails with RETRY_EXC_ERR; default 7, the IBTA's maximum",
         "--rnr-retry 0..7   rnr_retry: RNR NAKs in a row before RNR_RETRY_EXC_ERR; 7 (the default) = infinite",
@@ -176,6 +178,8 @@ final class SimulateCommand
         config.reads = false;
         config.sends = false;
         config.atomics = false;
+        config.atomicWrites = false;
+        config.flushes = false;
         for (final String op : value.split(","))
         {
             switch (op.trim())
@@ -184,7 +188,10 @@ final class SimulateCommand
                 case "read" -> config.reads = true;
                 case "send" -> config.sends = true;
                 case "atomic" -> config.atomics = true;
-                default -> throw new UsageException("--ops-mix takes write,read,send,atomic; not '" + op + "'");
+                case "atomic_write" -> config.atomicWrites = true;
+                case "flush" -> config.flushes = true;
+                default -> throw new UsageException(
+                    "--ops-mix takes write,read,send,atomic,atomic_write,flush; not '" + op + "'");
             }
         }
     }

@@ -2,6 +2,7 @@ package io.rnic.simulation;
 
 import io.rnic.device.ConnectParameters;
 import io.rnic.device.QueuePair;
+import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.PathMtu;
 
 /**
@@ -32,6 +33,7 @@ final class SimulatedRcPath
             .pathMtu(mtu)
             .timers(timeout, retryCount, rnrRetry, 1)
             .readAtomic(16, 16);
+        parameters.accessFlags(parameters.accessFlags | AccessFlags.FLUSH_GLOBAL); // the workload's FLUSHes
         parameters.addressVector.destinationIpv4(remoteIp).destinationMac(remoteMac).sourceGidIndex(0);
         parameters.applyTo(qp);
     }

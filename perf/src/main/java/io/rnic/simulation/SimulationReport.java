@@ -19,6 +19,8 @@ public final class SimulationReport
     long reads;
     long sends;
     long atomics;
+    long atomicWrites;
+    long flushes;
     long bytes;
     long simulatedNs;
     long wallNs;
@@ -116,8 +118,8 @@ public final class SimulationReport
     public String summary()
     {
         final StringBuilder sb = new StringBuilder();
-        sb.append(String.format("operations      %,d completed (%,d write, %,d read, %,d send, %,d atomic)%s%n",
-            operations, writes, reads, sends, atomics,
+        sb.append(String.format("operations      %,d completed (%,d write, %,d read, %,d send, %,d atomic, " +
+            "%,d atomic write, %,d flush)%s%n", operations, writes, reads, sends, atomics, atomicWrites, flushes,
             failedOperations == 0 ? "" : String.format(", %,d failed or flushed", failedOperations)));
         sb.append(String.format("bytes           %,d verified%n", bytes));
         sb.append(String.format("link            %s%n", linkSummary));

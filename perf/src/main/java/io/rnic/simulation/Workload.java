@@ -18,6 +18,7 @@ import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
+import io.rnic.wire.FethFlyweight;
 import org.agrona.BitUtil;
 
 import java.lang.foreign.Arena;
@@ -33,7 +34,8 @@ import java.util.function.LongConsumer;
  * never races with reuse. Sizes are drawn log-uniformly from 0 to the maximum (small messages dominate, as in real
  * traffic, and every size class up to the maximum occurs). Atomics (FETCH_ADD and COMPARE_SWAP alternately) each
  * add 1 to a per-QP counter: the original values returned must count up with no gap or repeat, which proves each
- * ran exactly once.
+ * ran exactly once. An IBTA 1.5 ATOMIC WRITE puts 8 bytes drawn from the pattern in its slot, checked when it
+ * completes; a FLUSH (global visibility) names its slot's range, or every other time the whole region.
  */
 public final class Workload
 {
@@ -47,6 +49,10 @@ public final class Workload
         public boolean reads = true;
         public boolean sends = true;
         public boolean atomics = true;
+        /** IBTA 1.5 ATOMIC WRITE: 8 bytes to the operation's slot, checked at completion. */
+        public boolean atomicWrites = true;
+        /** IBTA 1.5 FLUSH (global visibility) of the operation's slot, or of the whole region every other one. */
+        public boolean flushes = true;
         public long seed = 1;
         public LinkConditions conditions = new LinkConditions();
         public PathMtu mtu = PathMtu.MTU_4096;
@@ -67,7 +73,9 @@ public final class Workload
     private static final int READ = 1;
     private static final int SEND = 2;
     private static final int ATOMIC = 3;
-    private static final String[] TYPE_NAMES = { "WRITE", "READ", "SEND", "ATOMIC" };
+    private static final int ATOMIC_WRITE = 4;
+    private static final int FLUSH = 5;
+    private static final String[] TYPE_NAMES = { "WRITE", "READ", "SEND", "ATOMIC", "ATOMIC_WRITE", "FLUSH" };
 
     private Workload()
     {
@@ -218,7 +226,7 @@ public final class Workload
 
     private static int[] mix(final Config config)
     {
-        final int[] all = new int[4];
+        final int[] all = new int[6];
         int n = 0;
         if (config.writes)
         {
@@ -235,6 +243,14 @@ public final class Workload
         if (config.atomics)
         {
             all[n++] = ATOMIC;
+        }
+        if (config.atomicWrites)
+        {
+            all[n++] = ATOMIC_WRITE;
+        }
+        if (config.flushes)
+        {
+            all[n++] = FLUSH;
         }
         if (n == 0)
         {
@@ -274,7 +290,8 @@ public final class Workload
         flow.requesterMemory = arena.allocate(bytes, 4096);
         flow.responderMemory = arena.allocate(bytes, 4096);
         flow.requesterMr = a.registerMemoryRegion(pdA, flow.requesterMemory, AccessFlags.ALL);
-        flow.responderMr = b.registerMemoryRegion(pdB, flow.responderMemory, AccessFlags.ALL);
+        flow.responderMr =
+            b.registerMemoryRegion(pdB, flow.responderMemory, AccessFlags.ALL | AccessFlags.FLUSH_GLOBAL);
         flow.opIds = new long[slots];
         flow.types = new int[slots];
         flow.sizes = new int[slots];
@@ -300,7 +317,7 @@ public final class Workload
     {
         final int slot = (int)(flow.posted % slots);
         final long slotOffset = (long)slot * slotBytes;
-        final int size = type == ATOMIC ? Long.BYTES : drawnSize;
+        final int size = type == ATOMIC || type == ATOMIC_WRITE ? Long.BYTES : type == FLUSH ? 0 : drawnSize;
         flow.opIds[slot] = opId;
         flow.types[slot] = type;
         flow.sizes[slot] = size;
@@ -335,6 +352,23 @@ public final class Workload
                 }
                 wr.opcode = WrOpcode.SEND;
             }
+            case ATOMIC_WRITE ->
+            {
+                MemorySegment.copy(pattern, shift(opId), flow.requesterMemory, slotOffset, Long.BYTES);
+                wr.opcode = WrOpcode.ATOMIC_WRITE;
+                wr.remoteAddress = flow.responderMr.address() + slotOffset;
+                wr.rKey = flow.responderMr.rKey();
+            }
+            case FLUSH ->
+            {
+                wr.opcode = WrOpcode.FLUSH;
+                wr.remoteAddress = flow.responderMr.address() + slotOffset;
+                wr.rKey = flow.responderMr.rKey();
+                wr.flushLength = drawnSize;
+                wr.flushPlacementType = FethFlyweight.PLACEMENT_GLOBAL;
+                wr.flushSelectivityLevel =
+                    (opId & 1) == 0 ? FethFlyweight.SELECTIVITY_RANGE : FethFlyweight.SELECTIVITY_MR;
+            }
             default ->
             {
                 final boolean swap = (flow.atomicsPosted & 1) == 1;
@@ -346,7 +380,10 @@ public final class Workload
                 flow.expectedAtomic[slot] = flow.atomicsPosted++;
             }
         }
-        wr.sgl.add(flow.requesterMr.address() + slotOffset, size, flow.requesterMr.lKey());
+        if (type != FLUSH)
+        {
+            wr.sgl.add(flow.requesterMr.address() + slotOffset, size, flow.requesterMr.lKey());
+        }
         final int result = flow.requester.postSend(wr);
         if (result != QueuePair.POST_OK)
         {
@@ -417,6 +454,13 @@ public final class Workload
                         report.fail("SEND op " + wc.wrId() + " completed before its receive");
                     }
                 }
+                case ATOMIC_WRITE ->
+                    checkBytes(
+                        flow.responderMemory, slotOffset, pattern, wc.wrId(), Long.BYTES, report, "ATOMIC_WRITE");
+                case FLUSH ->
+                {
+                    // nothing placed: its completion in order, after every earlier operation's, is what is checked
+                }
                 default ->
                 {
                     final long original = flow.requesterMemory.get(ValueLayout.JAVA_LONG, slotOffset);
@@ -435,6 +479,8 @@ public final class Workload
                 case WRITE -> report.writes++;
                 case READ -> report.reads++;
                 case SEND -> report.sends++;
+                case ATOMIC_WRITE -> report.atomicWrites++;
+                case FLUSH -> report.flushes++;
                 default -> report.atomics++;
             }
             flow.completed++;

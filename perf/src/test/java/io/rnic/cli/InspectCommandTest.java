@@ -1,9 +1,15 @@
 package io.rnic.cli;
 
+import io.rnic.pcap.PcapWriter;
 import io.rnic.testing.Json;
 import io.rnic.testing.SharedFiles;
 import io.rnic.testing.TestVectors.Vector;
 import io.rnic.testing.TestVectors;
+import io.rnic.wire.FethFlyweight;
+import io.rnic.wire.FrameSpec;
+import io.rnic.wire.Opcode;
+import io.rnic.wire.PacketBuilder;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -106,6 +112,43 @@ class InspectCommandTest
         assertTrue(result.lines().get(0).contains("CNP(0x81) qp=0x000118 psn=0 BECN"), result.lines().get(0));
         assertTrue(result.lines().get(0).contains("icrc=ok -> accept"), result.lines().get(0));
         assertTrue(result.lines().get(1).startsWith("1 frames: 1 accepted, 0 dropped"), result.lines().get(1));
+    }
+
+    @Test
+    void shouldDecodeAndAcceptFlushAndAtomicWrite(@TempDir final Path dir) throws Exception
+    {
+        final Path pcap = dir.resolve("ibta-1.5.pcap");
+        final PacketBuilder builder = new PacketBuilder();
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[256]);
+        try (PcapWriter writer = new PcapWriter(pcap))
+        {
+            final FrameSpec spec = new FrameSpec().ethernet(0x0200_0000_0B02L, 0x0200_0000_0A01L)
+                .ipv4(0x0A00_0001, 0x0A00_0002).ackRequest(true);
+            spec.bth(Opcode.RC_FLUSH, 0x123, 7).feth(FethFlyweight.PLACEMENT_GLOBAL, FethFlyweight.SELECTIVITY_MR)
+                .reth(0x1000, 0x2000, 64);
+            writer.write(frame, 0, builder.build(frame, 0, spec, frame, 0, 0), 1_000);
+            spec.bth(Opcode.RC_ATOMIC_WRITE, 0x123, 8).reth(0x1008, 0x2000, 8);
+            writer.write(frame, 0, builder.build(frame, 0, spec, new UnsafeBuffer(new byte[8]), 0, 8), 2_000);
+        }
+        final Result json = rnic("inspect", "--json", pcap.toString());
+        assertEquals(0, json.status(), json.err());
+        final Map<String, Object> flush = Json.parseObject(json.lines().get(0));
+        assertEquals("RC_FLUSH", flush.get("opcode_name"));
+        assertEquals("accept", flush.get("verdict"));
+        assertEquals(1L, flush.get("feth_placement_type"));
+        assertEquals(1L, flush.get("feth_selectivity_level"));
+        assertEquals(64L, flush.get("reth_dmalen"));
+        final Map<String, Object> atomicWrite = Json.parseObject(json.lines().get(1));
+        assertEquals("RC_ATOMIC_WRITE", atomicWrite.get("opcode_name"));
+        assertEquals("accept", atomicWrite.get("verdict"));
+        assertEquals(8L, atomicWrite.get("payload_len"));
+
+        final Result text = rnic("inspect", pcap.toString());
+        assertEquals(0, text.status());
+        assertTrue(text.lines().get(0).contains("RC_FLUSH(0x1c) qp=0x000123 psn=7 A placement=1 selectivity=1"),
+            text.lines().get(0));
+        assertTrue(text.lines().get(1).contains("RC_ATOMIC_WRITE(0x1d)"), text.lines().get(1));
+        assertTrue(text.lines().get(2).startsWith("2 frames: 2 accepted, 0 dropped"), text.lines().get(2));
     }
 
     @Test

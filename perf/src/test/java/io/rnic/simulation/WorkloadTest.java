@@ -41,4 +41,25 @@ class WorkloadTest
         assertEquals(config.operations, report.operations());
         assertTrue(Workload.retransmissions(report) > 0, "a lossy link must cause retransmissions");
     }
+
+    @Test
+    void shouldKeepAtomicWritesAndFlushesByteExactAndInOrderUnderLoss()
+    {
+        final Workload.Config config = new Workload.Config();
+        config.operations = 20_000;
+        config.qps = 2;
+        config.maxSize = 64 * 1024;
+        config.seed = 17;
+        config.reads = false;
+        config.sends = false;
+        config.atomics = false;
+        config.conditions = new LinkConditions().loss(0.05).reorder(0.05).duplicate(0.02).corrupt(0.01);
+        final SimulationReport report = Workload.run(config);
+        System.out.println(report.summary());
+        assertTrue(report.passed(), report.summary());
+        assertEquals(config.operations, report.operations());
+        assertTrue(report.atomicWrites > 0 && report.flushes > 0, report.summary());
+        assertEquals(config.operations, report.writes + report.atomicWrites + report.flushes);
+        assertTrue(Workload.retransmissions(report) > 0, "a lossy link must cause retransmissions");
+    }
 }

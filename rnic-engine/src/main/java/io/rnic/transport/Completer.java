@@ -225,6 +225,11 @@ final class Completer
             counters.increment(TransportCounter.DROPPED_GHOST_RESPONSE);
             return;
         }
+        if (Requester.isAtomicWriteOrFlush(wqe.opcode))
+        {
+            onEmptyReadResponse(qp, packet, buffer, wqe, psn);
+            return;
+        }
         if (wqe.opcode != WrOpcode.RDMA_READ)
         {
             impliedNak(qp, nowNs); // an earlier atomic's ACK was lost
@@ -266,6 +271,34 @@ final class Completer
         {
             completions.completeOldestSend(qp, WcStatus.SUCCESS, (int)total);
         }
+    }
+
+    /**
+     * The answer to an ATOMIC WRITE or FLUSH at the head of the send queue (rxe's {@code check_ack}: an RDMA READ
+     * RESPONSE ONLY with an ACK syndrome completes it): of zero length, anything else is a bad response. One of a
+     * later PSN never comes here: it completed this WQE before (an implied ACK, as for a WRITE).
+     */
+    private void onEmptyReadResponse(
+        final QpContext qp,
+        final RocePacket packet,
+        final DirectBuffer buffer,
+        final SendWorkRequest wqe,
+        final int psn)
+    {
+        if (psn != qp.wqeFirstPsn[qp.slot(qp.sqOldest)])
+        {
+            counters.increment(TransportCounter.DUPLICATE_RESPONSE);
+            return;
+        }
+        aeth.wrapAt(buffer, packet.headerOffset(Opcode.AETH));
+        if (packet.opcode() != Opcode.RC_RDMA_READ_RESPONSE_ONLY || packet.payloadLength() != 0 ||
+            AethFlyweight.type(aeth.syndrome()) != AethFlyweight.TYPE_ACK)
+        {
+            completions.failOldestSend(qp, WcStatus.BAD_RESP_ERR);
+            return;
+        }
+        progress(qp, Psn.next(psn));
+        completions.completeOldestSend(qp, WcStatus.SUCCESS, (int)wqe.sgl.totalLength());
     }
 
     private void onAtomicAcknowledge(

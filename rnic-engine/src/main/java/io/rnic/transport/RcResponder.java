@@ -5,18 +5,23 @@ import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.wire.AethFlyweight;
 import io.rnic.wire.AtomicEthFlyweight;
+import io.rnic.wire.FethFlyweight;
 import io.rnic.wire.Opcode;
 import io.rnic.wire.RethFlyweight;
 import io.rnic.wire.RocePacket;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * Executes the requests of RC QPs, rxe's {@code rxe_resp.c} steps for RC: the PSN check (expected: execute;
  * duplicate: re-acknowledge, re-read, or answer an atomic from the replay cache; out of sequence: one NAK until the
  * expected PSN arrives), the FIRST/MIDDLE/LAST sequence and length, max_dest_rd_atomic, the R_Key, protection
  * domain, bounds and access check of READ and atomics before any byte is touched, SEND and WRITE through
- * {@link MessagePlacement}, and the NAK each failure is owed. Responses go out through the {@link ResponsePacer},
+ * {@link MessagePlacement}, the IBTA 1.5 ATOMIC WRITE and FLUSH as rxe's {@code atomic_write_reply} and
+ * {@code process_flush}, and the NAK each failure is owed. Responses go out through the {@link ResponsePacer},
  * ACKs and NAKs through the {@link AcknowledgeCoalescer}. Engine thread only.
  */
 final class RcResponder
@@ -28,6 +33,7 @@ final class RcResponder
     private final TransportCounters counters;
     private final RethFlyweight reth = new RethFlyweight();
     private final AtomicEthFlyweight atomicEth = new AtomicEthFlyweight();
+    private final FethFlyweight feth = new FethFlyweight();
 
     RcResponder(
         final MemoryRegionTable regions,
@@ -99,6 +105,16 @@ final class RcResponder
             read(qp, packet, buffer, psn, nowNs);
             return;
         }
+        else if (Opcode.has(opcode, Opcode.FLAG_ATOMIC_WRITE))
+        {
+            atomicWrite(qp, packet, buffer, psn, nowNs);
+            return;
+        }
+        else if (Opcode.has(opcode, Opcode.FLAG_FLUSH))
+        {
+            flush(qp, packet, buffer, psn, nowNs);
+            return;
+        }
         else
         {
             atomic(qp, packet, buffer, psn, nowNs);
@@ -158,6 +174,17 @@ final class RcResponder
                 // answered from what the READ was when it ran, from the packet asked for: a requester resends a
                 // READ from the first response it lacks (the rest of the range; the region is checked per packet)
                 pacer.queue(qp, entry, Psn.compare(psn, qp.replay.firstPsn(entry)), nowNs);
+            }
+            return;
+        }
+        if (Opcode.has(opcode, Opcode.FLAG_ATOMIC_WRITE | Opcode.FLAG_FLUSH))
+        {
+            // oA19-14/15 and rxe: answered again, never executed again (a second ATOMIC WRITE could undo a newer one)
+            final int entry = qp.replay.find(psn);
+            if (entry >= 0 && qp.replay.kind(entry) == ReplayCache.KIND_EMPTY_READ_RESPONSE &&
+                qp.replay.firstPsn(entry) == psn && !qp.responses.isFull())
+            {
+                pacer.queue(qp, entry, 0, nowNs);
             }
             return;
         }
@@ -274,6 +301,118 @@ final class RcResponder
         }
         qp.msn = Psn.next(qp.msn);
         final int entry = qp.replay.recordAtomic(psn, original, qp.msn);
+        qp.lastRequestOpcode = -1;
+        qp.ePsn = Psn.next(psn);
+        pacer.queue(qp, entry, 0, nowNs);
+    }
+
+    /**
+     * IBTA 1.5 ATOMIC WRITE, as rxe's {@code atomic_write_reply}: 8 bytes written at once (one aligned 64-bit store,
+     * so no reader sees half of it), after every earlier request (placement here is synchronous and in PSN order),
+     * answered with an RDMA READ RESPONSE ONLY of zero length. The QP and the region must allow remote write, as rxe
+     * checks (not remote atomic); the RETH must ask for exactly the 8 bytes the packet carries; the target must be
+     * 8-byte aligned in memory (rxe's {@code RESPST_ERR_MISALIGNED_ATOMIC}: an invalid request NAK).
+     */
+    private void atomicWrite(
+        final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn, final long nowNs)
+    {
+        if (qp.maxDestReadAtomic <= 0)
+        {
+            counters.increment(TransportCounter.READ_ATOMIC_EXCEEDED); // rxe's RESPST_ERR_TOO_MANY_RDMA_ATM_REQ
+            acknowledges.remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
+            return;
+        }
+        reth.wrapAt(buffer, packet.headerOffset(Opcode.RETH));
+        if (packet.payloadLength() != Long.BYTES || reth.dmaLength() != Long.BYTES)
+        {
+            counters.increment(TransportCounter.PACKET_LENGTH_ERROR);
+            acknowledges.remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
+            return;
+        }
+        final long address = reth.virtualAddress();
+        final MemoryRegion region;
+        if ((qp.accessFlags & AccessFlags.REMOTE_WRITE) == 0 || (region = regions.checkRemote(
+            (int)reth.rKey(), qp.pd, address, Long.BYTES, AccessFlags.REMOTE_WRITE)) == null)
+        {
+            acknowledges.remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
+            return;
+        }
+        final UnsafeBuffer memory = region.buffer();
+        final int index = (int)region.offsetOf(address);
+        if (((memory.addressOffset() + index) & (Long.BYTES - 1)) != 0)
+        {
+            acknowledges.remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
+            return;
+        }
+        if (qp.responses.isFull())
+        {
+            counters.increment(TransportCounter.RESPONSE_QUEUE_FULL);
+            return; // not executed, as if lost (the requester resends)
+        }
+        // The payload's bytes land as they are (rxe copies them to a u64 and stores it): read and stored in the same
+        // byte order, in one release store.
+        memory.putLongRelease(index, buffer.getLong(packet.payloadOffset(), ByteOrder.nativeOrder()));
+        answerEmpty(qp, psn, nowNs);
+    }
+
+    /**
+     * IBTA 1.5 FLUSH, as rxe's {@code process_flush}: the FETH's placement type must be one the QP allows
+     * ({@code IBV_ACCESS_FLUSH_GLOBAL}, {@code IBV_ACCESS_FLUSH_PERSISTENT}) and the region too, over the RETH's range
+     * or, at selectivity level MR, the whole region (whose range is then not checked). Every earlier write is already
+     * in memory (placement is synchronous, in PSN order); a full fence makes it visible to every other thread before
+     * the answer, an RDMA READ RESPONSE ONLY of zero length, queued behind the responses owed before it. No region
+     * of ours allows persistence (see {@link AccessFlags#FLUSH_PERSISTENT}), so a FLUSH asking for it is refused
+     * with a remote access error.
+     */
+    private void flush(
+        final QpContext qp, final RocePacket packet, final DirectBuffer buffer, final int psn, final long nowNs)
+    {
+        feth.wrapAt(buffer, packet.headerOffset(Opcode.FETH));
+        final int placementType = feth.placementType();
+        final int selectivityLevel = feth.selectivityLevel();
+        if (!FethFlyweight.isValidPlacementType(placementType) ||
+            !FethFlyweight.isValidSelectivityLevel(selectivityLevel))
+        {
+            acknowledges.remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
+            return;
+        }
+        final int access = ((placementType & FethFlyweight.PLACEMENT_GLOBAL) != 0 ? AccessFlags.FLUSH_GLOBAL : 0) |
+            ((placementType & FethFlyweight.PLACEMENT_PERSISTENT) != 0 ? AccessFlags.FLUSH_PERSISTENT : 0);
+        reth.wrapAt(buffer, packet.headerOffset(Opcode.RETH));
+        final int rKey = (int)reth.rKey();
+        final boolean allowed;
+        if ((qp.accessFlags & access) != access)
+        {
+            allowed = false;
+        }
+        else if (selectivityLevel == FethFlyweight.SELECTIVITY_MR)
+        {
+            final MemoryRegion region = regions.byKey(rKey);
+            allowed = region != null && region.pd() == qp.pd && region.allows(access);
+        }
+        else
+        {
+            allowed = regions.checkRemote(rKey, qp.pd, reth.virtualAddress(), reth.dmaLength(), access) != null;
+        }
+        if (!allowed)
+        {
+            acknowledges.remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
+            return;
+        }
+        if (qp.responses.isFull())
+        {
+            counters.increment(TransportCounter.RESPONSE_QUEUE_FULL);
+            return; // not executed, as if lost (the requester resends)
+        }
+        VarHandle.fullFence();
+        answerEmpty(qp, psn, nowNs);
+    }
+
+    /** An ATOMIC WRITE or FLUSH done: remembered for its duplicates, answered with an empty READ RESPONSE ONLY. */
+    private void answerEmpty(final QpContext qp, final int psn, final long nowNs)
+    {
+        qp.msn = Psn.next(qp.msn);
+        final int entry = qp.replay.recordEmptyReadResponse(psn, qp.msn);
         qp.lastRequestOpcode = -1;
         qp.ePsn = Psn.next(psn);
         pacer.queue(qp, entry, 0, nowNs);

@@ -13,6 +13,12 @@ final class ReplayCache
 {
     static final int KIND_READ = 1;
     static final int KIND_ATOMIC = 2;
+    /**
+     * An ATOMIC WRITE or FLUSH (IBTA 1.5): executed once, answered, and answered again on a duplicate, with an RDMA
+     * READ RESPONSE ONLY of zero length. It does not count against max_dest_rd_atomic: rxe's requester does not
+     * count these against its max_rd_atomic, so a responder that did would refuse a well-behaved peer.
+     */
+    static final int KIND_EMPTY_READ_RESPONSE = 3;
 
     private final int[] kinds;
     private final int[] firstPsns;
@@ -73,15 +79,34 @@ final class ReplayCache
         return i;
     }
 
+    /** Returns the entry's index: an ATOMIC WRITE or FLUSH done at {@code psn} ({@link #KIND_EMPTY_READ_RESPONSE}). */
+    int recordEmptyReadResponse(final int psn, final int msn)
+    {
+        final int i = claim(false);
+        kinds[i] = KIND_EMPTY_READ_RESPONSE;
+        firstPsns[i] = psn;
+        packetCounts[i] = 1;
+        addresses[i] = 0;
+        rKeys[i] = 0;
+        lengths[i] = 0;
+        msns[i] = msn;
+        return i;
+    }
+
     /** The next entry, awaiting its answer (an unanswered one it replaces is forgotten: its response is abandoned). */
     private int claim()
     {
+        return claim(true);
+    }
+
+    private int claim(final boolean awaitingAnswer)
+    {
         final int i = next;
         next = (next + 1) % kinds.length;
-        if (!awaitingAnswers[i])
+        if (awaitingAnswers[i] != awaitingAnswer)
         {
-            awaitingAnswers[i] = true;
-            awaitingAnswerCount++;
+            awaitingAnswers[i] = awaitingAnswer;
+            awaitingAnswerCount += awaitingAnswer ? 1 : -1;
         }
         return i;
     }

@@ -7,6 +7,7 @@ import io.rnic.verbs.SendFlags;
 import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WrOpcode;
+import io.rnic.wire.FethFlyweight;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.Opcode;
 import org.agrona.concurrent.NanoClock;
@@ -17,7 +18,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * path MTU with FIRST/MIDDLE/LAST/ONLY opcodes, assigns PSNs (an RDMA READ request takes one PSN per response
  * packet), asks for an ACK on the last packet and every {@value QpContext#PACKETS_PER_ACK_REQUEST} packets, keeps
  * the number of unacknowledged packets within the window and READ/atomic requests within max_rd_atomic, and
- * restarts from any PSN when the completer asks for a retransmission (go-back-N).
+ * restarts from any PSN when the completer asks for a retransmission (go-back-N). The IBTA 1.5 ATOMIC WRITE and
+ * FLUSH go out as one packet each, with the headers rxe's {@code rxe_req.c} gives them.
  */
 final class Requester
 {
@@ -114,8 +116,15 @@ final class Requester
         {
             return false;
         }
+        if (opcode == WrOpcode.FLUSH && (!FethFlyweight.isValidPlacementType(wqe.flushPlacementType) ||
+            !FethFlyweight.isValidSelectivityLevel(wqe.flushSelectivityLevel)))
+        {
+            fail(qp, WcStatus.LOC_QP_OP_ERR);
+            return false;
+        }
         final long total = wqe.sgl.totalLength();
-        final boolean atomic = opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
+        final boolean atomic = opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD ||
+            opcode == WrOpcode.ATOMIC_WRITE;
         if ((atomic && total != Long.BYTES) || (qp.type == QpType.UD && total > qp.mtuBytes) || total > Integer.MAX_VALUE)
         {
             counters.increment(TransportCounter.LOCAL_LENGTH_ERROR);
@@ -170,6 +179,35 @@ final class Requester
             spec.opcode(swap ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD).ackRequest(true)
                 .atomicEth(wqe.remoteAddress, wqe.rKey & 0xFFFF_FFFFL, swap ? wqe.swap : wqe.compareAdd,
                     swap ? wqe.compareAdd : 0);
+            tx.send(spec, 0);
+            advance(qp, 1, retransmit);
+            qp.reqOffset = total;
+            finish(qp, total);
+            return true;
+        }
+        if (opcode == WrOpcode.ATOMIC_WRITE)
+        {
+            // rxe's IB_OPCODE_RC_ATOMIC_WRITE: a RETH for exactly 8 bytes, the 8 bytes gathered as the payload
+            spec.opcode(Opcode.RC_ATOMIC_WRITE).ackRequest(true)
+                .reth(wqe.remoteAddress, wqe.rKey & 0xFFFF_FFFFL, Long.BYTES);
+            if (!memory.gather(wqe.sgl, qp.pd, 0, tx.buffer(), tx.payloadOffset(spec), Long.BYTES))
+            {
+                counters.increment(TransportCounter.LOCAL_PROTECTION_ERROR);
+                fail(qp, WcStatus.LOC_PROT_ERR);
+                return false;
+            }
+            tx.send(spec, Long.BYTES);
+            advance(qp, 1, retransmit);
+            qp.reqOffset = total;
+            finish(qp, total);
+            return true;
+        }
+        if (opcode == WrOpcode.FLUSH)
+        {
+            // rxe's IB_OPCODE_RC_FLUSH: FETH then RETH (the range; its length is the flush length), no payload
+            spec.opcode(Opcode.RC_FLUSH).ackRequest(true)
+                .feth(wqe.flushPlacementType, wqe.flushSelectivityLevel)
+                .reth(wqe.remoteAddress, wqe.rKey & 0xFFFF_FFFFL, wqe.flushLength & 0xFFFF_FFFFL);
             tx.send(spec, 0);
             advance(qp, 1, retransmit);
             qp.reqOffset = total;
@@ -338,13 +376,13 @@ final class Requester
             qp.wqeFirstPsn[slot] = qp.reqPsn;
         }
         final int first = qp.wqeFirstPsn[slot];
-        final long offset = isAtomic(wqe.opcode) ? 0 : (long)Psn.distance(first, psn) * qp.mtuBytes;
+        final long offset = isSinglePacket(wqe.opcode) ? 0 : (long)Psn.distance(first, psn) * qp.mtuBytes;
         if (position < qp.sqSentEnd || position == qp.sqNext && (qp.reqWqeStarted || resumeUnstarted))
         {
             qp.sqNext = position;
             qp.reqWqeStarted = true;
             qp.reqOffset = Math.min(offset, wqe.sgl.totalLength());
-            qp.reqPsn = isAtomic(wqe.opcode) ? first : psn;
+            qp.reqPsn = isSinglePacket(wqe.opcode) ? first : psn;
             qp.outstandingReadAtomic = outstandingReadAtomic + (isReadOrAtomic(wqe.opcode) ? 1 : 0);
             qp.packetsSinceAckRequest = 0;
         }
@@ -365,5 +403,20 @@ final class Requester
     static boolean isAtomic(final int opcode)
     {
         return opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
+    }
+
+    /**
+     * IBTA 1.5 ATOMIC WRITE and FLUSH: one packet each, answered by an RDMA READ RESPONSE ONLY of zero length. Like
+     * rxe's requester (its {@code WR_ATOMIC_OR_READ_MASK} leaves them out), they take no max_rd_atomic credit, and
+     * like a WRITE they are also completed by an ACK of a later PSN (the responder executes in order).
+     */
+    static boolean isAtomicWriteOrFlush(final int opcode)
+    {
+        return opcode == WrOpcode.ATOMIC_WRITE || opcode == WrOpcode.FLUSH;
+    }
+
+    private static boolean isSinglePacket(final int opcode)
+    {
+        return isAtomic(opcode) || isAtomicWriteOrFlush(opcode);
     }
 }

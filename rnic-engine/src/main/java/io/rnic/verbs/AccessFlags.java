@@ -8,6 +8,13 @@ public final class AccessFlags
     public static final int REMOTE_READ = 1 << 2;
     public static final int REMOTE_ATOMIC = 1 << 3;
     public static final int ALL = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC;
+    /** IBTA 1.5: a FLUSH of placement type global visibility may name the region or QP. */
+    public static final int FLUSH_GLOBAL = 1 << 8;
+    /**
+     * IBTA 1.5: a FLUSH of placement type persistence may name the region or QP. A QP may have it; a memory region
+     * may not, as rxe refuses it for memory that is not persistent memory: ours is ordinary memory.
+     */
+    public static final int FLUSH_PERSISTENT = 1 << 9;
 
     private AccessFlags()
     {
@@ -19,7 +26,7 @@ public final class AccessFlags
      */
     public static boolean isValidForMemoryRegion(final int flags)
     {
-        if ((flags & ~ALL) != 0)
+        if ((flags & ~(ALL | FLUSH_GLOBAL)) != 0)
         {
             return false;
         }
@@ -38,9 +45,12 @@ public final class AccessFlags
         append(sb, flags, REMOTE_WRITE, "REMOTE_WRITE");
         append(sb, flags, REMOTE_READ, "REMOTE_READ");
         append(sb, flags, REMOTE_ATOMIC, "REMOTE_ATOMIC");
-        if ((flags & ~ALL) != 0)
+        append(sb, flags, FLUSH_GLOBAL, "FLUSH_GLOBAL");
+        append(sb, flags, FLUSH_PERSISTENT, "FLUSH_PERSISTENT");
+        final int unknown = flags & ~(ALL | FLUSH_GLOBAL | FLUSH_PERSISTENT);
+        if (unknown != 0)
         {
-            append(sb, flags, flags & ~ALL, "0x" + Integer.toHexString(flags & ~ALL));
+            append(sb, flags, unknown, "0x" + Integer.toHexString(unknown));
         }
         return sb.toString();
     }

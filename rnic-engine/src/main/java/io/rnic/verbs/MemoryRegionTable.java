@@ -72,7 +72,7 @@ public final class MemoryRegionTable
         if (!AccessFlags.isValidForMemoryRegion(access))
         {
             throw new VerbsException("invalid access flags " + AccessFlags.toString(access) +
-                ": REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE");
+                ": REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE; FLUSH_PERSISTENT needs persistent memory");
         }
         if (segment.byteSize() > MAX_REGION_BYTES)
         {

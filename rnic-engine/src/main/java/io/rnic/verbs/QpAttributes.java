@@ -50,9 +50,10 @@ public final class QpAttributes
         {
             return "destination QPN " + destQpNumber + " out of range 1..0xffffff";
         }
-        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0 && (accessFlags & ~AccessFlags.ALL) != 0)
+        final int qpAccess = AccessFlags.ALL | AccessFlags.FLUSH_GLOBAL | AccessFlags.FLUSH_PERSISTENT;
+        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0 && (accessFlags & ~qpAccess) != 0)
         {
-            return "unknown access flags 0x" + Integer.toHexString(accessFlags & ~AccessFlags.ALL);
+            return "unknown access flags 0x" + Integer.toHexString(accessFlags & ~qpAccess);
         }
         if ((mask & QpAttrMask.PKEY_INDEX) != 0 && pkeyIndex != 0)
         {

@@ -16,6 +16,12 @@ public final class SendWorkRequest
     public int rKey;
     public long compareAdd;
     public long swap;
+    /** FLUSH only ({@code ibv_wr_flush}): the bytes from {@link #remoteAddress} to flush (RANGE selectivity). */
+    public int flushLength;
+    /** FLUSH only: {@code IBV_FLUSH_GLOBAL} and/or {@code IBV_FLUSH_PERSISTENT} (FethFlyweight.PLACEMENT_*). */
+    public int flushPlacementType;
+    /** FLUSH only: {@code IBV_FLUSH_RANGE} (0) or {@code IBV_FLUSH_MR} (1). */
+    public int flushSelectivityLevel;
     /** UD only: the destination QPN, Q_Key and address. */
     public int udRemoteQpn;
     public int udRemoteQkey;
@@ -44,6 +50,9 @@ public final class SendWorkRequest
         rKey = other.rKey;
         compareAdd = other.compareAdd;
         swap = other.swap;
+        flushLength = other.flushLength;
+        flushPlacementType = other.flushPlacementType;
+        flushSelectivityLevel = other.flushSelectivityLevel;
         udRemoteQpn = other.udRemoteQpn;
         udRemoteQkey = other.udRemoteQkey;
         udAddress.copyFrom(other.udAddress);
@@ -60,6 +69,9 @@ public final class SendWorkRequest
         rKey = 0;
         compareAdd = 0;
         swap = 0;
+        flushLength = 0;
+        flushPlacementType = 0;
+        flushSelectivityLevel = 0;
         udRemoteQpn = 0;
         udRemoteQkey = 0;
         return this;

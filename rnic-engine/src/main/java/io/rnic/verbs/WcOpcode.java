@@ -10,6 +10,10 @@ public final class WcOpcode
     public static final int FETCH_ADD = 4;
     public static final int BIND_MW = 5;
     public static final int LOCAL_INV = 6;
+    /** {@code IBV_WC_FLUSH} (rdma-core 45 on). */
+    public static final int FLUSH = 8;
+    /** {@code IBV_WC_ATOMIC_WRITE}. */
+    public static final int ATOMIC_WRITE = 9;
     /** Receive completions have bit 7 set, as in ibverbs. */
     public static final int RECV = 1 << 7;
     public static final int RECV_RDMA_WITH_IMM = RECV + 1;
@@ -29,6 +33,8 @@ public final class WcOpcode
             case FETCH_ADD -> "FETCH_ADD";
             case BIND_MW -> "BIND_MW";
             case LOCAL_INV -> "LOCAL_INV";
+            case FLUSH -> "FLUSH";
+            case ATOMIC_WRITE -> "ATOMIC_WRITE";
             case RECV -> "RECV";
             case RECV_RDMA_WITH_IMM -> "RECV_RDMA_WITH_IMM";
             default -> "UNKNOWN_" + opcode;

@@ -33,7 +33,8 @@ import org.agrona.concurrent.AtomicBuffer;
  * </pre>
  * A send entry: wrId, remote address, compare/add, swap, destination GID (high, low), destination MAC (8 bytes each);
  * opcode, send flags, immediate or R_Key to invalidate, R_Key, UD remote QPN, UD remote Q_Key, source GID index, hop
- * limit, traffic class, flow label, service level, SGE count (4 each); then maxSge entries of address (8), length (4)
+ * limit, traffic class, flow label, service level, SGE count, FLUSH length, FLUSH placement type | selectivity level
+ * &lt;&lt; 8 (4 each); then maxSge entries of address (8), length (4)
  * and L_Key (4). A receive entry: wrId (8), SGE count (4), 4 spare, then the entries. Entries are padded to 64 bytes.
  */
 public final class WorkRequestRing
@@ -74,7 +75,9 @@ public final class WorkRequestRing
     static final int FLOW_LABEL_OFFSET = 92;
     static final int SERVICE_LEVEL_OFFSET = 96;
     static final int SEND_SGE_COUNT_OFFSET = 100;
-    static final int SEND_SGL_OFFSET = 104;
+    static final int FLUSH_LENGTH_OFFSET = 104;
+    static final int FLUSH_TYPE_AND_LEVEL_OFFSET = 108;
+    static final int SEND_SGL_OFFSET = 112;
 
     static final int RECV_SGE_COUNT_OFFSET = 8;
     static final int RECV_SGL_OFFSET = 16;
@@ -285,6 +288,9 @@ public final class WorkRequestRing
         UnsafeApi.putInt(base, entry + FLOW_LABEL_OFFSET, av.flowLabel());
         UnsafeApi.putInt(base, entry + SERVICE_LEVEL_OFFSET, av.serviceLevel());
         UnsafeApi.putInt(base, entry + SEND_SGE_COUNT_OFFSET, sgl.count);
+        UnsafeApi.putInt(base, entry + FLUSH_LENGTH_OFFSET, request.flushLength);
+        UnsafeApi.putInt(base, entry + FLUSH_TYPE_AND_LEVEL_OFFSET,
+            (request.flushPlacementType & 0xFF) | (request.flushSelectivityLevel & 0xFF) << 8);
         putSgl(entry + SEND_SGL_OFFSET, sgl);
         publish();
         return true;
@@ -333,6 +339,10 @@ public final class WorkRequestRing
         into.remoteAddress = UnsafeApi.getLong(base, entry + REMOTE_ADDRESS_OFFSET);
         into.compareAdd = UnsafeApi.getLong(base, entry + COMPARE_ADD_OFFSET);
         into.swap = UnsafeApi.getLong(base, entry + SWAP_OFFSET);
+        into.flushLength = UnsafeApi.getInt(base, entry + FLUSH_LENGTH_OFFSET);
+        final int flushTypeAndLevel = UnsafeApi.getInt(base, entry + FLUSH_TYPE_AND_LEVEL_OFFSET);
+        into.flushPlacementType = flushTypeAndLevel & 0xFF;
+        into.flushSelectivityLevel = (flushTypeAndLevel >>> 8) & 0xFF;
         into.opcode = UnsafeApi.getInt(base, entry + OPCODE_OFFSET);
         into.sendFlags = UnsafeApi.getInt(base, entry + SEND_FLAGS_OFFSET);
         into.immediateOrInvalidateRKey = UnsafeApi.getInt(base, entry + IMMEDIATE_OFFSET);

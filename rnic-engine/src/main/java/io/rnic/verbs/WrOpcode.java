@@ -11,6 +11,10 @@ public final class WrOpcode
     public static final int ATOMIC_CMP_AND_SWP = 5;
     public static final int ATOMIC_FETCH_AND_ADD = 6;
     public static final int SEND_WITH_INV = 9;
+    /** IBTA 1.5 FLUSH ({@code IBV_WR_FLUSH}, rdma-core 45 on): RC only. */
+    public static final int FLUSH = 14;
+    /** IBTA 1.5 ATOMIC WRITE ({@code IBV_WR_ATOMIC_WRITE}): RC only, 8 bytes from the scatter/gather list. */
+    public static final int ATOMIC_WRITE = 15;
 
     private WrOpcode()
     {
@@ -18,7 +22,8 @@ public final class WrOpcode
 
     public static boolean isKnown(final int opcode)
     {
-        return (opcode >= RDMA_WRITE && opcode <= ATOMIC_FETCH_AND_ADD) || opcode == SEND_WITH_INV;
+        return (opcode >= RDMA_WRITE && opcode <= ATOMIC_FETCH_AND_ADD) || opcode == SEND_WITH_INV ||
+            opcode == FLUSH || opcode == ATOMIC_WRITE;
     }
 
     /** Whether a QP of this type can carry the operation (UC: SEND and WRITE; UD: SEND only). */
@@ -44,6 +49,8 @@ public final class WrOpcode
             case ATOMIC_CMP_AND_SWP -> "ATOMIC_CMP_AND_SWP";
             case ATOMIC_FETCH_AND_ADD -> "ATOMIC_FETCH_AND_ADD";
             case SEND_WITH_INV -> "SEND_WITH_INV";
+            case FLUSH -> "FLUSH";
+            case ATOMIC_WRITE -> "ATOMIC_WRITE";
             default -> "UNKNOWN_" + opcode;
         };
     }
@@ -57,6 +64,8 @@ public final class WrOpcode
             case RDMA_READ -> WcOpcode.RDMA_READ;
             case ATOMIC_CMP_AND_SWP -> WcOpcode.COMP_SWAP;
             case ATOMIC_FETCH_AND_ADD -> WcOpcode.FETCH_ADD;
+            case FLUSH -> WcOpcode.FLUSH;
+            case ATOMIC_WRITE -> WcOpcode.ATOMIC_WRITE;
             default -> WcOpcode.SEND;
         };
     }

@@ -32,6 +32,7 @@ public final class FrameFields
     private final DethFlyweight deth = new DethFlyweight();
     private final ImmDtFlyweight immDt = new ImmDtFlyweight();
     private final IethFlyweight ieth = new IethFlyweight();
+    private final FethFlyweight feth = new FethFlyweight();
 
     public FrameFields()
     {
@@ -151,8 +152,9 @@ public final class FrameFields
             return;
         }
         final List<String> extHeaders = new ArrayList<>();
-        for (int header = 0; header < Opcode.HEADER_COUNT; header++)
+        for (int position = 0; position < Opcode.HEADER_COUNT; position++)
         {
+            final int header = Opcode.headerInWireOrder(position);
             if (Opcode.hasHeader(opcode, header) && header != Opcode.CNP_RESERVED)
             {
                 extHeaders.add(Opcode.headerName(header));
@@ -165,6 +167,13 @@ public final class FrameFields
             deth.wrapAt(buffer, bthOffset + Opcode.offset(opcode, Opcode.DETH));
             f.put("deth_qkey", deth.qKey());
             f.put("deth_src_qp", deth.sourceQp());
+        }
+        if (Opcode.hasHeader(opcode, Opcode.FETH))
+        {
+            feth.wrapAt(buffer, bthOffset + Opcode.offset(opcode, Opcode.FETH));
+            f.put("feth_placement_type", feth.placementType());
+            f.put("feth_selectivity_level", feth.selectivityLevel());
+            f.put("feth_reserved", feth.bits() >>> 6);
         }
         if (Opcode.hasHeader(opcode, Opcode.RETH))
         {

@@ -59,6 +59,8 @@ public final class FrameSpec
     int dethSourceQp;
     int immediate;
     long iethRKey;
+    int fethPlacementType;
+    int fethSelectivityLevel;
 
     public FrameSpec ethernet(final long destinationMac, final long sourceMac)
     {
@@ -301,6 +303,14 @@ public final class FrameSpec
     public FrameSpec ieth(final long rKey)
     {
         this.iethRKey = rKey;
+        return this;
+    }
+
+    /** The FETH of a FLUSH: placement type and selectivity level ({@link FethFlyweight}). */
+    public FrameSpec feth(final int placementType, final int selectivityLevel)
+    {
+        this.fethPlacementType = placementType;
+        this.fethSelectivityLevel = selectivityLevel;
         return this;
     }
 }

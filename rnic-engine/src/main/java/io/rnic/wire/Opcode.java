@@ -8,8 +8,11 @@ package io.rnic.wire;
  *
  * <pre>
  *   opcode = transport (bits 7..5: 000 RC, 001 UC, 010 RD, 011 UD, 100 CNP) | operation (bits 4..0)
- *   wire order after the BTH: DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH, (CNP: 16 reserved)
+ *   wire order after the BTH: DETH, FETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH, (CNP: 16 reserved)
  * </pre>
+ * The IBTA 1.5 operations (Annex A19) are RC only, as in rxe (kernel 6.2 on): FLUSH (0x1C, FETH and RETH, no payload)
+ * and ATOMIC WRITE (0x1D, RETH and 8 bytes of payload); both are answered with an RDMA READ RESPONSE ONLY of zero
+ * length.
  */
 public final class Opcode
 {
@@ -44,6 +47,8 @@ public final class Opcode
     public static final int FETCH_ADD = 0x14;
     public static final int SEND_LAST_WITH_INVALIDATE = 0x16;
     public static final int SEND_ONLY_WITH_INVALIDATE = 0x17;
+    public static final int FLUSH = 0x1C;
+    public static final int ATOMIC_WRITE = 0x1D;
 
     // ---- full opcodes used by name elsewhere
     public static final int RC_SEND_FIRST = TRANSPORT_RC | SEND_FIRST;
@@ -69,6 +74,8 @@ public final class Opcode
     public static final int RC_FETCH_ADD = TRANSPORT_RC | FETCH_ADD;
     public static final int RC_SEND_LAST_WITH_INVALIDATE = TRANSPORT_RC | SEND_LAST_WITH_INVALIDATE;
     public static final int RC_SEND_ONLY_WITH_INVALIDATE = TRANSPORT_RC | SEND_ONLY_WITH_INVALIDATE;
+    public static final int RC_FLUSH = TRANSPORT_RC | FLUSH;
+    public static final int RC_ATOMIC_WRITE = TRANSPORT_RC | ATOMIC_WRITE;
     public static final int UD_SEND_ONLY = TRANSPORT_UD | SEND_ONLY;
     public static final int UD_SEND_ONLY_WITH_IMMEDIATE = TRANSPORT_UD | SEND_ONLY_WITH_IMMEDIATE;
     public static final int CNP = 0x81;
@@ -82,31 +89,41 @@ public final class Opcode
     public static final int IMMDT = 5;
     public static final int IETH = 6;
     public static final int CNP_RESERVED = 7;
-    public static final int HEADER_COUNT = 8;
+    /** Added last, keeping the indices above; on the wire it goes between DETH and RETH ({@link #WIRE_ORDER}). */
+    public static final int FETH = 8;
+    public static final int HEADER_COUNT = 9;
 
-    /** Length of each extension header, by header index (wire order). */
+    /** Length of each extension header, by header index. */
     private static final int[] HEADER_LENGTH = {
         DethFlyweight.LENGTH, RethFlyweight.LENGTH, AtomicEthFlyweight.LENGTH, AethFlyweight.LENGTH,
-        AtomicAckEthFlyweight.LENGTH, ImmDtFlyweight.LENGTH, IethFlyweight.LENGTH, CnpFlyweight.RESERVED_LENGTH };
+        AtomicAckEthFlyweight.LENGTH, ImmDtFlyweight.LENGTH, IethFlyweight.LENGTH, CnpFlyweight.RESERVED_LENGTH,
+        FethFlyweight.LENGTH };
     private static final String[] HEADER_NAME = {
-        "DETH", "RETH", "ATOMICETH", "AETH", "ATOMICACKETH", "IMMDT", "IETH", "CNP_RESERVED" };
+        "DETH", "RETH", "ATOMICETH", "AETH", "ATOMICACKETH", "IMMDT", "IETH", "CNP_RESERVED", "FETH" };
+    /** The header indices in the order the headers follow the BTH on the wire. */
+    private static final int[] WIRE_ORDER = {
+        DETH, FETH, RETH, ATOMIC_ETH, AETH, ATOMIC_ACK_ETH, IMMDT, IETH, CNP_RESERVED };
 
-    // ---- flags describing the operation (bits above the header mask)
-    public static final int FLAG_PAYLOAD = 1 << 8;
-    public static final int FLAG_REQUEST = 1 << 9;
-    public static final int FLAG_RESPONSE = 1 << 10;
-    public static final int FLAG_SEND = 1 << 11;
-    public static final int FLAG_WRITE = 1 << 12;
-    public static final int FLAG_READ = 1 << 13;
-    public static final int FLAG_ATOMIC = 1 << 14;
-    public static final int FLAG_FIRST = 1 << 15;
-    public static final int FLAG_MIDDLE = 1 << 16;
-    public static final int FLAG_LAST = 1 << 17;
-    public static final int FLAG_ONLY = 1 << 18;
-    public static final int FLAG_IMMEDIATE = 1 << 19;
-    public static final int FLAG_INVALIDATE = 1 << 20;
-    public static final int FLAG_ACK = 1 << 21;
-    public static final int FLAG_CNP = 1 << 22;
+    // ---- flags describing the operation (bits above the header mask, bits 0 to HEADER_COUNT - 1)
+    public static final int FLAG_PAYLOAD = 1 << 9;
+    public static final int FLAG_REQUEST = 1 << 10;
+    public static final int FLAG_RESPONSE = 1 << 11;
+    public static final int FLAG_SEND = 1 << 12;
+    public static final int FLAG_WRITE = 1 << 13;
+    public static final int FLAG_READ = 1 << 14;
+    public static final int FLAG_ATOMIC = 1 << 15;
+    public static final int FLAG_FIRST = 1 << 16;
+    public static final int FLAG_MIDDLE = 1 << 17;
+    public static final int FLAG_LAST = 1 << 18;
+    public static final int FLAG_ONLY = 1 << 19;
+    public static final int FLAG_IMMEDIATE = 1 << 20;
+    public static final int FLAG_INVALIDATE = 1 << 21;
+    public static final int FLAG_ACK = 1 << 22;
+    public static final int FLAG_CNP = 1 << 23;
+    /** IBTA 1.5 FLUSH: the responder makes earlier writes visible or persistent. */
+    public static final int FLAG_FLUSH = 1 << 24;
+    /** IBTA 1.5 ATOMIC WRITE: an 8-byte write placed at once, after every earlier request. */
+    public static final int FLAG_ATOMIC_WRITE = 1 << 25;
 
     private static final int ABSENT = -1;
     private static final int[] MASK = new int[256];
@@ -167,6 +184,8 @@ public final class Opcode
             FLAG_REQUEST | FLAG_SEND | FLAG_LAST | FLAG_PAYLOAD | FLAG_INVALIDATE, IETH);
         define(RC_SEND_ONLY_WITH_INVALIDATE, "RC_SEND_ONLY_WITH_INVALIDATE",
             FLAG_REQUEST | FLAG_SEND | FLAG_ONLY | FLAG_PAYLOAD | FLAG_INVALIDATE, IETH);
+        define(RC_FLUSH, "RC_FLUSH", FLAG_REQUEST | FLAG_FLUSH | FLAG_ONLY, FETH, RETH);
+        define(RC_ATOMIC_WRITE, "RC_ATOMIC_WRITE", FLAG_REQUEST | FLAG_ATOMIC_WRITE | FLAG_ONLY | FLAG_PAYLOAD, RETH);
         define(UD_SEND_ONLY, "UD_SEND_ONLY", FLAG_REQUEST | FLAG_SEND | FLAG_ONLY | FLAG_PAYLOAD, DETH);
         define(UD_SEND_ONLY_WITH_IMMEDIATE, "UD_SEND_ONLY_WITH_IMMEDIATE",
             FLAG_REQUEST | FLAG_SEND | FLAG_ONLY | FLAG_PAYLOAD | FLAG_IMMEDIATE, DETH, IMMDT);
@@ -187,7 +206,7 @@ public final class Opcode
 
         // Offsets follow the fixed wire order, whatever order the headers were listed in.
         int offset = BthFlyweight.LENGTH;
-        for (int header = 0; header < HEADER_COUNT; header++)
+        for (final int header : WIRE_ORDER)
         {
             if ((mask & (1 << header)) != 0)
             {
@@ -253,6 +272,12 @@ public final class Opcode
     public static int headerLengthOf(final int header)
     {
         return HEADER_LENGTH[header];
+    }
+
+    /** The header index at position {@code position} (0 to {@link #HEADER_COUNT} - 1) of the wire order. */
+    public static int headerInWireOrder(final int position)
+    {
+        return WIRE_ORDER[position];
     }
 
     public static String headerName(final int header)

@@ -30,6 +30,7 @@ public final class PacketBuilder
     private final ImmDtFlyweight immDt = new ImmDtFlyweight();
     private final IethFlyweight ieth = new IethFlyweight();
     private final CnpFlyweight cnp = new CnpFlyweight();
+    private final FethFlyweight feth = new FethFlyweight();
     private final IcrcCalculator icrc;
 
     public PacketBuilder()
@@ -189,6 +190,11 @@ public final class PacketBuilder
             deth.wrapAt(buffer, bthOffset + Opcode.offset(opcode, Opcode.DETH))
                 .qKey(spec.dethQKey)
                 .sourceQp(spec.dethSourceQp);
+        }
+        if (Opcode.hasHeader(opcode, Opcode.FETH))
+        {
+            feth.wrapAt(buffer, bthOffset + Opcode.offset(opcode, Opcode.FETH))
+                .set(spec.fethPlacementType, spec.fethSelectivityLevel);
         }
         if (Opcode.hasHeader(opcode, Opcode.RETH))
         {

@@ -101,6 +101,55 @@ class TsharkDissectionTest
         }
     }
 
+    /**
+     * tshark 4.0 (Debian 12's) predates IBTA 1.5 in its InfiniBand dissector: it shows FLUSH and ATOMIC WRITE as
+     * "Opcode: Unknown (28)" and "(29)" and everything after the BTH as "Unknown/Vendor Specific Data"
+     * ({@code infiniband.vendor}), without flagging them malformed. Recorded here so that a tshark that learns them
+     * shows up (the check of the unknown header sequence is made for 4.0 only).
+     */
+    @Test
+    void shouldRecordThatTshark40KnowsNeitherFlushNorAtomicWrite(@TempDir final Path dir) throws Exception
+    {
+        requireTshark();
+        final Path pcap = dir.resolve("ibta-1.5.pcap");
+        final PacketBuilder builder = new PacketBuilder();
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[256]);
+        try (PcapWriter writer = new PcapWriter(pcap))
+        {
+            final FrameSpec spec = new FrameSpec().ethernet(0x0200_0000_0B02L, 0x0200_0000_0A01L)
+                .ipv4(0x0A00_0001, 0x0A00_0002).udpSourcePort(UdpSourcePort.of(0x11, 0x123, 0)).ackRequest(true);
+            spec.bth(Opcode.RC_FLUSH, 0x123, 7).feth(1, 0).reth(0x1000, 0x2000, 64);
+            writer.write(frame, 0, builder.build(frame, 0, spec, frame, 0, 0), 1_700_000_000_000_000_000L);
+            spec.bth(Opcode.RC_ATOMIC_WRITE, 0x123, 8).reth(0x1000, 0x2000, 8);
+            final UnsafeBuffer eightBytes = new UnsafeBuffer(new byte[8]);
+            writer.write(frame, 0, builder.build(frame, 0, spec, eightBytes, 0, 8), 1_700_000_000_000_001_000L);
+        }
+        final Process tshark = new ProcessBuilder("tshark", "-r", pcap.toString(), "-n",
+            "-o", "infiniband.rroce.port:4791", "-T", "fields", "-E", "separator=/t", "-E", "occurrence=f",
+            "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn", "-e", "infiniband.vendor",
+            "-e", "_ws.malformed").start();
+        final String output = new String(tshark.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        tshark.getErrorStream().readAllBytes();
+        assertEquals(0, tshark.waitFor());
+        final List<String> lines = output.lines().toList();
+        assertEquals(2, lines.size(), output);
+        final boolean tshark40 = new String(new ProcessBuilder("tshark", "--version").start().getInputStream()
+            .readAllBytes(), StandardCharsets.UTF_8).startsWith("TShark (Wireshark) 4.0.");
+        final int[] opcodes = { 28, 29 };
+        for (int i = 0; i < 2; i++)
+        {
+            final String[] columns = (lines.get(i) + "\t\t\t\t").split("\t", -1);
+            assertEquals(opcodes[i], Integer.decode(columns[0]), lines.get(i));
+            assertEquals(7 + i, Integer.decode(columns[1]), lines.get(i));
+            assertEquals("", columns[3], "malformed for tshark: " + lines.get(i));
+            if (tshark40)
+            {
+                assertEquals(false, columns[2].isEmpty(),
+                    "tshark 4.0 shows an unknown header sequence: " + lines.get(i));
+            }
+        }
+    }
+
     static void requireTshark() throws IOException, InterruptedException
     {
         boolean present;

@@ -63,6 +63,9 @@ class WorkRequestRingTest
         sent.rKey = 0x0BAD_BEEF;
         sent.compareAdd = -2L;
         sent.swap = 0x0123_4567_89AB_CDEFL;
+        sent.flushLength = 0x8765_4321;
+        sent.flushPlacementType = 3;
+        sent.flushSelectivityLevel = 1;
         sent.udRemoteQpn = 0xAB_CDEF;
         sent.udRemoteQkey = 0x8001_0000;
         sent.udAddress.destinationGid(0xFE80_0000_0000_0000L, 0x0211_22FF_FE33_4455L).sourceGidIndex(3).hopLimit(17)
@@ -81,6 +84,9 @@ class WorkRequestRingTest
         assertEquals(sent.rKey, taken.rKey);
         assertEquals(sent.compareAdd, taken.compareAdd);
         assertEquals(sent.swap, taken.swap);
+        assertEquals(sent.flushLength, taken.flushLength);
+        assertEquals(sent.flushPlacementType, taken.flushPlacementType);
+        assertEquals(sent.flushSelectivityLevel, taken.flushSelectivityLevel);
         assertEquals(sent.udRemoteQpn, taken.udRemoteQpn);
         assertEquals(sent.udRemoteQkey, taken.udRemoteQkey);
         final AddressVector av = taken.udAddress;

@@ -22,7 +22,9 @@ class OpcodeTest
             }
             else if (transport == Opcode.TRANSPORT_RC)
             {
-                expected = operation <= 0x14 || operation == 0x16 || operation == 0x17;
+                // IBTA 1.5 adds FLUSH (0x1C) and ATOMIC WRITE (0x1D), RC only, as rxe does from kernel 6.2
+                expected = operation <= 0x14 || operation == 0x16 || operation == 0x17 || operation == 0x1C ||
+                    operation == 0x1D;
             }
             else if (transport == Opcode.TRANSPORT_UC)
             {
@@ -46,8 +48,9 @@ class OpcodeTest
         for (final int op : Frames.allOpcodes())
         {
             int offset = BthFlyweight.LENGTH;
-            for (int header = 0; header < Opcode.HEADER_COUNT; header++)
+            for (int position = 0; position < Opcode.HEADER_COUNT; position++)
             {
+                final int header = Opcode.headerInWireOrder(position);
                 if (Opcode.hasHeader(op, header))
                 {
                     assertEquals(offset, Opcode.offset(op, header), Opcode.name(op) + " " + Opcode.headerName(header));
@@ -76,6 +79,27 @@ class OpcodeTest
         assertEquals(28, Opcode.headerLength(Opcode.CNP));
         assertEquals(0x2A, Opcode.byName("UC_RDMA_WRITE_ONLY"));
         assertEquals(0x65, Opcode.byName("UD_SEND_ONLY_WITH_IMMEDIATE"));
+    }
+
+    @Test
+    void shouldLayOutFlushAndAtomicWriteAsRxeDoes()
+    {
+        // rxe_opcode.c: IB_OPCODE_RC_FLUSH has FETH at RXE_BTH_BYTES, RETH at RXE_BTH_BYTES + RXE_FETH_BYTES, length
+        // BTH + FETH + RETH; IB_OPCODE_RC_ATOMIC_WRITE has RETH at RXE_BTH_BYTES, length BTH + RETH, and a payload.
+        assertEquals(0x1C, Opcode.RC_FLUSH);
+        assertEquals(0x1D, Opcode.RC_ATOMIC_WRITE);
+        assertEquals(12, Opcode.offset(Opcode.RC_FLUSH, Opcode.FETH));
+        assertEquals(16, Opcode.offset(Opcode.RC_FLUSH, Opcode.RETH));
+        assertEquals(32, Opcode.headerLength(Opcode.RC_FLUSH));
+        assertFalse(Opcode.has(Opcode.RC_FLUSH, Opcode.FLAG_PAYLOAD));
+        assertEquals(12, Opcode.offset(Opcode.RC_ATOMIC_WRITE, Opcode.RETH));
+        assertEquals(28, Opcode.headerLength(Opcode.RC_ATOMIC_WRITE));
+        assertTrue(Opcode.has(Opcode.RC_ATOMIC_WRITE, Opcode.FLAG_PAYLOAD));
+        assertFalse(Opcode.isValid(Opcode.TRANSPORT_UC | Opcode.FLUSH), "RC only");
+        assertFalse(Opcode.isValid(Opcode.TRANSPORT_UC | Opcode.ATOMIC_WRITE), "RC only");
+        assertEquals("RC_FLUSH", Opcode.name(0x1C));
+        assertEquals("RC_ATOMIC_WRITE", Opcode.name(0x1D));
+        assertTrue(Opcode.FLAG_PAYLOAD >= 1 << Opcode.HEADER_COUNT, "the flags start above the header mask");
     }
 
     @Test
