@@ -132,6 +132,7 @@ public final class RnicCli
             case RC_PINGPONG -> "RC SEND/RECV ping-pong";
             case UD_PINGPONG -> "UD SEND/RECV ping-pong";
             case UC_PINGPONG -> "UC SEND/RECV ping-pong";
+            case SRQ_PINGPONG -> "RC SEND/RECV ping-pong on -q QPs (default 16) sharing one SRQ";
             default -> kind.operation().title().replace('_', ' ') + (kind.isLatency() ? " latency" : " bandwidth");
         };
         return what + " between two endpoints, like " + kind.original() + ": server without an address, client " +

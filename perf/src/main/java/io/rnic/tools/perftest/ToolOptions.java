@@ -137,6 +137,7 @@ public final class ToolOptions
             iterations = 1000;
             rxDepth = 500;
             txDepth = 1;
+            qps = kind == ToolKind.SRQ_PINGPONG ? 16 : 1;
         }
         else if (kind.isLatency())
         {
@@ -529,12 +530,30 @@ public final class ToolOptions
         {
             checkRdmaCm();
         }
-        if (kind.isLatency() && qps != 1)
+        if (kind == ToolKind.SRQ_PINGPONG)
+        {
+            checkSrqPingpong();
+        }
+        else if (kind.isLatency() && qps != 1)
         {
             throw new UsageException("latency tests run one QP (-q 1)");
         }
         flags.check(this);
         checkBeforeAnyWork();
+    }
+
+    /** What ibv_srq_pingpong refuses, and what it does not have. */
+    private void checkSrqPingpong()
+    {
+        if (qps > rxDepth)
+        {
+            throw new UsageException("rx_depth " + rxDepth + " is too small for " + qps + " QPs -- must have at " +
+                "least one receive per QP.");
+        }
+        if (verify || immediate)
+        {
+            throw new UsageException((verify ? "-c (--verify)" : "--imm") + ": ibv_srq_pingpong has no such option");
+        }
     }
 
     private void checkDriver()
