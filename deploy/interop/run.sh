@@ -168,6 +168,9 @@ both "ibv_rc_pingpong-s4096" "ibv_rc_pingpong -d rxe0 -g 1 -n $ITERS -s 4096" rc
 both "ibv_rc_pingpong-s64" "ibv_rc_pingpong -d rxe0 -g 1 -n $ITERS -s 64" rc-pingpong -g 1 -n "$ITERS" -s 64
 both "ibv_ud_pingpong-s1024" "ibv_ud_pingpong -d rxe0 -g 1 -n $ITERS -s 1024" ud-pingpong -g 1 -n "$ITERS" -s 1024
 both "ibv_uc_pingpong-s4096" "ibv_uc_pingpong -d rxe0 -g 1 -n $ITERS -s 4096" uc-pingpong -g 1 -n "$ITERS" -s 4096
+# -q QPs (default 16) on one shared receive queue each side; -n counts the messages of all QPs together
+both "ibv_srq_pingpong-s4096" "ibv_srq_pingpong -d rxe0 -g 1 -n $ITERS -s 4096" srq-pingpong -g 1 -n "$ITERS" -s 4096
+both "ibv_srq_pingpong-q4-s64" "ibv_srq_pingpong -d rxe0 -g 1 -n $ITERS -q 4 -r 8 -s 64" srq-pingpong -g 1 -n "$ITERS" -q 4 -r 8 -s 64
 for s in $SIZES; do
   both "ib_write_bw-s$s" "ib_write_bw $PT -s $s" write-bw -x 1 -n "$ITERS" -s "$s"
   both "ib_write_lat-s$s" "ib_write_lat $PT -s $s" write-lat -x 1 -n "$ITERS" -s "$s"
