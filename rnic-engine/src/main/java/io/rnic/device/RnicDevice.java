@@ -42,11 +42,13 @@ public final class RnicDevice
     private final RnicEngine[] engines;
     private final AtomicInteger nextHandle = new AtomicInteger(1);
     private final AtomicInteger nextShard = new AtomicInteger();
-    private final AsyncEventQueue asyncEvents = new AsyncEventQueue();
+    /** Made after {@link JvmFlags#check}: its Agrona ring fails without the flags, which the check names. */
+    private final AsyncEventQueue asyncEvents;
 
     public RnicDevice(final LocalPort port, final PacketSink sink, final NanoClock clock)
     {
         JvmFlags.check();
+        this.asyncEvents = new AsyncEventQueue();
         this.engines = new RnicEngine[]{ new RnicEngine(port, regions, sink, clock) };
     }
 
@@ -67,6 +69,7 @@ public final class RnicDevice
     public RnicDevice(final LocalPort port, final NanoClock clock, final int shards, final CountersManager counters)
     {
         JvmFlags.check(); // before the engines' first Agrona buffer, which fails without the flags
+        this.asyncEvents = new AsyncEventQueue();
         if (shards < 1 || shards > 64)
         {
             throw new VerbsException("engine shards " + shards + " out of range 1..64");

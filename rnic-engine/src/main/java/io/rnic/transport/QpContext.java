@@ -352,7 +352,8 @@ public final class QpContext
             highestSentPsnPlusOne, rewoundAtPsn & 0xFF_FFFF) +
             " rdAtomic=" + outstandingReadAtomic + " retryLeft=" + retryLeft + " ackTimer=" + retransmitDeadlineNs +
             " rnrResume=" + rnrResumeNs + String.format(" ePsn=%06x", ePsn) + " rqNext=" + rqNext +
-            " recvInProgress=" + recvInProgress + " lastReq=" + lastRequestOpcode + " nakSent=" + nakSent +
+            " recvInProgress=" + recvInProgress + (srq != null ? " srq=" + srq.handle() + " srqWqeHeld=" +
+            srqWqeHeld : "") + " lastReq=" + lastRequestOpcode + " nakSent=" + nakSent +
             " timerWheel=" + (inTimerWheel ? "@" + timerDeadlineNs : "none") + " lastNow=" + lastNowNs;
     }
 

@@ -2,6 +2,8 @@ package io.rnic.verbs;
 
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
@@ -33,7 +35,7 @@ public final class AsyncEventQueue
     private final ConcurrentHashMap<Integer, SharedReceiveQueue> srqs = new ConcurrentHashMap<>();
     private final AtomicLong dropped = new AtomicLong();
     private AsyncEvent target;
-    private final org.agrona.concurrent.MessageHandler onRecord = (msgTypeId, buffer, index, length) ->
+    private final MessageHandler onRecord = (msgTypeId, buffer, index, length) ->
     {
         target.eventType = buffer.getInt(index + EVENT_TYPE_OFFSET);
         target.qpNum = buffer.getInt(index + QP_NUM_OFFSET);
@@ -61,7 +63,7 @@ public final class AsyncEventQueue
             dropped.incrementAndGet();
             return;
         }
-        final org.agrona.concurrent.AtomicBuffer buffer = ring.buffer();
+        final AtomicBuffer buffer = ring.buffer();
         buffer.putInt(index + EVENT_TYPE_OFFSET, eventType);
         buffer.putInt(index + QP_NUM_OFFSET, qpNum);
         buffer.putInt(index + SRQ_HANDLE_OFFSET, srqHandle);

@@ -179,8 +179,8 @@ public final class SharedReceiveQueue
         return attachedQps.get();
     }
 
-    /** A QP is created with this SRQ. Control path. */
-    public void attach()
+    /** A QP is created with this SRQ. Control path (synchronized with {@link #destroy}; never the engine thread). */
+    public synchronized void attach()
     {
         if (destroyed)
         {
@@ -190,7 +190,7 @@ public final class SharedReceiveQueue
     }
 
     /** A QP created with this SRQ is destroyed. Control path. */
-    public void detach()
+    public synchronized void detach()
     {
         attachedQps.decrementAndGet();
     }
@@ -200,7 +200,7 @@ public final class SharedReceiveQueue
      *
      * @throws VerbsException EBUSY while QPs are attached.
      */
-    public void destroy()
+    public synchronized void destroy()
     {
         final int attached = attachedQps.get();
         if (attached != 0)

@@ -45,7 +45,8 @@ final class SrqPingpong extends ToolApplication
     private final int[] pending;
     private final SendWorkRequest send = new SendWorkRequest();
     private final RecvWorkRequest recv = new RecvWorkRequest();
-    private final int[] qpnToIndexKeys;
+    /** The QPs' numbers, in the order of {@link #qps}: what a completion's qp_num is looked up in. */
+    private final int[] qpNumbers;
     private long sendCount;
     private long recvCount;
     private int receivesOut;
@@ -65,10 +66,10 @@ final class SrqPingpong extends ToolApplication
         this.iterations = options.iterations;
         this.client = !options.isServer();
         this.pending = new int[qps.length];
-        this.qpnToIndexKeys = new int[qps.length];
+        this.qpNumbers = new int[qps.length];
         for (int i = 0; i < qps.length; i++)
         {
-            qpnToIndexKeys[i] = qps[i].qp.qpn();
+            qpNumbers[i] = qps[i].qp.qpn();
         }
         send.wrId = SEND_WRID;
         send.opcode = WrOpcode.SEND;
@@ -231,9 +232,9 @@ final class SrqPingpong extends ToolApplication
     /** ibv_srq_pingpong's find_qp: the QP a completion names, by number. */
     private int indexOf(final int qpn)
     {
-        for (int i = 0; i < qpnToIndexKeys.length; i++)
+        for (int i = 0; i < qpNumbers.length; i++)
         {
-            if (qpnToIndexKeys[i] == qpn)
+            if (qpNumbers[i] == qpn)
             {
                 return i;
             }
