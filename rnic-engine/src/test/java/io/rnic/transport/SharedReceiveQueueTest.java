@@ -3,6 +3,7 @@ package io.rnic.transport;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
+import io.rnic.sim.VirtualClock;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.AsyncEvent;
@@ -121,6 +122,33 @@ class SharedReceiveQueueTest
         assertEquals(Errno.EINVAL, srq.postRecv(recv), "a destroyed SRQ");
         assertErrno(Errno.EINVAL, () -> srq.modify(new SrqAttributes().srqLimit(1), SrqAttrMask.LIMIT));
         assertErrno(Errno.EINVAL, () -> device.createQp(init));
+    }
+
+    /**
+     * On a device of several engines every QP of an SRQ goes to the SRQ's engine, its only consumer, whatever the
+     * round robin of the other QPs; a QP without an SRQ still goes round.
+     */
+    @Test
+    void shouldPutEveryQpOfAnSrqOnTheSrqsEngine()
+    {
+        final RnicDevice device = new RnicDevice(new LocalPort(0x02_00_00_00_00_01L), new VirtualClock(0), 3);
+        final ProtectionDomain pd = device.allocPd();
+        final io.rnic.verbs.CompletionQueue cq = device.createCq(16);
+        final SharedReceiveQueue[] srqs = new SharedReceiveQueue[3];
+        final Set<Integer> shards = new HashSet<>();
+        for (int s = 0; s < srqs.length; s++)
+        {
+            srqs[s] = device.createSrq(pd, new SrqAttributes());
+            shards.add(srqs[s].shard());
+            for (int i = 0; i < 4; i++)
+            {
+                final QueuePair qp = device.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).srq(srqs[s]));
+                assertSame(device.engines()[srqs[s].shard()], device.engineFor(qp.qpn()), "QP " + i + " of SRQ " + s);
+                final QueuePair plain = device.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq));
+                shards.add(plain.qpn() % 3);
+            }
+        }
+        assertEquals(3, shards.size(), "SRQs and other QPs spread over the engines");
     }
 
     @Test
