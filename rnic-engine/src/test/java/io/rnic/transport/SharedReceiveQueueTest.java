@@ -256,6 +256,18 @@ class SharedReceiveQueueTest
             fabric.b().engine().counters().get(TransportCounter.DROPPED_NO_RECEIVE_WQE_UD) == 1, SECOND_NS));
         final List<WorkCompletion> received = poll(receiver, true);
         assertEquals(2, received.size());
+        // a datagram larger than the WQE it takes completes that WQE in error, on the QP that took it
+        recv.wrId = 200;
+        recv.sgl.clear().add(receiver.mr.address(), 40 + 100, receiver.mr.lKey());
+        assertEquals(0, srq.postRecv(recv));
+        send.sgl.clear().add(sender.mr.address(), 101, sender.mr.lKey());
+        assertEquals(QueuePair.POST_OK, sender.qp.postSend(send));
+        final List<WorkCompletion> tooLong = new ArrayList<>();
+        assertTrue(fabric.runUntil(() -> tooLong.addAll(poll(receiver, true)), SECOND_NS));
+        assertEquals(WcStatus.LOC_LEN_ERR, tooLong.get(0).status());
+        assertEquals(200, tooLong.get(0).wrId());
+        assertEquals(receiver.qp.qpn(), tooLong.get(0).qpNumber());
+        assertEquals(0, srq.postedCount());
         for (int i = 0; i < 2; i++)
         {
             final WorkCompletion wc = received.get(i);
