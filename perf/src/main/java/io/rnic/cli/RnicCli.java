@@ -132,10 +132,13 @@ public final class RnicCli
             case RC_PINGPONG -> "RC SEND/RECV ping-pong";
             case UD_PINGPONG -> "UD SEND/RECV ping-pong";
             case UC_PINGPONG -> "UC SEND/RECV ping-pong";
+            case SRQ_PINGPONG -> "RC SEND/RECV ping-pong on -q QPs (default 16) sharing one SRQ";
             default -> kind.operation().title().replace('_', ' ') + (kind.isLatency() ? " latency" : " bandwidth");
         };
         return what + " between two endpoints, like " + kind.original() + ": server without an address, client " +
-            "with one; --verify checks every byte" + (kind.isPingpong() ? "" : "; -R (--rdma-cm) connects with " +
+            "with one" + (kind == ToolKind.SRQ_PINGPONG ? "; -r receives in the SRQ (500); -n counts the " +
+            "messages of all QPs together, as the original; no -c" : "; --verify checks every byte") +
+            (kind.isPingpong() ? "" : "; -R (--rdma-cm) connects with " +
             "the RDMA CM to port -p and runs perftest's exchange over SEND/RECV instead of TCP, as perftest's -R");
     }
 

@@ -22,7 +22,8 @@ final class SimulateCommand
 {
     static final String SYNOPSIS = "simulate [--ops N] [--qps Q] [--max-size BYTES] [--loss P] [--reorder P] " +
         "[--dup P] [--corrupt P] [--delay-ns NS] [--seed S] [--mtu 256..4096] " +
-        "[--ops-mix write,read,send,atomic,atomic_write,flush] [--retry-cnt 0..7] [--rnr-retry 0..7] [--timeout 0..31]";
+        "[--ops-mix write,read,send,atomic,atomic_write,flush[,srq]] [--retry-cnt 0..7] [--rnr-retry 0..7] " +
+        "[--timeout 0..31]";
 
     /** What {@code rnic help simulate} adds to the synopsis: the QP's retry knobs, in ibverbs' encodings. */
     static final String DETAILS = String.join(System.lineSeparator(),
@@ -32,7 +33,9 @@ final class SimulateCommand
         "                   responses) before the WQE fails with RETRY_EXC_ERR; default 7, the IBTA's maximum",
         "--rnr-retry 0..7   rnr_retry: RNR NAKs in a row before RNR_RETRY_EXC_ERR; 7 (the default) = infinite",
         "--timeout 0..31    local ACK timeout, 4.096 us x 2^T; default 8 (1.05 ms); 0 = none (a lost answer then",
-        "                   stalls the QP until the run's time budget ends)");
+        "                   stalls the QP until the run's time budget ends)",
+        "--ops-mix ...,srq  SENDs (srq implies send) received through one shared receive queue that every QP of the",
+        "                   responding side takes its receives from, each into whichever WQE its QP took first");
 
     /** The most QPs a run may have: each has its own regions and CQs on both engines. */
     static final int MAX_QPS = 1024;
@@ -190,8 +193,13 @@ final class SimulateCommand
                 case "atomic" -> config.atomics = true;
                 case "atomic_write" -> config.atomicWrites = true;
                 case "flush" -> config.flushes = true;
+                case "srq" ->
+                {
+                    config.sends = true; // SENDs, received through one SRQ all of B's QPs share
+                    config.srq = true;
+                }
                 default -> throw new UsageException(
-                    "--ops-mix takes write,read,send,atomic,atomic_write,flush; not '" + op + "'");
+                    "--ops-mix takes write,read,send,atomic,atomic_write,flush,srq; not '" + op + "'");
             }
         }
     }

@@ -15,6 +15,8 @@ import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.SharedReceiveQueue;
+import io.rnic.verbs.SrqAttributes;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
@@ -53,6 +55,11 @@ public final class Workload
         public boolean atomicWrites = true;
         /** IBTA 1.5 FLUSH (global visibility) of the operation's slot, or of the whole region every other one. */
         public boolean flushes = true;
+        /**
+         * SENDs are received through one shared receive queue that every responder QP is attached to (one PD on B),
+         * its WQEs each a buffer of its own, taken by whichever QP's SEND arrives first and posted again once checked.
+         */
+        public boolean srq;
         public long seed = 1;
         public LinkConditions conditions = new LinkConditions();
         public PathMtu mtu = PathMtu.MTU_4096;
@@ -79,6 +86,41 @@ public final class Workload
 
     private Workload()
     {
+    }
+
+    /**
+     * The SRQ every responder QP shares ({@link Config#srq}): a buffer per WQE (the WQE's wr_id is its index), as
+     * many as SENDs can be in flight, so the SRQ is never empty and no SEND waits for an RNR retry.
+     */
+    private static final class SharedReceives
+    {
+        final ProtectionDomain pd;
+        final SharedReceiveQueue srq;
+        final MemorySegment memory;
+        final MemoryRegion mr;
+        final int bufferBytes;
+        final RecvWorkRequest recv = new RecvWorkRequest();
+
+        SharedReceives(final RnicDevice device, final Arena arena, final int buffers, final int bufferBytes)
+        {
+            this.pd = device.allocPd();
+            this.srq = device.createSrq(pd, new SrqAttributes().maxWr(buffers).maxSge(1));
+            this.memory = arena.allocate((long)buffers * bufferBytes, 4096);
+            this.mr = device.registerMemoryRegion(pd, memory, AccessFlags.ALL);
+            this.bufferBytes = bufferBytes;
+            for (int i = 0; i < buffers; i++)
+            {
+                post(i);
+            }
+        }
+
+        boolean post(final long index)
+        {
+            recv.reset();
+            recv.wrId = index;
+            recv.sgl.add(mr.address() + index * bufferBytes, bufferBytes, mr.lKey());
+            return srq.postRecv(recv) == 0;
+        }
     }
 
     /** One QP pair: A requests, B responds. */
@@ -136,9 +178,11 @@ public final class Workload
         try (Arena arena = Arena.ofShared())
         {
             final Flow[] flows = new Flow[config.qps];
+            final SharedReceives shared = config.srq ?
+                new SharedReceives(fabric.b(), arena, config.qps * slots, slotBytes) : null;
             for (int q = 0; q < config.qps; q++)
             {
-                flows[q] = connect(fabric, arena, config, slots, slotBytes, q);
+                flows[q] = connect(fabric, arena, config, slots, slotBytes, q, shared);
             }
             final WorkCompletion[] wcs = new WorkCompletion[64];
             for (int i = 0; i < wcs.length; i++)
@@ -172,13 +216,13 @@ public final class Workload
                     while (nextOpId < config.operations && flow.posted - flow.completed < slots)
                     {
                         post(flow, nextOpId++, mix[random.nextInt(mix.length)], size(random, config.maxSize), slots,
-                            slotBytes, patternSegment, wr, recv, report);
+                            slotBytes, patternSegment, wr, recv, shared, report);
                     }
                 }
                 fabric.step();
                 for (final Flow flow : flows)
                 {
-                    done += poll(flow, config, slotBytes, patternSegment, wcs, report);
+                    done += poll(flow, config, slotBytes, patternSegment, wcs, shared, report);
                 }
                 if (config.progress != null && (fabric.steps() & 1023) == 0 && System.nanoTime() >= nextProgressNs)
                 {
@@ -272,21 +316,21 @@ public final class Workload
 
     private static Flow connect(
         final TwoNodeFabric fabric, final Arena arena, final Config config, final int slots, final int slotBytes,
-        final int index)
+        final int index, final SharedReceives shared)
     {
         final Flow flow = new Flow();
         final long bytes = (long)slots * slotBytes + 4096;
         final RnicDevice a = fabric.a();
         final RnicDevice b = fabric.b();
         final ProtectionDomain pdA = a.allocPd();
-        final ProtectionDomain pdB = b.allocPd();
+        final ProtectionDomain pdB = shared != null ? shared.pd : b.allocPd();
         flow.requesterCq = a.createCq(4 * slots);
         final CompletionQueue recvCqA = a.createCq(4 * slots);
         final CompletionQueue sendCqB = b.createCq(4 * slots);
         flow.responderRecvCq = b.createCq(4 * slots);
         flow.requester = a.createQp(new QpInitAttributes().pd(pdA).cqs(flow.requesterCq, recvCqA).capacity(slots, slots));
         flow.responder = b.createQp(new QpInitAttributes().pd(pdB).cqs(sendCqB, flow.responderRecvCq)
-            .capacity(slots, slots));
+            .capacity(slots, slots).srq(shared != null ? shared.srq : null));
         flow.requesterMemory = arena.allocate(bytes, 4096);
         flow.responderMemory = arena.allocate(bytes, 4096);
         flow.requesterMr = a.registerMemoryRegion(pdA, flow.requesterMemory, AccessFlags.ALL);
@@ -313,7 +357,8 @@ public final class Workload
 
     private static void post(
         final Flow flow, final long opId, final int type, final int drawnSize, final int slots, final int slotBytes,
-        final MemorySegment pattern, final SendWorkRequest wr, final RecvWorkRequest recv, final SimulationReport report)
+        final MemorySegment pattern, final SendWorkRequest wr, final RecvWorkRequest recv,
+        final SharedReceives shared, final SimulationReport report)
     {
         final int slot = (int)(flow.posted % slots);
         final long slotOffset = (long)slot * slotBytes;
@@ -343,12 +388,15 @@ public final class Workload
             case SEND ->
             {
                 MemorySegment.copy(pattern, shift(opId), flow.requesterMemory, slotOffset, size);
-                recv.reset();
-                recv.wrId = opId;
-                recv.sgl.add(flow.responderMr.address() + slotOffset, slotBytes, flow.responderMr.lKey());
-                if (flow.responder.postRecv(recv) != QueuePair.POST_OK)
+                if (shared == null)
                 {
-                    report.fail("post recv failed for op " + opId);
+                    recv.reset();
+                    recv.wrId = opId;
+                    recv.sgl.add(flow.responderMr.address() + slotOffset, slotBytes, flow.responderMr.lKey());
+                    if (flow.responder.postRecv(recv) != QueuePair.POST_OK)
+                    {
+                        report.fail("post recv failed for op " + opId);
+                    }
                 }
                 wr.opcode = WrOpcode.SEND;
             }
@@ -394,28 +442,35 @@ public final class Workload
 
     private static int poll(
         final Flow flow, final Config config, final int slotBytes, final MemorySegment pattern,
-        final WorkCompletion[] wcs, final SimulationReport report)
+        final WorkCompletion[] wcs, final SharedReceives shared, final SimulationReport report)
     {
         final int slots = config.inFlightPerQp;
         // Receives first: a SEND's receive completes before the ACK that completes the SEND can leave the responder.
         final int received = flow.responderRecvCq.poll(wcs, wcs.length);
-        for (int i = 0; i < received; i++)
+        if (shared != null)
         {
-            final WorkCompletion wc = wcs[i];
-            final int slot = slotOf(flow, wc.wrId(), slots);
-            if (slot < 0 || flow.types[slot] != SEND || flow.received[slot])
+            sharedReceives(flow, slots, pattern, wcs, received, shared, report);
+        }
+        else
+        {
+            for (int i = 0; i < received; i++)
             {
-                report.fail("unexpected receive completion " + wc);
-                continue;
+                final WorkCompletion wc = wcs[i];
+                final int slot = slotOf(flow, wc.wrId(), slots);
+                if (slot < 0 || flow.types[slot] != SEND || flow.received[slot])
+                {
+                    report.fail("unexpected receive completion " + wc);
+                    continue;
+                }
+                if (wc.status() != WcStatus.SUCCESS || wc.byteLength() != flow.sizes[slot])
+                {
+                    report.fail("receive of op " + wc.wrId() + ": " + wc + ", expected " + flow.sizes[slot] + " bytes");
+                }
+                checkBytes(flow.responderMemory, (long)slot * slotBytes, pattern, wc.wrId(), flow.sizes[slot], report,
+                    "SEND");
+                flow.received[slot] = true;
+                flow.receivesDone++;
             }
-            if (wc.status() != WcStatus.SUCCESS || wc.byteLength() != flow.sizes[slot])
-            {
-                report.fail("receive of op " + wc.wrId() + ": " + wc + ", expected " + flow.sizes[slot] + " bytes");
-            }
-            checkBytes(flow.responderMemory, (long)slot * slotBytes, pattern, wc.wrId(), flow.sizes[slot], report,
-                "SEND");
-            flow.received[slot] = true;
-            flow.receivesDone++;
         }
 
         final int n = flow.requesterCq.poll(wcs, wcs.length);
@@ -486,6 +541,49 @@ public final class Workload
             flow.completed++;
         }
         return n;
+    }
+
+    /**
+     * Receives through the SRQ: the flow's QP completes its SENDs' receives in its own order, each into whichever
+     * buffer of the SRQ its QP took (the wr_id), so the {@code count} completions match the flow's oldest SENDs not yet
+     * received, one by one; each buffer is checked against its SEND's pattern, then posted to the SRQ again.
+     */
+    private static void sharedReceives(
+        final Flow flow, final int slots, final MemorySegment pattern, final WorkCompletion[] wcs, final int count,
+        final SharedReceives shared, final SimulationReport report)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            final WorkCompletion wc = wcs[i];
+            int slot = -1;
+            for (long position = flow.completed; position < flow.posted; position++)
+            {
+                final int candidate = (int)(position % slots);
+                if (flow.types[candidate] == SEND && !flow.received[candidate])
+                {
+                    slot = candidate;
+                    break;
+                }
+            }
+            if (slot < 0 || wc.qpNumber() != flow.responder.qpn())
+            {
+                report.fail("unexpected receive completion " + wc);
+                continue;
+            }
+            final long opId = flow.opIds[slot];
+            if (wc.status() != WcStatus.SUCCESS || wc.byteLength() != flow.sizes[slot])
+            {
+                report.fail("SRQ receive of op " + opId + ": " + wc + ", expected " + flow.sizes[slot] + " bytes");
+            }
+            checkBytes(shared.memory, wc.wrId() * shared.bufferBytes, pattern, opId, flow.sizes[slot], report,
+                "SEND through the SRQ");
+            flow.received[slot] = true;
+            flow.receivesDone++;
+            if (!shared.post(wc.wrId()))
+            {
+                report.fail("post to the SRQ failed for buffer " + wc.wrId());
+            }
+        }
     }
 
     /**

@@ -18,7 +18,8 @@ public enum ToolKind
     ATOMIC_BW("atomic-bw", "ib_atomic_bw", Operation.ATOMIC, false),
     RC_PINGPONG("rc-pingpong", "ibv_rc_pingpong", Operation.SEND, true),
     UD_PINGPONG("ud-pingpong", "ibv_ud_pingpong", Operation.SEND, true),
-    UC_PINGPONG("uc-pingpong", "ibv_uc_pingpong", Operation.SEND, true);
+    UC_PINGPONG("uc-pingpong", "ibv_uc_pingpong", Operation.SEND, true),
+    SRQ_PINGPONG("srq-pingpong", "ibv_srq_pingpong", Operation.SEND, true);
 
     /** What one iteration of a tool does on the wire. */
     public enum Operation
@@ -74,7 +75,7 @@ public enum ToolKind
 
     public boolean isPingpong()
     {
-        return this == RC_PINGPONG || this == UD_PINGPONG || this == UC_PINGPONG;
+        return this == RC_PINGPONG || this == UD_PINGPONG || this == UC_PINGPONG || this == SRQ_PINGPONG;
     }
 
     public QpType qpType()

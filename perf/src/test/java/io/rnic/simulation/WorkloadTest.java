@@ -62,4 +62,28 @@ class WorkloadTest
         assertEquals(config.operations, report.writes + report.atomicWrites + report.flushes);
         assertTrue(Workload.retransmissions(report) > 0, "a lossy link must cause retransmissions");
     }
+
+    /**
+     * SENDs received through one SRQ shared by the responder's 4 QPs, among WRITEs, READs, atomics, ATOMIC WRITEs
+     * and FLUSHes on a link
+     * that loses, reorders, duplicates and corrupts: each SEND lands whole in whichever SRQ buffer its QP took
+     * (checked byte for byte against the SEND that QP completed next), and every operation completes once.
+     */
+    @Test
+    void shouldReceiveSendsOfSeveralQpsThroughOneSharedReceiveQueueOnALossyLink()
+    {
+        final Workload.Config config = new Workload.Config();
+        config.operations = 10_000;
+        config.qps = 4;
+        config.maxSize = 64 * 1024;
+        config.seed = 17;
+        config.srq = true;
+        config.conditions = new LinkConditions().loss(0.03).reorder(0.03).duplicate(0.02).corrupt(0.01);
+        final SimulationReport report = Workload.run(config);
+        System.out.println(report.summary());
+        assertTrue(report.passed(), report.summary());
+        assertEquals(config.operations, report.operations());
+        assertTrue(report.sends > 1_000, report.summary()); // one operation in six
+        assertTrue(Workload.retransmissions(report) > 0, "a lossy link must cause retransmissions");
+    }
 }

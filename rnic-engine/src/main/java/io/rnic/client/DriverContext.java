@@ -9,11 +9,14 @@ import io.rnic.device.QueuePair;
 import io.rnic.device.RnicContext;
 import io.rnic.shm.SharedMemory;
 import io.rnic.transport.LocalPort;
+import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.SharedReceiveQueue;
+import io.rnic.verbs.SrqAttributes;
 import io.rnic.verbs.VerbsException;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -43,6 +46,8 @@ import java.util.Map;
  */
 public final class DriverContext implements RnicContext
 {
+    private static final String SRQ_NOT_AVAILABLE = "shared receive queues are not available through a driver yet";
+
     private final Path directory;
     private final DriverConnection connection;
     private final LocalPort port;
@@ -225,6 +230,23 @@ public final class DriverContext implements RnicContext
         memory.close();
     }
 
+    /** A shared receive queue through a driver (it would need the SRQ's ring in shared memory): refused. */
+    public SharedReceiveQueue createSrq(final ProtectionDomain pd, final SrqAttributes attributes)
+    {
+        throw new VerbsException(SRQ_NOT_AVAILABLE);
+    }
+
+    public void destroySrq(final SharedReceiveQueue srq)
+    {
+        throw new VerbsException(SRQ_NOT_AVAILABLE);
+    }
+
+    /** No asynchronous event reaches a driver's client yet: none is ever there. */
+    public boolean pollAsyncEvent(final AsyncEvent event)
+    {
+        return false;
+    }
+
     public synchronized QueuePair createQp(final QpInitAttributes init)
     {
         if (init.pd == null || init.sendCq == null || init.recvCq == null)
@@ -234,6 +256,10 @@ public final class DriverContext implements RnicContext
         if (!cqs.containsKey(init.sendCq) || !cqs.containsKey(init.recvCq))
         {
             throw new VerbsException("the QP's CQs must come from this context");
+        }
+        if (init.srq != null)
+        {
+            throw new VerbsException(SRQ_NOT_AVAILABLE);
         }
         if (init.maxSendWr < 1 || init.maxSendWr > (1 << 16) || init.maxRecvWr < 1 || init.maxRecvWr > (1 << 16))
         {

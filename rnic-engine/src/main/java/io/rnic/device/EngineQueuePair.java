@@ -81,10 +81,13 @@ public final class EngineQueuePair implements QueuePair
         return POST_OK;
     }
 
-    /** Posts a receive work request (copied). Any thread; allocates nothing. */
+    /**
+     * Posts a receive work request (copied). Any thread; allocates nothing. A QP created with an SRQ has no receive
+     * queue of its own: {@link #POST_INVALID} (ibverbs: EINVAL), post to the SRQ.
+     */
     public int postRecv(final RecvWorkRequest wr)
     {
-        if (!QueuePair.isPostableRecv(context.state(), wr, maxRecvSge))
+        if (recvQueue == null || !QueuePair.isPostableRecv(context.state(), wr, maxRecvSge))
         {
             return POST_INVALID;
         }

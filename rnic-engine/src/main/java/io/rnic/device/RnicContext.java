@@ -1,10 +1,13 @@
 package io.rnic.device;
 
 import io.rnic.transport.LocalPort;
+import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.SharedReceiveQueue;
+import io.rnic.verbs.SrqAttributes;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -43,6 +46,21 @@ public interface RnicContext extends AutoCloseable
     QueuePair createQp(QpInitAttributes init);
 
     void destroyQp(QueuePair qp);
+
+    /**
+     * ibverbs {@code create_srq}: a shared receive queue for RC and UD QPs created with it
+     * ({@link QpInitAttributes#srq}); {@link io.rnic.verbs.VerbsException} EINVAL for sizes out of range.
+     */
+    SharedReceiveQueue createSrq(ProtectionDomain pd, SrqAttributes attributes);
+
+    /** ibverbs {@code destroy_srq}; {@link io.rnic.verbs.VerbsException} EBUSY while QPs created with it remain. */
+    void destroySrq(SharedReceiveQueue srq);
+
+    /**
+     * {@code ibv_get_async_event} without blocking: the oldest asynchronous event ({@link AsyncEvent}) into
+     * {@code event}, true if there was one. One thread at a time.
+     */
+    boolean pollAsyncEvent(AsyncEvent event);
 
     /** The port's addressing: MAC, Ethernet MTU and GID table (the source GID indexes of address vectors). */
     LocalPort port();

@@ -8,6 +8,9 @@ import io.rnic.transport.QpContext;
 import io.rnic.transport.QpTable;
 import io.rnic.transport.RnicEngine;
 import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.AsyncEventQueue;
+import io.rnic.verbs.Errno;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.ProtectionDomain;
@@ -16,6 +19,8 @@ import io.rnic.verbs.QpType;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.ScatterGatherList;
 import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.SharedReceiveQueue;
+import io.rnic.verbs.SrqAttributes;
 import io.rnic.verbs.VerbsException;
 import io.rnic.verbs.WorkQueueRing;
 import org.agrona.concurrent.NanoClock;
@@ -37,10 +42,13 @@ public final class RnicDevice
     private final RnicEngine[] engines;
     private final AtomicInteger nextHandle = new AtomicInteger(1);
     private final AtomicInteger nextShard = new AtomicInteger();
+    /** Made after {@link JvmFlags#check}: its Agrona ring fails without the flags, which the check names. */
+    private final AsyncEventQueue asyncEvents;
 
     public RnicDevice(final LocalPort port, final PacketSink sink, final NanoClock clock)
     {
         JvmFlags.check();
+        this.asyncEvents = new AsyncEventQueue();
         this.engines = new RnicEngine[]{ new RnicEngine(port, regions, sink, clock) };
     }
 
@@ -61,6 +69,7 @@ public final class RnicDevice
     public RnicDevice(final LocalPort port, final NanoClock clock, final int shards, final CountersManager counters)
     {
         JvmFlags.check(); // before the engines' first Agrona buffer, which fails without the flags
+        this.asyncEvents = new AsyncEventQueue();
         if (shards < 1 || shards > 64)
         {
             throw new VerbsException("engine shards " + shards + " out of range 1..64");
@@ -147,9 +156,53 @@ public final class RnicDevice
         return new CompletionQueue(nextHandle.getAndIncrement(), entries);
     }
 
+    /**
+     * ibverbs {@code create_qp}. A QP created with an SRQ goes to the SRQ's engine, so that one thread alone takes
+     * the SRQ's requests.
+     */
     public EngineQueuePair createQp(final QpInitAttributes init)
     {
-        return createQp(init, engines[Math.floorMod(nextShard.getAndIncrement(), engines.length)], 0);
+        final RnicEngine engine = init.srq != null ?
+            engines[init.srq.shard()] : engines[Math.floorMod(nextShard.getAndIncrement(), engines.length)];
+        return createQp(init, engine, 0);
+    }
+
+    /**
+     * ibverbs {@code create_srq}: a shared receive queue of {@code attributes.maxWr} requests of up to
+     * {@code attributes.maxSge} entries, its limit event armed at {@code attributes.srqLimit} unless 0 (as rxe does).
+     * Its events, and those of the QPs attached to it, come out of {@link #pollAsyncEvent}.
+     *
+     * @throws VerbsException EINVAL for a size, entry count or limit out of range.
+     */
+    public SharedReceiveQueue createSrq(final ProtectionDomain pd, final SrqAttributes attributes)
+    {
+        return new SharedReceiveQueue(nextHandle.getAndIncrement(), pd, attributes,
+            Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents);
+    }
+
+    /**
+     * ibverbs {@code destroy_srq}.
+     *
+     * @throws VerbsException EBUSY while QPs created with it are not destroyed.
+     */
+    public void destroySrq(final SharedReceiveQueue srq)
+    {
+        srq.destroy();
+    }
+
+    /**
+     * {@code ibv_get_async_event} without blocking: the oldest asynchronous event into {@code event}, true if there
+     * was one. One thread at a time.
+     */
+    public boolean pollAsyncEvent(final AsyncEvent event)
+    {
+        return asyncEvents.poll(event);
+    }
+
+    /** The device's asynchronous event queue (the engines raise events on it). */
+    public AsyncEventQueue asyncEvents()
+    {
+        return asyncEvents;
     }
 
     /** Creates a QP on an engine: numbered {@code qpn}, or the engine's next free QPN when 0. */
@@ -159,35 +212,64 @@ public final class RnicDevice
         {
             throw new VerbsException("a QP needs a protection domain, a send CQ and a receive CQ");
         }
-        if (init.maxSendWr < 1 || init.maxSendWr > MAX_QP_WR || init.maxRecvWr < 1 || init.maxRecvWr > MAX_QP_WR)
+        final SharedReceiveQueue srq = init.srq;
+        if (srq != null && init.type != QpType.RC && init.type != QpType.UD)
+        {
+            throw new VerbsException(Errno.EINVAL, "ibv_create_qp: an SRQ serves RC and UD QPs, not " + init.type);
+        }
+        if (srq != null && srq.pd() != init.pd)
+        {
+            throw new VerbsException(Errno.EINVAL, "ibv_create_qp: the SRQ is of another protection domain");
+        }
+        if (srq != null && engines[srq.shard()] != engine)
+        {
+            throw new VerbsException(Errno.EINVAL, "ibv_create_qp: a QP of an SRQ runs on the SRQ's engine");
+        }
+        final int maxRecvWr = srq != null ? 1 : init.maxRecvWr;
+        final int maxRecvSge = srq != null ? 1 : init.maxRecvSge;
+        if (init.maxSendWr < 1 || init.maxSendWr > MAX_QP_WR || maxRecvWr < 1 || maxRecvWr > MAX_QP_WR)
         {
             throw new VerbsException("QP work queue sizes " + init.maxSendWr + "/" + init.maxRecvWr +
                 " out of range 1.." + MAX_QP_WR);
         }
         if (init.maxSendSge < 1 || init.maxSendSge > ScatterGatherList.MAX_SGE ||
-            init.maxRecvSge < 1 || init.maxRecvSge > ScatterGatherList.MAX_SGE)
+            maxRecvSge < 1 || maxRecvSge > ScatterGatherList.MAX_SGE)
         {
             throw new VerbsException("QP scatter/gather entries " + init.maxSendSge + "/" + init.maxRecvSge +
                 " out of range 1.." + ScatterGatherList.MAX_SGE);
         }
         final int maxSendSge = init.maxSendSge;
-        final int maxRecvSge = init.maxRecvSge;
         final WorkQueueRing<SendWorkRequest> sq =
             new WorkQueueRing<>(init.maxSendWr, () -> new SendWorkRequest(maxSendSge), (from, to) -> to.copyFrom(from));
-        final WorkQueueRing<RecvWorkRequest> rq =
-            new WorkQueueRing<>(init.maxRecvWr, () -> new RecvWorkRequest(maxRecvSge), (from, to) -> to.copyFrom(from));
-        return engine.execute(() ->
+        final WorkQueueRing<RecvWorkRequest> rq = srq != null ? null :
+            new WorkQueueRing<>(maxRecvWr, () -> new RecvWorkRequest(maxRecvSge), (from, to) -> to.copyFrom(from));
+        if (srq != null)
         {
-            if (fixedQpn != 0 && engine.hasQp(fixedQpn))
+            srq.attach();
+        }
+        try
+        {
+            return engine.execute(() ->
             {
-                throw new VerbsException("QPN " + fixedQpn + " already exists");
+                if (fixedQpn != 0 && engine.hasQp(fixedQpn))
+                {
+                    throw new VerbsException("QPN " + fixedQpn + " already exists");
+                }
+                final int qpn = fixedQpn != 0 ? fixedQpn : engine.allocateQpn();
+                final QpContext context = new QpContext(qpn, init.type, init.pd, init.sendCq, init.recvCq, sq, rq,
+                    srq, init.signalAll);
+                engine.addQp(context);
+                return new EngineQueuePair(engine, context, sq, rq, maxSendSge, maxRecvSge);
+            });
+        }
+        catch (final RuntimeException ex)
+        {
+            if (srq != null)
+            {
+                srq.detach();
             }
-            final int qpn = fixedQpn != 0 ? fixedQpn : engine.allocateQpn();
-            final QpContext context = new QpContext(qpn, init.type, init.pd, init.sendCq, init.recvCq, sq, rq,
-                init.signalAll);
-            engine.addQp(context);
-            return new EngineQueuePair(engine, context, sq, rq, maxSendSge, maxRecvSge);
-        });
+            throw ex;
+        }
     }
 
     /**
@@ -210,5 +292,9 @@ public final class RnicDevice
             throw new VerbsException("QP " + qp + " is not one of this device's");
         }
         engineFor(qp.qpn()).removeQp(engineQp.context());
+        if (engineQp.context().srq() != null)
+        {
+            engineQp.context().srq().detach();
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.rnic.transport;
 
+import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendFlags;
@@ -71,15 +72,13 @@ final class Completions
         final int flags,
         final int networkHeaderType)
     {
-        final long position = qp.rqNext;
-        final RecvWorkRequest wqe = qp.rq.posted(position);
+        final RecvWorkRequest wqe = qp.recvWqe();
         if (status == WcStatus.SUCCESS)
         {
             counters.increment(TransportCounter.RDMA_RECVS);
         }
         offer(qp.recvCq, qp, wqe.wrId, status, opcode, byteLength, immediate, sourceQp, flags, networkHeaderType);
-        qp.rq.release(position);
-        qp.rqNext = position + 1;
+        qp.releaseRecvWqe();
         qp.recvOffset = 0;
         qp.recvInProgress = false;
     }
@@ -122,7 +121,7 @@ final class Completions
     /** Completes the receive WQE in progress with {@code status}, moves the QP to ERR and flushes. */
     void failRecv(final QpContext qp, final WcStatus status, final int opcode)
     {
-        if (qp.rq != null && qp.rq.posted(qp.rqNext) != null)
+        if (qp.hasRecvWqe())
         {
             completeRecv(qp, status, opcode, 0, 0, 0, 0, 0);
         }
@@ -153,13 +152,18 @@ final class Completions
         qp.reqWqeStarted = false;
         qp.reqOffset = 0;
         qp.outstandingReadAtomic = 0;
-        if (qp.rq != null)
+        while (qp.hasRecvWqe())
         {
-            while (qp.rq.posted(qp.rqNext) != null)
-            {
-                completeRecv(qp, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0);
-                flushed++;
-            }
+            // the QP's own receive queue, or the one WQE it took from its SRQ (the others stay the SRQ's)
+            completeRecv(qp, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0);
+            flushed++;
+        }
+        if (qp.srq != null && !qp.lastWqeReachedRaised && qp.state == QpState.ERR)
+        {
+            // a QP of an SRQ in the error state tells the application, once, that it has completed the last WQE it
+            // took (the IBTA's Last WQE Reached event, rxe's flush_recv_queue): from then on it may destroy the QP
+            qp.lastWqeReachedRaised = true;
+            qp.srq.events().qpEvent(AsyncEvent.QP_LAST_WQE_REACHED, qp.qpn);
         }
         if (flushed > 0)
         {

@@ -57,14 +57,14 @@ final class MessagePlacement
         final int opcode = packet.opcode();
         if (!qp.recvInProgress)
         {
-            if (qp.rq.posted(qp.rqNext) == null)
+            if (qp.recvWqe() == null)
             {
                 return NO_RECEIVE_WQE;
             }
             qp.recvInProgress = true;
             qp.recvOffset = 0;
         }
-        final RecvWorkRequest wqe = qp.rq.posted(qp.rqNext);
+        final RecvWorkRequest wqe = qp.recvWqe();
         final int length = packet.payloadLength();
         if (qp.recvOffset + length > wqe.sgl.totalLength())
         {
@@ -130,7 +130,7 @@ final class MessagePlacement
             return INVALID_LENGTH;
         }
         final boolean immediate = Opcode.hasHeader(opcode, Opcode.IMMDT);
-        if (immediate && qp.rq.posted(qp.rqNext) == null)
+        if (immediate && qp.recvWqe() == null)
         {
             return NO_RECEIVE_WQE;
         }

@@ -9,6 +9,7 @@ import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.SharedReceiveQueue;
 import io.rnic.verbs.WorkQueueRing;
 import io.rnic.wire.Ecn;
 import io.rnic.wire.FrameSpec;
@@ -34,7 +35,15 @@ public final class QpContext
     final CompletionQueue sendCq;
     final CompletionQueue recvCq;
     final WorkQueueRing<SendWorkRequest> sq;
+    /** The QP's own receive queue, or null when it has none (it takes its receives from {@link #srq}). */
     final WorkQueueRing<RecvWorkRequest> rq;
+    /** The shared receive queue the QP takes its receives from, or null. */
+    final SharedReceiveQueue srq;
+    /** The receive WQE taken from {@link #srq} for the message arriving, while {@link #srqWqeHeld}. */
+    final RecvWorkRequest srqWqe;
+    boolean srqWqeHeld;
+    /** IBV_EVENT_QP_LAST_WQE_REACHED was raised since the QP last went to ERR. */
+    boolean lastWqeReachedRaised;
     final boolean signalAll;
 
     volatile QpState state = QpState.RESET;
@@ -165,6 +174,23 @@ public final class QpContext
         final WorkQueueRing<RecvWorkRequest> rq,
         final boolean signalAll)
     {
+        this(qpn, type, pd, sendCq, recvCq, sq, rq, null, signalAll);
+    }
+
+    /** A QP that takes its receives from {@code srq} when it is not null ({@code rq} is then null). */
+    public QpContext(
+        final int qpn,
+        final QpType type,
+        final ProtectionDomain pd,
+        final CompletionQueue sendCq,
+        final CompletionQueue recvCq,
+        final WorkQueueRing<SendWorkRequest> sq,
+        final WorkQueueRing<RecvWorkRequest> rq,
+        final SharedReceiveQueue srq,
+        final boolean signalAll)
+    {
+        this.srq = srq;
+        this.srqWqe = srq == null ? null : new RecvWorkRequest(srq.maxSge());
         this.qpn = qpn;
         this.type = type;
         this.pd = pd;
@@ -191,6 +217,54 @@ public final class QpContext
     public ProtectionDomain pd()
     {
         return pd;
+    }
+
+    /** The shared receive queue the QP takes its receives from, or null. */
+    public SharedReceiveQueue srq()
+    {
+        return srq;
+    }
+
+    /**
+     * The receive WQE the message arriving lands in, or null when none is posted: the QP's own at {@link #rqNext},
+     * or one taken from its SRQ and held (taking it may raise the SRQ's limit event) until {@link #releaseRecvWqe}.
+     * Asking again before that returns the same WQE. Engine thread; allocates nothing.
+     */
+    RecvWorkRequest recvWqe()
+    {
+        if (srq != null)
+        {
+            if (!srqWqeHeld)
+            {
+                if (!srq.take(srqWqe))
+                {
+                    return null;
+                }
+                srqWqeHeld = true;
+            }
+            return srqWqe;
+        }
+        return rq == null ? null : rq.posted(rqNext);
+    }
+
+    /** Whether a receive WQE is held or posted for the QP, without taking one from an SRQ. Engine thread. */
+    boolean hasRecvWqe()
+    {
+        return srq != null ? srqWqeHeld : rq != null && rq.posted(rqNext) != null;
+    }
+
+    /** The receive WQE of {@link #recvWqe} is completed: its slot is free, or the SRQ's copy no longer held. */
+    void releaseRecvWqe()
+    {
+        if (srq != null)
+        {
+            srqWqeHeld = false;
+        }
+        else
+        {
+            rq.release(rqNext);
+            rqNext++;
+        }
     }
 
     /** The current state; readable from any thread. */
@@ -278,7 +352,8 @@ public final class QpContext
             highestSentPsnPlusOne, rewoundAtPsn & 0xFF_FFFF) +
             " rdAtomic=" + outstandingReadAtomic + " retryLeft=" + retryLeft + " ackTimer=" + retransmitDeadlineNs +
             " rnrResume=" + rnrResumeNs + String.format(" ePsn=%06x", ePsn) + " rqNext=" + rqNext +
-            " recvInProgress=" + recvInProgress + " lastReq=" + lastRequestOpcode + " nakSent=" + nakSent +
+            " recvInProgress=" + recvInProgress + (srq != null ? " srq=" + srq.handle() + " srqWqeHeld=" +
+            srqWqeHeld : "") + " lastReq=" + lastRequestOpcode + " nakSent=" + nakSent +
             " timerWheel=" + (inTimerWheel ? "@" + timerDeadlineNs : "none") + " lastNow=" + lastNowNs;
     }
 
@@ -311,6 +386,8 @@ public final class QpContext
         nakSent = false;
         sequenceNakOwed = false;
         rqNext = rq == null ? 0 : releasePosted(rq, rqNext);
+        srqWqeHeld = false; // the WQE taken from the SRQ is lost with the QP's state, as in rxe
+        lastWqeReachedRaised = false;
         recvOffset = 0;
         recvInProgress = false;
         writeRKey = 0;

@@ -398,7 +398,8 @@ public final class RnicEngine
         final QpState state = qp.state;
         if (state == QpState.ERR)
         {
-            return qp.sq.tail() != qp.sqOldest || (qp.rq != null && qp.rq.tail() != qp.rqNext);
+            return qp.sq.tail() != qp.sqOldest || (qp.rq != null && qp.rq.tail() != qp.rqNext) || qp.srqWqeHeld ||
+                (qp.srq != null && !qp.lastWqeReachedRaised);
         }
         if (!qp.responses.isEmpty())
         {

@@ -50,7 +50,7 @@ final class UdResponder
             counters.increment(TransportCounter.PACKET_LENGTH_ERROR); // more than our requester would send either
             return;
         }
-        final RecvWorkRequest wqe = qp.rq == null ? null : qp.rq.posted(qp.rqNext);
+        final RecvWorkRequest wqe = qp.recvWqe();
         if (wqe == null)
         {
             counters.increment(TransportCounter.DROPPED_NO_RECEIVE_WQE_UD);

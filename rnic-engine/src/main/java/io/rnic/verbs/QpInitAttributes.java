@@ -17,6 +17,11 @@ public final class QpInitAttributes
     public int maxRecvSge = ScatterGatherList.MAX_SGE;
     /** {@code sq_sig_all}: every send WR completes with a work completion, signaled or not. */
     public boolean signalAll;
+    /**
+     * The shared receive queue the QP takes its receive work requests from ({@code srq}), or null for a receive queue
+     * of its own. RC and UD only; {@link #maxRecvWr} and {@link #maxRecvSge} are then ignored, as in ibverbs.
+     */
+    public SharedReceiveQueue srq;
 
     public QpInitAttributes type(final QpType type)
     {
@@ -48,6 +53,12 @@ public final class QpInitAttributes
     {
         this.maxSendSge = maxSendSge;
         this.maxRecvSge = maxRecvSge;
+        return this;
+    }
+
+    public QpInitAttributes srq(final SharedReceiveQueue srq)
+    {
+        this.srq = srq;
         return this;
     }
 

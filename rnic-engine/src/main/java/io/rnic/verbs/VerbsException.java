@@ -2,14 +2,30 @@ package io.rnic.verbs;
 
 /**
  * A verbs call that cannot be honoured, with a message that says what was wrong (the JVM's counterpart of an
- * ibverbs call returning EINVAL, ENOMEM, …). Only ever thrown on the control path, never on the datapath.
+ * ibverbs call returning EINVAL, ENOMEM, …). Only ever thrown on the control path, never on the datapath. Calls that
+ * have an ibverbs counterpart with a defined errno carry it ({@link #errno()}), its name first in the message.
  */
 public final class VerbsException extends RuntimeException
 {
     private static final long serialVersionUID = 1L;
 
+    private final int errno;
+
     public VerbsException(final String message)
     {
         super(message);
+        this.errno = Errno.EINVAL;
+    }
+
+    public VerbsException(final int errno, final String message)
+    {
+        super(Errno.name(errno) + ": " + message);
+        this.errno = errno;
+    }
+
+    /** The errno ibverbs would return for the same mistake ({@link Errno}); EINVAL when none was given. */
+    public int errno()
+    {
+        return errno;
     }
 }

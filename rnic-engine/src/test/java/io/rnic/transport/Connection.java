@@ -13,6 +13,7 @@ import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.SendFlags;
 import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.SharedReceiveQueue;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
 
@@ -36,11 +37,19 @@ final class Connection
 
     Connection(final RnicDevice device, final Arena arena, final QpType type, final long bytes, final int access)
     {
+        this(device, arena, type, bytes, access, device.allocPd(), null);
+    }
+
+    /** A side whose QP is in {@code pd} and takes its receives from {@code srq} (of the same PD) unless null. */
+    Connection(final RnicDevice device, final Arena arena, final QpType type, final long bytes, final int access,
+        final ProtectionDomain pd, final SharedReceiveQueue srq)
+    {
         this.device = device;
-        pd = device.allocPd();
+        this.pd = pd;
         sendCq = device.createCq(4096);
         recvCq = device.createCq(4096);
-        qp = device.createQp(new QpInitAttributes().type(type).pd(pd).cqs(sendCq, recvCq).capacity(1024, 1024));
+        qp = device.createQp(new QpInitAttributes().type(type).pd(pd).cqs(sendCq, recvCq).capacity(1024, 1024)
+            .srq(srq));
         memory = arena.allocate(bytes, 4096);
         mr = device.registerMemoryRegion(pd, memory, access);
         for (int i = 0; i < completions.length; i++)

@@ -6,9 +6,16 @@ import io.rnic.cc.DcqcnParameters;
 import io.rnic.device.QueuePair;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
+import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.PathMtu;
+import io.rnic.verbs.ProtectionDomain;
+import io.rnic.verbs.QpType;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.SharedReceiveQueue;
+import io.rnic.verbs.SrqAttrMask;
+import io.rnic.verbs.SrqAttributes;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WrOpcode;
 import org.junit.jupiter.api.AfterEach;
@@ -16,6 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.lang.foreign.Arena;
+import java.util.function.IntSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -62,9 +70,56 @@ class SteadyStateAllocationTest
         assertTrue(fabric.a().engine().counters().get(TransportCounter.CNP_RECEIVED) > 0);
     }
 
+    /**
+     * SENDs received through a shared receive queue whose limit is armed before each one and fires on each (the WQE
+     * taken from the SRQ, the limit event raised on the device's queue and polled by the application).
+     */
+    @ParameterizedTest(name = "SRQ SEND {0} B")
+    @CsvSource({ "64", "10000" })
+    void shouldNotAllocatePerSendThroughASharedReceiveQueue(final int size)
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 3);
+        final ProtectionDomain pd = fabric.b().allocPd();
+        final SharedReceiveQueue srq = fabric.b().createSrq(pd, new SrqAttributes().maxWr(16).maxSge(1));
+        final Connection a = new Connection(fabric.a(), arena, QpType.RC, 1 << 20, AccessFlags.ALL);
+        final Connection b = new Connection(fabric.b(), arena, QpType.RC, 1 << 20, AccessFlags.ALL, pd, srq);
+        a.connect(b, TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, PathMtu.MTU_4096, 0x10_0000, AccessFlags.ALL);
+        b.connect(a, TwoNodeFabric.IP_A, TwoNodeFabric.MAC_A, PathMtu.MTU_4096, 0x20_0000, AccessFlags.ALL);
+        final SrqAttributes limit = new SrqAttributes().srqLimit(1);
+        final RecvWorkRequest recv = new RecvWorkRequest();
+        recv.sgl.add(b.mr.address(), size, b.mr.lKey());
+        final AsyncEvent event = new AsyncEvent();
+        final long[] events = new long[1];
+        assertNoAllocation(fabric, new Connection[]{ a, b }, "SEND", size, () ->
+        {
+            srq.modify(limit, SrqAttrMask.LIMIT);
+            return srq.postRecv(recv) == 0 ? QueuePair.POST_OK : QueuePair.POST_INVALID;
+        }, () ->
+        {
+            while (fabric.b().pollAsyncEvent(event))
+            {
+                events[0]++;
+            }
+        });
+        assertTrue(events[0] >= 2_000, events[0] + " limit events");
+    }
+
     private void assertNoAllocation(final TwoNodeFabric fabric, final String operation, final int size)
     {
         final Connection[] pair = Connection.rcPair(fabric, arena, 1 << 20, PathMtu.MTU_4096);
+        final RecvWorkRequest recv = new RecvWorkRequest();
+        recv.sgl.add(pair[1].mr.address(), size, pair[1].mr.lKey());
+        assertNoAllocation(fabric, pair, operation, size, () -> pair[1].qp.postRecv(recv), () -> { });
+    }
+
+    private void assertNoAllocation(
+        final TwoNodeFabric fabric,
+        final Connection[] pair,
+        final String operation,
+        final int size,
+        final IntSupplier postRecv,
+        final Runnable afterEach)
+    {
         final SendWorkRequest wr = new SendWorkRequest();
         wr.opcode = switch (operation)
         {
@@ -77,8 +132,6 @@ class SteadyStateAllocationTest
         wr.remoteAddress = pair[1].mr.address();
         wr.rKey = pair[1].mr.rKey();
         wr.compareAdd = 1;
-        final RecvWorkRequest recv = new RecvWorkRequest();
-        recv.sgl.add(pair[1].mr.address(), size, pair[1].mr.lKey());
         final boolean send = wr.opcode == WrOpcode.SEND;
 
         final long[] failures = new long[1];
@@ -86,7 +139,7 @@ class SteadyStateAllocationTest
         {
             for (int i = 0; i < 2_000; i++)
             {
-                if (send && pair[1].qp.postRecv(recv) != QueuePair.POST_OK)
+                if (send && postRecv.getAsInt() != QueuePair.POST_OK)
                 {
                     failures[0]++;
                 }
@@ -109,6 +162,7 @@ class SteadyStateAllocationTest
                 {
                     failures[0]++;
                 }
+                afterEach.run();
             }
         };
         final long allocated = SteadyStateAllocation.leastBytes(operations, 4096, 30);

@@ -4,10 +4,13 @@ import io.rnic.device.QueuePair;
 import io.rnic.device.RnicContext;
 import io.rnic.device.RnicDevice;
 import io.rnic.transport.LocalPort;
+import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.SharedReceiveQueue;
+import io.rnic.verbs.SrqAttributes;
 import io.rnic.verbs.VerbsException;
 
 import java.lang.foreign.Arena;
@@ -103,6 +106,21 @@ public final class EmbeddedContext implements RnicContext
     public void destroyQp(final QueuePair qp)
     {
         device.destroyQp(qp);
+    }
+
+    public SharedReceiveQueue createSrq(final ProtectionDomain pd, final SrqAttributes attributes)
+    {
+        return device.createSrq(pd, attributes);
+    }
+
+    public void destroySrq(final SharedReceiveQueue srq)
+    {
+        device.destroySrq(srq);
+    }
+
+    public boolean pollAsyncEvent(final AsyncEvent event)
+    {
+        return device.pollAsyncEvent(event);
     }
 
     public LocalPort port()

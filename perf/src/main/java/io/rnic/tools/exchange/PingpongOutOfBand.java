@@ -10,20 +10,26 @@ import java.util.function.Consumer;
  * rdma-core's pingpong exchange ({@code ibv_rc_pingpong}, {@code ibv_ud_pingpong}), TCP port 18515: each side sends
  * a 52-byte NUL-terminated {@code "%04x:%06x:%06x:%s"} — LID (0 on RoCE), QPN, PSN, GID as 32 hex digits of its
  * bytes in order. The client writes first; the server connects its QP, then answers; the client connects and writes
- * {@code "done"} (5 bytes with the NUL). One QP.
+ * {@code "done"} (5 bytes with the NUL). One QP; {@code ibv_srq_pingpong}'s exchange has one message per QP of a
+ * fixed number of slots (its MAX_QP, 256), those past its QPs all zeros, each way ({@link #openSlots}).
  */
 public final class PingpongOutOfBand implements OutOfBand
 {
     static final int MESSAGE_BYTES = 52;
     static final int DONE_BYTES = 5;
 
+    /** The messages {@code ibv_srq_pingpong} sends each way, whatever its {@code -q}. */
+    public static final int SRQ_PINGPONG_SLOTS = 256;
+
     private final TcpChannel channel;
     private final boolean server;
+    private final int slots;
 
-    private PingpongOutOfBand(final TcpChannel channel, final boolean server)
+    private PingpongOutOfBand(final TcpChannel channel, final boolean server, final int slots)
     {
         this.channel = channel;
         this.server = server;
+        this.slots = slots;
     }
 
     /**
@@ -34,8 +40,15 @@ public final class PingpongOutOfBand implements OutOfBand
     public static PingpongOutOfBand open(final String server, final String bindHost, final int port,
         final TcpChannel.ServerWait wait, final long timeoutMs) throws IOException
     {
+        return openSlots(server, bindHost, port, wait, timeoutMs, 1);
+    }
+
+    /** As {@link #open}, with {@code slots} messages each way for up to that many QPs (the rest all zeros). */
+    public static PingpongOutOfBand openSlots(final String server, final String bindHost, final int port,
+        final TcpChannel.ServerWait wait, final long timeoutMs, final int slots) throws IOException
+    {
         return new PingpongOutOfBand(TcpChannel.open(server, bindHost, port, wait, timeoutMs),
-            server == null);
+            server == null, slots);
     }
 
     static String encode(final int qpn, final int psn, final long gidHigh, final long gidLow)
@@ -71,25 +84,48 @@ public final class PingpongOutOfBand implements OutOfBand
     public RemoteQp[] exchange(final LocalQp[] local, final long gidHigh, final long gidLow,
         final Consumer<RemoteQp[]> connect) throws IOException
     {
-        if (local.length != 1)
+        if (local.length > slots)
         {
-            throw new IllegalArgumentException("the pingpong exchange carries one QP, not " + local.length);
+            throw new IllegalArgumentException("the pingpong exchange carries " + slots + " QP" +
+                (slots == 1 ? "" : "s") + ", not " + local.length);
         }
-        final String mine = encode(local[0].qp.qpn(), local[0].psn, gidHigh, gidLow);
-        final RemoteQp[] remote = new RemoteQp[1];
+        final RemoteQp[] remote = new RemoteQp[local.length];
         if (server)
         {
-            remote[0] = decode(channel.read(MESSAGE_BYTES, "pingpong address"), channel.peer());
+            readAll(remote);
             connect.accept(remote);
-            channel.writeString(mine, MESSAGE_BYTES);
+            writeAll(local, gidHigh, gidLow);
         }
         else
         {
-            channel.writeString(mine, MESSAGE_BYTES);
-            remote[0] = decode(channel.read(MESSAGE_BYTES, "pingpong address"), channel.peer());
+            writeAll(local, gidHigh, gidLow);
+            readAll(remote);
             connect.accept(remote);
         }
         return remote;
+    }
+
+    /** Our QPs' messages, then zeros ({@code ibv_srq_pingpong}'s unused slots) up to {@link #slots}. */
+    private void writeAll(final LocalQp[] local, final long gidHigh, final long gidLow) throws IOException
+    {
+        for (int i = 0; i < slots; i++)
+        {
+            channel.writeString(i < local.length ? encode(local[i].qp.qpn(), local[i].psn, gidHigh, gidLow) :
+                encode(0, 0, 0, 0), MESSAGE_BYTES);
+        }
+    }
+
+    /** The peer's {@link #slots} messages; the first of them name its QPs, one for each of ours. */
+    private void readAll(final RemoteQp[] remote) throws IOException
+    {
+        for (int i = 0; i < slots; i++)
+        {
+            final RemoteQp qp = decode(channel.read(MESSAGE_BYTES, "pingpong address"), channel.peer());
+            if (i < remote.length)
+            {
+                remote[i] = qp;
+            }
+        }
     }
 
     /** The tools' "done": the client is connected and ready. */

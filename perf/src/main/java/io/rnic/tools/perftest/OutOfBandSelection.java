@@ -34,8 +34,9 @@ final class OutOfBandSelection
         final ToolKind kind = options.kind;
         if (kind.isPingpong())
         {
-            return PingpongOutOfBand.open(oobPeer(options), options.oobHost, options.oobTcpPort(),
-                new TcpChannel.ServerWait(options.acceptTimeoutMs, device::failure), options.timeoutMs);
+            return PingpongOutOfBand.openSlots(oobPeer(options), options.oobHost, options.oobTcpPort(),
+                new TcpChannel.ServerWait(options.acceptTimeoutMs, device::failure), options.timeoutMs,
+                kind == ToolKind.SRQ_PINGPONG ? PingpongOutOfBand.SRQ_PINGPONG_SLOTS : 1);
         }
         if (!options.rdmaCm)
         {

@@ -41,7 +41,7 @@ final class PathMtuSelection
             // ibv_rc_pingpong and ibv_uc_pingpong connect with -m (default 1024) and do not exchange it: a peer
             // running them rejects larger packets, so ours default to it too (UD messages follow the port's MTU)
             final boolean connectedPingpong = options.kind == ToolKind.RC_PINGPONG ||
-                options.kind == ToolKind.UC_PINGPONG;
+                options.kind == ToolKind.UC_PINGPONG || options.kind == ToolKind.SRQ_PINGPONG;
             return connectedPingpong ? Math.min(1024, largest) : largest;
         }
         if (options.mtu > largest)

@@ -148,6 +148,10 @@ public final class PerftestTool
     private int runOn(final ToolDevice device, final String iface, final int gidIndex, final int localMtu)
         throws IOException
     {
+        if (kind == ToolKind.SRQ_PINGPONG)
+        {
+            return runSrqPingpong(device, gidIndex, localMtu);
+        }
         final RnicContext context = device.context();
         final LocalPort localPort = context.port();
         final QpLayout layout = new QpLayout(options.size, options.flags.qpType(kind) == QpType.UD);
@@ -190,6 +194,57 @@ public final class PerftestTool
             final ToolApplication application = created[0];
             report.connected(localPort, iface, gidIndex, mtu, qps);
             return measure(device, oob, application, latency, qps, expected);
+        }
+    }
+
+    /**
+     * ibv_srq_pingpong: its QPs and SRQ, the receives posted, our addresses printed; the exchange (its 256 slots),
+     * the QPs connected, the peer's addresses printed; the run; its two lines.
+     */
+    private int runSrqPingpong(final ToolDevice device, final int gidIndex, final int localMtu) throws IOException
+    {
+        final RnicContext context = device.context();
+        final LocalPort localPort = context.port();
+        final long gidHigh = localPort.gidHigh(gidIndex);
+        final long gidLow = localPort.gidLow(gidIndex);
+        final SrqPingpong.Setup setup = SrqPingpong.setUp(context, options);
+        final LocalQp[] qps = setup.qps();
+        for (final LocalQp q : qps)
+        {
+            out.printf("  local address:  LID 0x0000, QPN 0x%06x, PSN 0x%06x, GID %s%n", q.qp.qpn(), q.psn,
+                ToolReport.gidText(gidHigh, gidLow));
+        }
+        try (OutOfBand oob = OutOfBandSelection.open(options, device, gidIndex, localMtu))
+        {
+            final int mtu = oob.pathMtu(localMtu);
+            activeQps = qps;
+            oob.exchange(qps, gidHigh, gidLow, remotes ->
+            {
+                for (int i = 0; i < qps.length; i++)
+                {
+                    qps[i].remote = remotes[i];
+                    ToolQps.connect(context, qps[i], gidIndex, mtu, options);
+                }
+            });
+            for (final LocalQp q : qps)
+            {
+                out.printf("  remote address: LID 0x0000, QPN 0x%06x, PSN 0x%06x, GID %s%n", q.remote.qpn(),
+                    q.remote.psn(), ToolReport.gidText(q.remote.gidHigh(), q.remote.gidLow()));
+            }
+            final SrqPingpong application = SrqPingpong.create(setup, options);
+            oob.sync(); // the client has connected its QPs: it sends as soon as its application runs
+            final long startNs = System.nanoTime();
+            if (!await(device, application, new LatencyLog()))
+            {
+                return 1;
+            }
+            final long elapsedNs = System.nanoTime() - startNs;
+            answerLateRetransmissions(device);
+            device.stopPolling();
+            ToolReport.pingpong(out, options, options.iterations, elapsedNs);
+            out.println(" rnic counters (" + device.name() + "):");
+            out.print(device.countersReport());
+            return 0;
         }
     }
 

@@ -139,6 +139,7 @@ public final class ToolOptions
             iterations = 1000;
             rxDepth = 500;
             txDepth = 1;
+            qps = kind == ToolKind.SRQ_PINGPONG ? 16 : 1;
         }
         else if (kind.isLatency())
         {
@@ -169,8 +170,9 @@ public final class ToolOptions
         return kind.command() + " [-d IFACE | --driver DIR] [-s SIZE] [-n ITERS] [-m MTU] [" + gid + "] [-p TCP_PORT] [-q QPS] [-R]" +
             " [--warmup N] [-u QP_TIMEOUT]" + (kind.isLatency() ? "" : " [-t TX_DEPTH]") +
             (kind.operation() == ToolKind.Operation.ATOMIC ? " [-A CMP_AND_SWAP|FETCH_AND_ADD]" : "") +
-            (kind.operation() == ToolKind.Operation.SEND ? " [-r RX_DEPTH] [--imm]" : "") +
-            " [--verify] [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " +
+            (kind == ToolKind.SRQ_PINGPONG ? " [-r RX_DEPTH]" :
+            (kind.operation() == ToolKind.Operation.SEND ? " [-r RX_DEPTH] [--imm]" : "") + " [--verify]") +
+            " [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " +
             IdleStrategies.NAMES.replace(", ", "|") + "] [--timeout-ms MS] [--port afpacket|dpdk] [--eal \"EAL ARGS\"]" +
             " [--ip ADDR/PREFIX]... [--oob HOST[:PORT]] [--cc dcqcn|none] [--cc-param NAME=VALUE]..." +
             OUTPUT_SYNOPSIS + " [SERVER_ADDRESS]";
@@ -533,12 +535,30 @@ public final class ToolOptions
         {
             checkRdmaCm();
         }
-        if (kind.isLatency() && qps != 1)
+        if (kind == ToolKind.SRQ_PINGPONG)
+        {
+            checkSrqPingpong();
+        }
+        else if (kind.isLatency() && qps != 1)
         {
             throw new UsageException("latency tests run one QP (-q 1)");
         }
         flags.check(this);
         checkBeforeAnyWork();
+    }
+
+    /** What ibv_srq_pingpong refuses, and what it does not have. */
+    private void checkSrqPingpong()
+    {
+        if (qps > rxDepth)
+        {
+            throw new UsageException("rx_depth " + rxDepth + " is too small for " + qps + " QPs -- must have at " +
+                "least one receive per QP.");
+        }
+        if (verify || immediate)
+        {
+            throw new UsageException((verify ? "-c (--verify)" : "--imm") + ": ibv_srq_pingpong has no such option");
+        }
     }
 
     private void checkDriver()

@@ -9,6 +9,7 @@ import io.rnic.tools.EngineStartSignalPort;
 import io.rnic.tools.Ports;
 import io.rnic.tools.SlowFirstRequestPort;
 import io.rnic.tools.ToolKind;
+import io.rnic.tools.UsageException;
 import io.rnic.tools.exchange.RdmaCmConversation;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.Timeouts;
@@ -31,6 +32,7 @@ import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -40,7 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ToolsInMemoryTest
 {
     @ParameterizedTest
-    @EnumSource(ToolKind.class)
+    @EnumSource(value = ToolKind.class, mode = EnumSource.Mode.EXCLUDE, names = "SRQ_PINGPONG") // no -c: below
     void shouldRunToolBetweenTwoEndpointsAndVerifyEveryByte(final ToolKind kind) throws Exception
     {
         final String name = kind.command() + "-" + ThreadLocalRandom.current().nextInt(1 << 20);
@@ -82,6 +84,46 @@ class ToolsInMemoryTest
             assertTrue(c.out().contains("MsgRate[Mpps]"), c.out());
         }
         assertTrue(c.out().contains("port frames transmitted"), c.out());
+    }
+
+    /**
+     * srq-pingpong as ibv_srq_pingpong runs: -q QPs on one SRQ each side, every QP's address printed before and after
+     * the exchange (its 256 slots), -n sends and receives in all, its two result lines; each side's receives came
+     * from its SRQ (the RDMA_RECVS counter) on every QP, and the SRQ was topped up (-r 8 for 6 QPs and 300 messages).
+     */
+    @Test
+    void shouldPingpongOverSeveralQpsSharingOneSrqAsIbvSrqPingpong() throws Exception
+    {
+        final ToolKind kind = ToolKind.SRQ_PINGPONG;
+        final String name = "srq-" + ThreadLocalRandom.current().nextInt(1 << 20);
+        final InMemoryPort[] ports = memoryPorts();
+        register(name, ports[0], ports[1]);
+        final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p", String.valueOf(tcpPort()),
+            "--idle", "yield", "--timeout-ms", "30000", "-s", "3000", "-n", "300", "-q", "6", "-r", "8"));
+        final CapturedRun[] results = runPair(kind, name, common);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
+        for (final CapturedRun run : results)
+        {
+            final String out = run.out();
+            assertEquals(6, Pattern.compile("(?m)^  local address:  LID 0x0000, QPN 0x[0-9a-f]{6}, PSN 0x[0-9a-f]{6}, " +
+                "GID ").matcher(out).results().count(), out);
+            assertEquals(6, Pattern.compile("(?m)^  remote address: LID 0x0000, QPN 0x[0-9a-f]{6}, ")
+                .matcher(out).results().count(), out);
+            assertTrue(Pattern.compile("(?m)^1800000 bytes in \\d+\\.\\d\\d seconds = \\d+\\.\\d\\d Mbit/sec$")
+                .matcher(out).find(), out);
+            assertTrue(Pattern.compile("(?m)^300 iters in \\d+\\.\\d\\d seconds = \\d+\\.\\d\\d usec/iter$")
+                .matcher(out).find(), out);
+            assertTrue(Pattern.compile("(?m)^ +rdma_recvs +(3\\d\\d)$").matcher(out).find(), out);
+        }
+        // the client refuses what ibv_srq_pingpong refuses
+        final UsageException refused = assertThrows(UsageException.class,
+            () -> ToolOptions.parse(kind, new String[]{ "-q", "9", "-r", "8", "127.0.0.1" }));
+        assertEquals("rx_depth 8 is too small for 9 QPs -- must have at least one receive per QP.",
+            refused.getMessage());
+        assertThrows(UsageException.class, () -> ToolOptions.parse(kind, new String[]{ "-c" }));
     }
 
     /**
