@@ -28,10 +28,21 @@ public interface PortFactory
      * @param qdiscBypass AF_PACKET: skip the interface's queueing discipline.
      * @param ealArgs     DPDK: EAL's arguments (null: the defaults).
      * @param addresses   DPDK: the port's IPv4 and IPv6 addresses (it has no kernel interface).
+     * @param vlanId      the 802.1Q VLAN the engine tags its frames with ({@code --vlan}; PCP = each QP's SL), or
+     *                    {@link LocalPort#NO_VLAN}: none, unless the AF_PACKET interface is a kernel VLAN device.
+     * @param cnpDscp     the DSCP of the CNPs the port sends ({@code --cnp-dscp}).
+     * @param cnpPriority their 802.1Q priority on a tagged port ({@code --cnp-prio}).
      */
     record Request(String kind, String iface, int engines, boolean qdiscBypass, java.util.List<String> ealArgs,
-        java.util.List<String> addresses)
+        java.util.List<String> addresses, int vlanId, int cnpDscp, int cnpPriority)
     {
+        /** Untagged, CNPs at ConnectX's DSCP and priority. */
+        public Request(final String kind, final String iface, final int engines, final boolean qdiscBypass,
+            final java.util.List<String> ealArgs, final java.util.List<String> addresses)
+        {
+            this(kind, iface, engines, qdiscBypass, ealArgs, addresses, LocalPort.NO_VLAN, LocalPort.CNP_DSCP_DEFAULT,
+                LocalPort.CNP_PRIORITY_DEFAULT);
+        }
     }
 
     /** @throws IllegalArgumentException naming the problem: an unknown kind, a missing interface or device, … */

@@ -127,7 +127,7 @@ class AfPacketPortTest
     @Test
     void shouldCountFramesTheKernelDroppedOnAFullReceiveRing()
     {
-        try (AfPacketPort a = AfPacketPort.open(new AfPacketConfig(veth.a, 16, 512, false, 0));
+        try (AfPacketPort a = AfPacketPort.open(new AfPacketConfig(veth.a, 16, 512, false, 0, AfPacketConfig.NO_VLAN));
             AfPacketPort b = AfPacketPort.open(AfPacketConfig.of(veth.b)))
         {
             final UnsafeBuffer frame = new UnsafeBuffer(new byte[1514]);
