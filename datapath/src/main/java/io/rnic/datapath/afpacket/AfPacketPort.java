@@ -154,7 +154,7 @@ public final class AfPacketPort implements PacketPort
         {
             throw new PortException("cannot read the MAC address and MTU of " + iface + " from " + sys + ": " + ex);
         }
-        final String[] kernelVlan = kernelVlan(iface);
+        final String[] kernelVlan = kernelVlan(iface, Path.of("/proc/net/vlan/config"));
         if (kernelVlan == null)
         {
             return new AfPacketPort(config, ifindex, iface, mac, mtu, config.vlanId());
@@ -176,12 +176,11 @@ public final class AfPacketPort implements PacketPort
     }
 
     /**
-     * The VLAN id and parent of {@code iface} when it is a kernel 802.1Q device ({@code /proc/net/vlan/config}: one
-     * line {@code NAME | VID | PARENT} per device of this namespace), or null.
+     * The VLAN id and parent of {@code iface} when it is a kernel 802.1Q device ({@code config}, the 8021q module's
+     * {@code /proc/net/vlan/config}: one line {@code NAME | VID | PARENT} per device of this namespace), or null.
      */
-    static String[] kernelVlan(final String iface)
+    static String[] kernelVlan(final String iface, final Path config)
     {
-        final Path config = Path.of("/proc/net/vlan/config");
         if (!Files.isReadable(config))
         {
             return null; // no 8021q module: no VLAN devices
