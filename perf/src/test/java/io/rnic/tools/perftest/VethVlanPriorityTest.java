@@ -134,6 +134,77 @@ class VethVlanPriorityTest
         Files.delete(capture);
     }
 
+    /**
+     * CNPs on the VLAN: the same tools through a middle hop that marks CE like a congested switch port
+     * ({@link NetnsTopology#congest}: br_netfilter and iptables, tagged frames included), WRITEs from a client with
+     * DCQCN on at both ends (the server's notification point answers CE). The server's CNPs leave at ConnectX's DSCP 48 and priority 6 (not the QP's 26 and 3), tagged VLAN 10,
+     * not ECN-capable, in the capture on the server's end.
+     */
+    @Test
+    void shouldSendCnpsAtTheCnpDscpAndPriorityOnTheVlan() throws Exception
+    {
+        assumeTrue(NetnsTopology.hasIptables(), "needs iptables");
+        try (NetnsTopology congested = new NetnsTopology(1500, true))
+        {
+            congested.congest(200, 200_000, 95, 64, 1086);
+            final Path capture = Files.createTempFile("rnic-vlan-cnp-", ".pcap");
+            final Process tcpdump = startTcpdump(congested.nsA, congested.ifA, capture);
+            try
+            {
+                final List<String> common = List.of("write-bw", "-x", "1", "-s", "65536", "-n", "200", "--warmup",
+                    "0", "-S", String.valueOf(SERVICE_LEVEL), "--tclass", String.valueOf(TRAFFIC_CLASS), "--vlan",
+                    String.valueOf(VLAN_ID), "--cc", "dcqcn", "--timeout-ms", "60000");
+                final ToolProcess server = ToolProcess.start(congested.nsA, concat(common, List.of("-d",
+                    congested.ifA)));
+                final ToolProcess client = ToolProcess.start(congested.nsB,
+                    concat(common, List.of("-d", congested.ifB, congested.ip4A)));
+                final ToolProcess.Result c = client.await(120);
+                final ToolProcess.Result s = server.await(30);
+                assertEquals(0, c.status(), "client failed:\n" + c.output() + "\n--- server:\n" + s.output());
+                assertEquals(0, s.status(), "server failed:\n" + s.output());
+            }
+            finally
+            {
+                stop(tcpdump);
+            }
+            int cnps = 0;
+            int marked = 0;
+            final InboundValidator validator = new InboundValidator();
+            final RocePacket packet = new RocePacket();
+            try (PcapReader reader = PcapReader.open(capture))
+            {
+                while (reader.next())
+                {
+                    final UnsafeBuffer frame = new UnsafeBuffer(new byte[reader.frameLength()]);
+                    frame.putBytes(0, reader.frame(), 0, reader.frameLength());
+                    if (validator.validate(frame, 0, frame.capacity(), packet) != DropReason.NONE)
+                    {
+                        continue;
+                    }
+                    final String where = "frame " + reader.frameNumber() + " of " + capture;
+                    assertTrue(packet.hasVlan() && (packet.vlanTci() & 0xFFF) == VLAN_ID, "VLAN 10: " + where);
+                    if (packet.opcode() == Opcode.CNP)
+                    {
+                        cnps++;
+                        assertEquals(48, packet.dscp(), "CNP DSCP: " + where);
+                        assertEquals(6, packet.vlanTci() >>> 13, "CNP PCP: " + where);
+                        assertEquals(Ecn.NOT_ECT, packet.ecn(), "CNP ECN: " + where);
+                    }
+                    else
+                    {
+                        assertEquals(DSCP, packet.dscp(), where);
+                        assertEquals(SERVICE_LEVEL, packet.vlanTci() >>> 13, where);
+                        marked += packet.ecn() == Ecn.CE ? 1 : 0;
+                    }
+                }
+            }
+            System.out.println("veth VLAN CNPs: " + marked + " CE-marked frames arrived, " + cnps + " CNPs sent, " +
+                "all VLAN " + VLAN_ID + ", CNPs DSCP 48 PCP 6");
+            assertTrue(marked > 0 && cnps > 0, marked + " CE-marked frames, " + cnps + " CNPs in " + capture);
+            Files.delete(capture);
+        }
+    }
+
     private static int address(final String dotted) throws IOException
     {
         final byte[] bytes = InetAddress.getByName(dotted).getAddress();
