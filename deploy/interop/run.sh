@@ -104,11 +104,39 @@ record() {  # name role result detail
   log "$1 [$2]: $3 $4"
 }
 
+# With CHECK_DSCP set (a DSCP, 0-63), each test runs under a capture on the guest's bridge (tcpdump in $NS on
+# rxbr0) and passes a second check: every RoCEv2 packet of the connections (QP1's CM MADs aside) carried that DSCP,
+# both ways (tshark reads the IP header).
+CHECK_DSCP=
+CAPTURE_PID=
+capture_start() {  # pcap-file
+  [[ -n $CHECK_DSCP ]] || return 0
+  ip netns exec "$NS" tcpdump -i rxbr0 -U --immediate-mode -w "$1" udp port 4791 > /dev/null 2>&1 &
+  CAPTURE_PID=$!
+  for _ in $(seq 50); do [[ -s $1 ]] && break; sleep 0.1; done # tcpdump writes the file header once it listens
+}
+capture_check() {  # name role pcap-file
+  [[ -n $CHECK_DSCP ]] || return 0
+  sleep 0.5
+  kill "$CAPTURE_PID" 2>/dev/null || true; wait "$CAPTURE_PID" 2>/dev/null || true
+  local seen # "count source dscp" per source and DSCP
+  seen=$(tshark -r "$3" -Y 'infiniband && infiniband.bth.destqp != 1' -T fields -e ip.src -e ip.dsfield.dscp 2>/dev/null |
+    sort | uniq -c | awk '{print $1, $2, $3}')
+  local detail; detail=$(echo "$seen" | awk '{printf "%s%s pkts from %s DSCP %s", NR > 1 ? ", " : "", $1, $2, $3}')
+  if [[ -n $seen ]] && ! echo "$seen" | awk -v d="$CHECK_DSCP" '$3 != d {bad=1} END {exit !bad}' &&
+    echo "$seen" | grep -q ' 10.77.0.1 ' && echo "$seen" | grep -q ' 10.77.0.2 '; then
+    record "$1 DSCP $CHECK_DSCP" "$2" PASS "$detail"
+  else
+    record "$1 DSCP $CHECK_DSCP" "$2" FAIL "${detail:-no RoCEv2 packets captured}"
+  fi
+}
+
 # guest server + rnic client
 run_guest_server() {  # name guest-cmd rnic-tool rnic-args...
   local name=$1 gcmd=$2 tool=$3; shift 3
   local f="$OUT/$name.guest-server"
   wait_bench
+  capture_start "$f.pcap"
   g 1 "pkill -x -f '^(ib_|ibv_).*' 2>/dev/null; rm -f /tmp/s.log; (timeout $T_GUEST $gcmd; echo \"exit=\$?\") > /tmp/s.log 2>&1 &" >/dev/null || true
   sleep 1
   local rc=0
@@ -119,6 +147,7 @@ run_guest_server() {  # name guest-cmd rnic-tool rnic-args...
   local grc; grc=$(sed -n 's/^exit=//p' "$f.guest.txt" | tail -1)
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "guest server/rnic client" PASS ""
   else record "$name" "guest server/rnic client" FAIL "rnic exit $rc, guest exit ${grc:-none}"; fi
+  capture_check "$name" "guest server/rnic client" "$f.pcap"
 }
 
 # waits (up to 30 s) until a client of the driver listens on an RDMA CM port, as `stat` shows it
@@ -136,6 +165,7 @@ run_rnic_server() {  # name guest-cmd rnic-tool rnic-args...
   local name=$1 gcmd=$2 tool=$3; shift 3
   local f="$OUT/$name.rnic-server"
   wait_bench
+  capture_start "$f.pcap"
   timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" "$tool" "${PORT[@]}" "$@" --timeout-ms "$T_RNIC_MS" \
     > "$f.rnic.txt" 2>&1 &
   local pid=$!
@@ -155,6 +185,7 @@ run_rnic_server() {  # name guest-cmd rnic-tool rnic-args...
   local rc=0; wait "$pid" || rc=$?
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "rnic server/guest client" PASS ""
   else record "$name" "rnic server/guest client" FAIL "rnic exit $rc, guest exit ${grc:-none}"; fi
+  capture_check "$name" "rnic server/guest client" "$f.pcap"
 }
 
 both() {  # name guest-cmd rnic-tool rnic-args...
@@ -196,9 +227,11 @@ NO_TCP=0
 
 # rping: the connection through RDMA CM MADs on QP1 (no TCP exchange), then COUNT pings of SIZE bytes
 RPING_ARGS="-v -C $((ITERS < 20 ? ITERS : 20)) -S 64"
+RPING_NAME=rping
 rping_guest_server() {
-  local name=rping f="$OUT/rping.guest-server"
+  local name=$RPING_NAME f="$OUT/$RPING_NAME.guest-server"
   wait_bench
+  capture_start "$f.pcap"
   g 1 "pkill -x -f '^rping.*' 2>/dev/null; rm -f /tmp/s.log; (timeout $T_GUEST rping $RPING_ARGS -s -a $GUEST; echo \"exit=\$?\") > /tmp/s.log 2>&1 &" >/dev/null || true
   sleep 1
   local rc=0
@@ -211,10 +244,12 @@ rping_guest_server() {
   local pings; pings=$(grep -c '^server ping data: rdma-ping-' "$f.guest.txt" || true)
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "guest server/rnic client" PASS "$pings pings"
   else record "$name" "guest server/rnic client" FAIL "rnic exit $rc, guest exit ${grc:-none}, $pings pings"; fi
+  capture_check "$name" "guest server/rnic client" "$f.pcap"
 }
 rping_rnic_server() {
-  local name=rping f="$OUT/rping.rnic-server"
+  local name=$RPING_NAME f="$OUT/$RPING_NAME.rnic-server"
   wait_bench
+  capture_start "$f.pcap"
   # shellcheck disable=SC2086 # RPING_ARGS is a space-separated list of options
   timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping "${RPING_PORT[@]}" $RPING_ARGS -s -a 10.77.0.1 \
     --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1 &
@@ -230,11 +265,29 @@ rping_rnic_server() {
   local pings; pings=$(grep -c '^ping data: rdma-ping-' "$f.guest.txt" || true)
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "rnic server/guest client" PASS "$pings pings"
   else record "$name" "rnic server/guest client" FAIL "rnic exit $rc, guest exit ${grc:-none}, $pings pings"; fi
+  capture_check "$name" "rnic server/guest client" "$f.pcap"
 }
 if [[ rping =~ $FILTER ]]; then
   rping_guest_server
   rping_rnic_server
 fi
+
+# Type of service: the RDMA CM's ToS (perftest -T with -R, rping -t; rdma_set_option RDMA_OPTION_ID_TOS), 0x68 =
+# DSCP 26, on both sides; the REQ carries it as the traffic class, both QPs send at it. Each run is captured on the
+# bridge and every packet's DSCP checked, both ways.
+TOS=104
+CHECK_DSCP=$((TOS >> 2))
+NO_TCP=1
+both "ib_write_bw-R-tos$TOS" "ib_write_bw $PT -R -T $TOS -s 4096" write-bw -R -T "$TOS" -x 1 -n "$ITERS" -s 4096
+both "ib_send_lat-R-tos$TOS" "ib_send_lat $PT -R -T $TOS -s 64" send-lat -R -T "$TOS" -x 1 -n "$ITERS" -s 64
+NO_TCP=0
+RPING_NAME=rping-tos$TOS
+if [[ $RPING_NAME =~ $FILTER ]]; then
+  RPING_ARGS="-v -C $((ITERS < 20 ? ITERS : 20)) -S 64 -t $TOS"
+  rping_guest_server
+  rping_rnic_server
+fi
+CHECK_DSCP=
 
 g 1 "$COUNTERS" > "$OUT/hw_counters.after" 2>&1 || true
 {
