@@ -222,7 +222,7 @@ public final class AfPacketPort implements PacketPort
             final int wireLength = rx.getInt(slot + (int)TP_LEN_OFFSET);
             final int macOffset = rx.getShort(slot + (int)TP_MAC_OFFSET) & 0xFFFF;
             final int packetType = rx.getByte(slot + (int)(RX_SOCKADDR_OFFSET + SLL_PKTTYPE_OFFSET));
-            if (packetType != PACKET_OUTGOING && (vlanId == AfPacketConfig.NO_VLAN || inVlan(slot, status, macOffset)))
+            if (packetType != PACKET_OUTGOING && inVlan(slot, status, macOffset))
             {
                 if (snapLength == wireLength && macOffset + snapLength <= frameSize)
                 {
@@ -250,9 +250,17 @@ public final class AfPacketPort implements PacketPort
         return handed;
     }
 
-    /** Whether a received frame belongs to our VLAN: its tag taken off by the kernel, or still in the frame. */
+    /**
+     * Whether a received frame belongs to our VLAN: its tag taken off by the kernel, or still in the frame. Untagged
+     * (or only priority-tagged) when the port has none: another VLAN's frames are its VLAN device's, not ours, though
+     * the kernel shows them to a socket on the parent without their tag.
+     */
     private boolean inVlan(final int slot, final int status, final int macOffset)
     {
+        if (vlanId == AfPacketConfig.NO_VLAN)
+        {
+            return (status & TP_STATUS_VLAN_VALID) == 0 || (rx.getShort(slot + (int)TP_VLAN_TCI_OFFSET) & 0xFFF) == 0;
+        }
         if ((status & TP_STATUS_VLAN_VALID) != 0)
         {
             return (rx.getShort(slot + (int)TP_VLAN_TCI_OFFSET) & 0xFFF) == vlanId;
