@@ -122,7 +122,7 @@ capture_check() {  # name role pcap-file
   local seen # "count source dscp" per source and DSCP
   seen=$(tshark -r "$3" -Y 'infiniband && infiniband.bth.destqp != 1' -T fields -e ip.src -e ip.dsfield.dscp 2>/dev/null |
     sort | uniq -c | awk '{print $1, $2, $3}')
-  local detail; detail=$(echo "$seen" | awk '{printf "%s%s pkts from %s DSCP %s", NR > 1 ? ", " : "", $1, $2, $3}')
+  local detail; detail=$(echo "$seen" | awk 'NF == 3 {printf "%s%s pkts from %s DSCP %s", (NR > 1 ? ", " : ""), $1, $2, $3}' || true)
   if [[ -n $seen ]] && ! echo "$seen" | awk -v d="$CHECK_DSCP" '$3 != d {bad=1} END {exit !bad}' &&
     echo "$seen" | grep -q ' 10.77.0.1 ' && echo "$seen" | grep -q ' 10.77.0.2 '; then
     record "$1 DSCP $CHECK_DSCP" "$2" PASS "$detail"

@@ -174,6 +174,34 @@ class PriorityMarkingTest
         assertEquals(VLAN_ID, cnps.get(0).vlanTci() & 0xFFF);
     }
 
+    /** IPv6: the traffic class's DSCP in the IPv6 traffic class, the ECN bits congestion control's; tagged too. */
+    @Test
+    void shouldCarryTheDscpInTheIpv6TrafficClass()
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 7);
+        fabric.a().engine().port().vlanId(VLAN_ID);
+        fabric.b().engine().port().vlanId(VLAN_ID);
+        fabric.a().congestionControl(TEN_GIG);
+        final Connection[] pair = Connection.pair(fabric, arena, QpType.UD, 8192, PathMtu.MTU_1024, 0);
+        final List<RocePacket> fromA = tap(fabric.a().engine(), fabric.aToB());
+        final SendWorkRequest send = new SendWorkRequest();
+        send.opcode = WrOpcode.SEND;
+        send.sgl.add(pair[0].mr.address(), 100, pair[0].mr.lKey());
+        send.udRemoteQpn = pair[1].qp.qpn();
+        send.udRemoteQkey = 0x11111111;
+        UcUdTest.addressToB(send, true);
+        send.udAddress.trafficClass(TRAFFIC_CLASS | Ecn.CE).serviceLevel(5);
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(send));
+        fabric.runUntil(() -> fabric.aToB().isEmpty() && !fromA.isEmpty(), 10_000_000);
+
+        assertEquals(1, fromA.size());
+        final RocePacket packet = fromA.get(0);
+        assertTrue(packet.isIpv6());
+        assertEquals(DSCP << 2 | Ecn.ECT_0, packet.ipTrafficClass(), "DSCP 26, ECT(0): 0x6A");
+        assertEquals(5, packet.vlanTci() >>> 13, "PCP = the datagram's SL");
+        assertEquals(VLAN_ID, packet.vlanTci() & 0xFFF);
+    }
+
     @Test
     void shouldRefuseOutOfRangeVlanAndCnpSettings()
     {
