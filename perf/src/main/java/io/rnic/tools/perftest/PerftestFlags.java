@@ -370,7 +370,8 @@ public final class PerftestFlags
                 "(README)\n");
         }
         text.append("  --tclass TC            GRH traffic class; its upper six bits are the DSCP of every packet\n");
-        text.append("  -T, --tos TOS          the RDMA CM's type of service, with -R (the DSCP of the CM's QP)\n");
+        text.append("  -T, --tos TOS          the RDMA CM's type of service, with -R: the DSCP of the test QP (the " +
+            "exchange's\n                         QP is connected without it, as perftest's)\n");
         text.append("  -S, --sl SL            service level (0-7) in the address vector: the 802.1Q PCP of every " +
             "frame on a\n                         tagged port (--vlan, or -d a kernel VLAN device), else not on " +
             "the wire\n");
