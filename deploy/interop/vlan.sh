@@ -29,6 +29,22 @@ export JAVA_HOME=$RNIC_JAVA_HOME
 if ip netns list | grep -qw "$NS"; then "$RXE/down.sh" > /dev/null 2>&1 || true; fi
 "$RXE/up.sh" 1 > "$OUT/harness-up.log" 2>&1 || { tail -20 "$OUT/harness-up.log"; exit 1; }
 
+# The harness's guest image carries only the modules rxe needs: 802.1Q and its dependencies come from the same
+# Debian kernel package, shipped in as base64 in chunks (a bash -c argument holds 128 KiB at most) and insmod-ed.
+KDEB=$(find "${RXE_DIR:-/tmp/rxe-peer}/debs" -name 'linux-image-*.deb' 2>/dev/null | head -1 || true)
+[[ -n $KDEB ]] || { echo "vlan: no guest kernel package in ${RXE_DIR:-/tmp/rxe-peer}/debs (the harness's build.sh)" >&2; exit 2; }
+KX=$OUT/kx
+mkdir -p "$KX"
+dpkg-deb --fsys-tarfile "$KDEB" | tar -x -C "$KX" --wildcards './lib/modules/*/kernel/net/8021q/8021q.ko' \
+  './lib/modules/*/kernel/net/802/garp.ko' './lib/modules/*/kernel/net/802/mrp.ko' \
+  './lib/modules/*/kernel/net/802/stp.ko' './lib/modules/*/kernel/net/llc/llc.ko'
+for m in llc stp garp mrp 8021q; do
+  ko=$(find "$KX" -name "$m.ko" | head -1)
+  g 1 "rm -f /tmp/$m.b64" > /dev/null
+  base64 -w 60000 "$ko" | while read -r chunk; do g 1 "echo $chunk >> /tmp/$m.b64" > /dev/null; done
+  g 1 "base64 -d /tmp/$m.b64 > /tmp/$m.ko && (lsmod | grep -qw ^$m || insmod /tmp/$m.ko)" || { echo "vlan: insmod $m failed" >&2; exit 1; }
+done
+
 # the guest: VLAN 10 on eth0, rxe0 gets its address as a GID (ndev eth0.10)
 # shellcheck disable=SC2016 # expanded by the guest's shell
 g 1 'ip link add link eth0 name eth0.10 type vlan id 10 egress-qos-map 0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7 &&
