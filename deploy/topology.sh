@@ -161,6 +161,9 @@ congest() {
   # kernel builds it as a module that creating a bridge does not load.
   modprobe br_netfilter 2>/dev/null || true
   ip netns exec "$ns_h" sysctl -qw net.bridge.bridge-nf-call-iptables=1
+  # and those of an 802.1Q VLAN (tools run with --vlan): the kernel keeps their tag beside the frame, br_netfilter
+  # hands them to iptables only when asked
+  ip netns exec "$ns_h" sysctl -qw net.bridge.bridge-nf-filter-vlan-tagged=1
   local dev
   for dev in "$hop_a" "$hop_b"; do
     ip netns exec "$ns_h" tc qdisc replace dev "$dev" root tbf rate "${rate}mbit" burst 32kb limit "$queue_bytes"

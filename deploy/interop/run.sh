@@ -105,11 +105,47 @@ record() {  # name role result detail
   log "$1 [$2]: $3 $4"
 }
 
+# With CHECK_DSCP set (a DSCP, 0-63), each test runs under a capture on the guest's bridge (tcpdump in $NS on
+# rxbr0) and passes a second check: every RoCEv2 packet of the connections (QP1's CM MADs aside) carried that DSCP,
+# both ways (tshark reads the IP header).
+CHECK_DSCP=
+CAPTURE_PID=
+capture_start() {  # pcap-file
+  [[ -n $CHECK_DSCP ]] || return 0
+  ip netns exec "$NS" tcpdump -i rxbr0 -U --immediate-mode -w "$1" udp port 4791 > /dev/null 2>&1 &
+  CAPTURE_PID=$!
+  for _ in $(seq 50); do [[ -s $1 ]] && break; sleep 0.1; done # tcpdump writes the file header once it listens
+}
+capture_check() {  # name role pcap-file
+  [[ -n $CHECK_DSCP ]] || return 0
+  sleep 0.5
+  kill "$CAPTURE_PID" 2>/dev/null || true; wait "$CAPTURE_PID" 2>/dev/null || true
+  # "count source destination-QP dscp" for every RoCEv2 packet but the CM's MADs (QP1): a QP's packets all at one
+  # DSCP, and each side sends at $CHECK_DSCP on at least one QP (perftest's -R exchange connects its QP without the
+  # -T, as perftest sets the ToS on the test QP's cm_id only: DSCP 0 there)
+  local seen
+  seen=$(tshark -r "$3" -Y 'infiniband && infiniband.bth.destqp != 1' -T fields -e ip.src -e infiniband.bth.destqp \
+    -e ip.dsfield.dscp 2>/dev/null | sort | uniq -c | awk 'NF == 4 {print $1, $2, $3, $4}' || true)
+  local detail
+  detail=$(echo "$seen" | awk 'NF == 4 {printf "%s%s from %s to QP %s at DSCP %s", (NR > 1 ? ", " : ""), $1, $2, $3, $4}' || true)
+  local qps lines
+  qps=$(echo "$seen" | awk 'NF == 4 {print $2, $3}' | sort -u | wc -l)
+  lines=$(echo "$seen" | awk 'NF == 4' | wc -l)
+  if [[ -n $seen && $qps == "$lines" ]] &&
+    echo "$seen" | awk -v d="$CHECK_DSCP" '$2 == "10.77.0.1" && $4 == d' | grep -q . &&
+    echo "$seen" | awk -v d="$CHECK_DSCP" '$2 == "10.77.0.2" && $4 == d' | grep -q .; then
+    record "$1 DSCP $CHECK_DSCP" "$2" PASS "$detail"
+  else
+    record "$1 DSCP $CHECK_DSCP" "$2" FAIL "${detail:-no RoCEv2 packets captured}"
+  fi
+}
+
 # guest server + rnic client
 run_guest_server() {  # name guest-cmd rnic-tool rnic-args...
   local name=$1 gcmd=$2 tool=$3; shift 3
   local f="$OUT/$name.guest-server"
   wait_bench
+  capture_start "$f.pcap"
   g 1 "pkill -x -f '^(ib_|ibv_).*' 2>/dev/null; rm -f /tmp/s.log; (timeout $T_GUEST $gcmd; echo \"exit=\$?\") > /tmp/s.log 2>&1 &" >/dev/null || true
   sleep 1
   local rc=0
@@ -120,6 +156,7 @@ run_guest_server() {  # name guest-cmd rnic-tool rnic-args...
   local grc; grc=$(sed -n 's/^exit=//p' "$f.guest.txt" | tail -1)
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "guest server/rnic client" PASS ""
   else record "$name" "guest server/rnic client" FAIL "rnic exit $rc, guest exit ${grc:-none}"; fi
+  capture_check "$name" "guest server/rnic client" "$f.pcap"
 }
 
 # waits (up to 30 s) until a client of the driver listens on an RDMA CM port, as `stat` shows it
@@ -137,6 +174,7 @@ run_rnic_server() {  # name guest-cmd rnic-tool rnic-args...
   local name=$1 gcmd=$2 tool=$3; shift 3
   local f="$OUT/$name.rnic-server"
   wait_bench
+  capture_start "$f.pcap"
   timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" "$tool" "${PORT[@]}" "$@" --timeout-ms "$T_RNIC_MS" \
     > "$f.rnic.txt" 2>&1 &
   local pid=$!
@@ -156,6 +194,7 @@ run_rnic_server() {  # name guest-cmd rnic-tool rnic-args...
   local rc=0; wait "$pid" || rc=$?
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "rnic server/guest client" PASS ""
   else record "$name" "rnic server/guest client" FAIL "rnic exit $rc, guest exit ${grc:-none}"; fi
+  capture_check "$name" "rnic server/guest client" "$f.pcap"
 }
 
 both() {  # name guest-cmd rnic-tool rnic-args...
@@ -205,14 +244,17 @@ NO_TCP=0
 
 # rping: the connection through RDMA CM MADs on QP1 (no TCP exchange), then COUNT pings of SIZE bytes
 RPING_ARGS="-v -C $((ITERS < 20 ? ITERS : 20)) -S 64"
+RPING_RNIC_ARGS= # ours only
+RPING_NAME=rping
 rping_guest_server() {
-  local name=rping f="$OUT/rping.guest-server"
+  local name=$RPING_NAME f="$OUT/$RPING_NAME.guest-server"
   wait_bench
+  capture_start "$f.pcap"
   g 1 "pkill -x -f '^rping.*' 2>/dev/null; rm -f /tmp/s.log; (timeout $T_GUEST rping $RPING_ARGS -s -a $GUEST; echo \"exit=\$?\") > /tmp/s.log 2>&1 &" >/dev/null || true
   sleep 1
   local rc=0
   # shellcheck disable=SC2086 # RPING_ARGS is a space-separated list of options
-  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping "${RPING_PORT[@]}" $RPING_ARGS -V -c -a "$GUEST" \
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping "${RPING_PORT[@]}" $RPING_ARGS $RPING_RNIC_ARGS -V -c -a "$GUEST" \
     --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1 || rc=$?
   g -t $((T_GUEST + 10)) 1 "for i in \$(seq $((T_GUEST * 5))); do grep -q '^exit=' /tmp/s.log && break; sleep 0.2; done; cat /tmp/s.log" \
     > "$f.guest.txt" 2>&1 || true
@@ -220,10 +262,12 @@ rping_guest_server() {
   local pings; pings=$(grep -c '^server ping data: rdma-ping-' "$f.guest.txt" || true)
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "guest server/rnic client" PASS "$pings pings"
   else record "$name" "guest server/rnic client" FAIL "rnic exit $rc, guest exit ${grc:-none}, $pings pings"; fi
+  capture_check "$name" "guest server/rnic client" "$f.pcap"
 }
 rping_rnic_server() {
-  local name=rping f="$OUT/rping.rnic-server"
+  local name=$RPING_NAME f="$OUT/$RPING_NAME.rnic-server"
   wait_bench
+  capture_start "$f.pcap"
   # shellcheck disable=SC2086 # RPING_ARGS is a space-separated list of options
   timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" rping "${RPING_PORT[@]}" $RPING_ARGS -s -a 10.77.0.1 \
     --timeout-ms "$T_RNIC_MS" > "$f.rnic.txt" 2>&1 &
@@ -239,11 +283,31 @@ rping_rnic_server() {
   local pings; pings=$(grep -c '^ping data: rdma-ping-' "$f.guest.txt" || true)
   if [[ $rc == 0 && $grc == 0 ]]; then record "$name" "rnic server/guest client" PASS "$pings pings"
   else record "$name" "rnic server/guest client" FAIL "rnic exit $rc, guest exit ${grc:-none}, $pings pings"; fi
+  capture_check "$name" "rnic server/guest client" "$f.pcap"
 }
 if [[ rping =~ $FILTER ]]; then
   rping_guest_server
   rping_rnic_server
 fi
+
+# Type of service: the RDMA CM's ToS (perftest -T with -R, rping -t; rdma_set_option RDMA_OPTION_ID_TOS), 0x68 =
+# DSCP 26, on both sides; the REQ carries it as the traffic class, both QPs send at it. Each run is captured on the
+# bridge and every packet's DSCP checked, both ways.
+TOS=104
+CHECK_DSCP=$((TOS >> 2))
+NO_TCP=1
+both "ib_write_bw-R-tos$TOS" "ib_write_bw $PT -R -T $TOS -s 4096" write-bw -R -T "$TOS" -x 1 -n "$ITERS" -s 4096
+both "ib_send_lat-R-tos$TOS" "ib_send_lat $PT -R -T $TOS -s 64" send-lat -R -T "$TOS" -x 1 -n "$ITERS" -s 64
+NO_TCP=0
+# rdma-core 44's rping has no ToS option (no -t): our client sets it, the guest's server takes it from the REQ; the
+# other role cannot be given a ToS
+RPING_NAME=rping-tos$TOS
+if [[ $RPING_NAME =~ $FILTER ]]; then
+  RPING_RNIC_ARGS="-t $TOS"
+  rping_guest_server
+  RPING_RNIC_ARGS=
+fi
+CHECK_DSCP=
 
 g 1 "$COUNTERS" > "$OUT/hw_counters.after" 2>&1 || true
 {

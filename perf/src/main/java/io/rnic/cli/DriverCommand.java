@@ -8,6 +8,7 @@ import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
 import io.rnic.tools.UsageException;
 import io.rnic.tools.perftest.ToolOptions;
+import io.rnic.transport.LocalPort;
 import sun.misc.Signal;
 
 import java.io.PrintStream;
@@ -24,8 +25,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class DriverCommand
 {
-    static final String SYNOPSIS = "driver -d IFACE [--port afpacket|dpdk] [--eal \"EAL ARGS\"] [--port-mtu BYTES] [--ip ADDR]... " +
-        "[--dir DIR] [--client-timeout-ms N] [--cpu N] [--idle STRATEGY]";
+    static final String SYNOPSIS = "driver -d IFACE [--port afpacket|dpdk] [--eal \"EAL ARGS\"] [--port-mtu BYTES] " +
+        "[--ip ADDR]... [--dir DIR] [--client-timeout-ms N] [--cpu N] [--idle STRATEGY] [--vlan ID] " +
+        "[--cnp-dscp DSCP] [--cnp-prio PRIO]";
     static final String DETAILS = String.join("\n",
         "  -d IFACE                the interface (AF_PACKET) or DPDK device the driver serves",
         "  --port KIND             afpacket (default) or dpdk",
@@ -41,6 +43,10 @@ final class DriverCommand
         "                          its heartbeat (default 10000)",
         "  --cpu N                 pin the engine thread to CPU N",
         "  --idle STRATEGY         the engine thread's idle strategy: spin (default), yield, backoff, sleep",
+        "  --vlan ID               tag every frame with 802.1Q VLAN ID (0-4094), the PCP each QP's service level;",
+        "                          -d a kernel VLAN device (veth0.10) is tagged so on its parent without it",
+        "  --cnp-dscp DSCP         the DSCP of the CNPs the driver sends (0-63; default 48, ConnectX's)",
+        "  --cnp-prio PRIO         their 802.1Q priority on a tagged port (0-7; default 6, ConnectX's)",
         "Clients attach with --driver DIR (the tools) or DriverContext.open(DIR) (the library); 'bin/rnic stat",
         "--dir DIR' shows its counters live, 'bin/rnic devinfo --dir DIR' its device. One driver per directory",
         "and per interface: a second one, or a tool started without --driver on the interface, is refused.",
@@ -61,6 +67,9 @@ final class DriverCommand
         int cpu = -1;
         int portMtu = 0;
         String idle = "spin";
+        int vlanId = LocalPort.NO_VLAN;
+        int cnpDscp = LocalPort.CNP_DSCP_DEFAULT;
+        int cnpPriority = LocalPort.CNP_PRIORITY_DEFAULT;
         for (int i = 0; i < args.length; i++)
         {
             final String option = args[i];
@@ -75,6 +84,9 @@ final class DriverCommand
                 case "--client-timeout-ms" -> clientTimeoutMs = Arguments.number(args, ++i, option, 100, 3_600_000);
                 case "--cpu" -> cpu = (int)Arguments.number(args, ++i, option, 0, 4095);
                 case "--idle" -> idle = Arguments.value(args, ++i, option);
+                case "--vlan" -> vlanId = (int)Arguments.number(args, ++i, option, 0, LocalPort.MAX_VLAN_ID);
+                case "--cnp-dscp" -> cnpDscp = (int)Arguments.number(args, ++i, option, 0, 63);
+                case "--cnp-prio" -> cnpPriority = (int)Arguments.number(args, ++i, option, 0, 7);
                 default -> throw new UsageException("unknown argument " + option);
             }
         }
@@ -86,7 +98,8 @@ final class DriverCommand
         final PortFactory.OpenedPort opened;
         try
         {
-            opened = Ports.open(new PortFactory.Request(portKind, iface, 1, false, eal, addresses, portMtu));
+            opened = Ports.open(new PortFactory.Request(portKind, iface, 1, false, eal, addresses, portMtu, vlanId,
+                cnpDscp, cnpPriority));
         }
         catch (final IllegalArgumentException ex)
         {
@@ -94,7 +107,7 @@ final class DriverCommand
         }
         final boolean afPacket = "afpacket".equals(portKind);
         final EndpointOptions options = EndpointOptions.defaults().withCpu(cpu).withIdleStrategy(idle)
-            .withHoldRocePort(afPacket).withAnswerNeighbours(!afPacket);
+            .withHoldRocePort(afPacket).withAnswerNeighbours(!afPacket || vlanId != LocalPort.NO_VLAN);
         final CountDownLatch stop = new CountDownLatch(1);
         final Driver driver;
         try

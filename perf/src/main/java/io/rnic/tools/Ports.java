@@ -37,13 +37,34 @@ public final class Ports
     {
     }
 
+    /**
+     * Opens the port and sets its addressing's VLAN (the request's, or the kernel VLAN device's an AF_PACKET port
+     * found) and CNP marking.
+     */
     public static PortFactory.OpenedPort open(final PortFactory.Request request)
+    {
+        final PortFactory.OpenedPort opened = openKind(request);
+        try
+        {
+            final int vlanId = opened.ports()[0].vlanId();
+            opened.addressing().vlanId(vlanId != LocalPort.NO_VLAN ? vlanId : request.vlanId())
+                .cnpDscp(request.cnpDscp()).cnpPriority(request.cnpPriority());
+            return opened;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            opened.close();
+            throw ex;
+        }
+    }
+
+    private static PortFactory.OpenedPort openKind(final PortFactory.Request request)
     {
         final String iface = request.iface();
         final int engines = request.engines();
         return switch (request.kind())
         {
-            case "afpacket" -> afPacket(iface, engines, request.qdiscBypass());
+            case "afpacket" -> afPacket(iface, engines, request.qdiscBypass(), request.vlanId());
             case "dpdk" -> dpdk(request);
             case "memory" ->
             {
@@ -100,11 +121,12 @@ public final class Ports
     }
 
     /** One socket per engine thread; several join one PACKET_FANOUT group, which spreads flows by hash. */
-    private static PortFactory.OpenedPort afPacket(final String iface, final int engines, final boolean qdiscBypass)
+    private static PortFactory.OpenedPort afPacket(
+        final String iface, final int engines, final boolean qdiscBypass, final int vlanId)
     {
         checkActive(iface);
         final PacketPort[] ports = new PacketPort[engines];
-        final AfPacketConfig config = AfPacketConfig.of(iface).withQdiscBypass(qdiscBypass)
+        final AfPacketConfig config = AfPacketConfig.of(iface).withQdiscBypass(qdiscBypass).withVlanId(vlanId)
             .withFanoutGroup(engines == 1 ? 0 : 1 + (int)(ProcessHandle.current().pid() % 0xFFFE));
         try
         {

@@ -214,6 +214,26 @@ class CommandLineErrorsTest
         }
     }
 
+    /** The priority flags' ranges, before any port opens: 802.1Q VLAN ids, DSCPs, PCPs, a ToS byte. */
+    @Test
+    void shouldRefusePriorityAndMarkingFlagsOutOfRange()
+    {
+        final String[][] cases = {
+            { "--vlan", "driver", "-d", "lo", "--vlan", "4095" },
+            { "--cnp-dscp", "driver", "-d", "lo", "--cnp-dscp", "64" },
+            { "--cnp-prio", "driver", "-d", "lo", "--cnp-prio", "8" },
+            { "-t", "rping", "-c", "-a", "10.0.0.1", "-t", "256" },
+            { "--vlan", "rping", "-c", "-a", "10.0.0.1", "--vlan", "-1" },
+            { "--vlan", "write-bw", "--vlan", "4095" },
+        };
+        for (final String[] each : cases)
+        {
+            final Result result = run(java.util.Arrays.copyOfRange(each, 1, each.length));
+            assertEquals(2, result.status(), String.join(" ", each) + ": " + result.out() + result.err());
+            assertTrue(result.firstErrorLine().contains(each[0]), result.err());
+        }
+    }
+
     private static void assertOneLine(final String expected, final String... args)
     {
         final Result result = run(args);

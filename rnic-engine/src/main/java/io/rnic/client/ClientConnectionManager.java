@@ -91,6 +91,19 @@ public final class ClientConnectionManager implements CmService
     public CmId connect(final QueuePair qp, final int sgidIndex, final long peerGidHigh, final long peerGidLow,
         final int port, final int responderResources, final int initiatorDepth, final byte[] privateData)
     {
+        return connect(qp, sgidIndex, peerGidHigh, peerGidLow, port, responderResources, initiatorDepth, privateData,
+            -1);
+    }
+
+    /** As above, at {@code typeOfService} (0..255), or this client's ({@link #typeOfService(int)}) with -1. */
+    public CmId connect(final QueuePair qp, final int sgidIndex, final long peerGidHigh, final long peerGidLow,
+        final int port, final int responderResources, final int initiatorDepth, final byte[] privateData,
+        final int typeOfService)
+    {
+        if (typeOfService < -1 || typeOfService > 255)
+        {
+            throw new IllegalArgumentException("type of service " + typeOfService + " out of range 0..255");
+        }
         synchronized (this)
         {
             checkOpen();
@@ -105,7 +118,7 @@ public final class ClientConnectionManager implements CmService
         args[4] = port;
         args[5] = responderResources;
         args[6] = initiatorDepth;
-        args[7] = typeOfService;
+        args[7] = typeOfService >= 0 ? typeOfService : this.typeOfService;
         final int count = 8 + CmIdCodec.putPrivateData(privateData, args, 8);
         synchronized (this)
         {

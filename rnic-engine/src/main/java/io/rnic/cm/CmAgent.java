@@ -173,11 +173,20 @@ public final class CmAgent implements Agent, CmService
         release(own(connection));
     }
 
-    /** {@link #connect(QueuePair, int, long, long, int, int, int, byte[])} with its own type of service (0..255). */
+    /**
+     * {@link #connect(QueuePair, int, long, long, int, int, int, byte[])} with its own type of service (0..255), or the
+     * manager's (-1).
+     */
+    @Override
     public CmConnection connect(final QueuePair qp, final int sgidIndex, final long peerGidHigh,
         final long peerGidLow, final int port, final int responderResources, final int initiatorDepth,
         final byte[] privateData, final int typeOfService)
     {
+        if (typeOfService < 0)
+        {
+            return connect(qp, sgidIndex, peerGidHigh, peerGidLow, port, responderResources,
+                initiatorDepth, privateData);
+        }
         if (callerResolver != null)
         {
             callerResolver.resolve(peerGidHigh, peerGidLow);

@@ -29,6 +29,14 @@ public interface CmService extends AutoCloseable
     CmId connect(QueuePair qp, int sgidIndex, long peerGidHigh, long peerGidLow, int port, int responderResources,
         int initiatorDepth, byte[] privateData);
 
+    /**
+     * {@link #connect(QueuePair, int, long, long, int, int, int, byte[])} at a type of service of its own, as
+     * {@code rdma_set_option(RDMA_OPTION_ID_TOS)} on one cm_id (0..255: the REQ's traffic class and the QP's, its upper
+     * six bits the DSCP), or the service's with -1.
+     */
+    CmId connect(QueuePair qp, int sgidIndex, long peerGidHigh, long peerGidLow, int port, int responderResources,
+        int initiatorDepth, byte[] privateData, int typeOfService);
+
     /** The next REQ to a port this service listens on, waiting up to {@code timeoutNs}; null if none came. */
     CmId awaitConnectRequest(long timeoutNs);
 

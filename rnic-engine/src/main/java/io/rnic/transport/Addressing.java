@@ -54,7 +54,24 @@ final class Addressing
         spec.trafficClass(av.trafficClass() >>> 2, ecn)
             .hopLimit(av.hopLimit())
             .ecmpFlow(localQpn, remoteQpn, av.flowLabel())
-            .partitionKey(BthFlyweight.DEFAULT_PKEY)
-            .noVlan();
+            .partitionKey(BthFlyweight.DEFAULT_PKEY);
+        tag(spec, port, av.serviceLevel());
+    }
+
+    /**
+     * The 802.1Q tag when the port tags its frames itself: PCP = the three low bits of the SL, as a ConnectX maps them
+     * (seed 003); DEI 0. Untagged otherwise.
+     */
+    static void tag(final FrameSpec spec, final LocalPort port, final int priority)
+    {
+        final int vlanId = port.vlanId();
+        if (vlanId == LocalPort.NO_VLAN)
+        {
+            spec.noVlan();
+        }
+        else
+        {
+            spec.vlan(priority & 7, 0, vlanId);
+        }
     }
 }

@@ -15,7 +15,9 @@ import org.agrona.DirectBuffer;
  * peer of a connected QP. BTH: opcode 0x81, DestQP = the peer QP (the one to throttle), PSN 0, SE 0, M 0, BECN 1,
  * the P_Key of the marked packet; then 16 reserved zero bytes and the ICRC. Sent not ECN-capable, so that a
  * congested switch does not mark the notification itself. A spec of its own: the QP's spec is the requester's and
- * responder's, and a CNP must not leave BECN or the P_Key behind in it. Engine thread; no allocation.
+ * responder's, and a CNP must not leave BECN or the P_Key behind in it. Its DSCP and, on a port that tags its
+ * frames, its 802.1Q priority are the port's ({@link LocalPort#cnpDscp()}, ConnectX's 48 and 6 by default), not the
+ * QP's: switches give notifications a class of their own, ahead of the congested data. Engine thread; no allocation.
  */
 final class CnpSender
 {
@@ -42,6 +44,8 @@ final class CnpSender
     void send(final QpContext qp, final int partitionKey)
     {
         Addressing.apply(spec, qp.addressVector, port, qp.qpn, qp.destQpn, Ecn.NOT_ECT);
+        spec.trafficClass(port.cnpDscp(), Ecn.NOT_ECT);
+        Addressing.tag(spec, port, port.cnpPriority());
         send(partitionKey, qp.destQpn);
     }
 
@@ -64,10 +68,10 @@ final class CnpSender
             ipv4.wrapAt(buffer, packet.ipOffset());
             spec.ipv4(ipv4.destination(), ipv4.source());
         }
-        spec.trafficClass(0, Ecn.NOT_ECT)
+        spec.trafficClass(port.cnpDscp(), Ecn.NOT_ECT)
             .hopLimit(UD_CNP_HOP_LIMIT)
-            .ecmpFlow(qp.qpn, sourceQp, 0)
-            .noVlan();
+            .ecmpFlow(qp.qpn, sourceQp, 0);
+        Addressing.tag(spec, port, port.cnpPriority());
         send(packet.partitionKey(), sourceQp);
     }
 

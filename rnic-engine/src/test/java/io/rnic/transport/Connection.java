@@ -82,6 +82,23 @@ final class Connection
         return new Connection[]{ a, b };
     }
 
+    /**
+     * A connected pair whose address vectors, both ways, carry GRH traffic class {@code trafficClass} and service
+     * level {@code serviceLevel}.
+     */
+    static Connection[] markedPair(
+        final TwoNodeFabric fabric, final Arena arena, final QpType type, final long bytes, final PathMtu mtu,
+        final int trafficClass, final int serviceLevel)
+    {
+        final Connection a = new Connection(fabric.a(), arena, type, bytes, AccessFlags.ALL);
+        final Connection b = new Connection(fabric.b(), arena, type, bytes, AccessFlags.ALL);
+        a.connect(b, TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, mtu, 0x10_0000, AccessFlags.ALL, 16, 16, trafficClass,
+            serviceLevel);
+        b.connect(a, TwoNodeFabric.IP_A, TwoNodeFabric.MAC_A, mtu, 0x20_0000, AccessFlags.ALL, 16, 16, trafficClass,
+            serviceLevel);
+        return new Connection[]{ a, b };
+    }
+
     void connect(final Connection peer, final int peerIp, final long peerMac, final PathMtu mtu, final int sqPsn,
         final int access)
     {
@@ -90,6 +107,13 @@ final class Connection
 
     void connect(final Connection peer, final int peerIp, final long peerMac, final PathMtu mtu, final int sqPsn,
         final int access, final int maxReadAtomic, final int maxDestReadAtomic)
+    {
+        connect(peer, peerIp, peerMac, mtu, sqPsn, access, maxReadAtomic, maxDestReadAtomic, 0, 0);
+    }
+
+    void connect(final Connection peer, final int peerIp, final long peerMac, final PathMtu mtu, final int sqPsn,
+        final int access, final int maxReadAtomic, final int maxDestReadAtomic, final int trafficClass,
+        final int serviceLevel)
     {
         if (PathMtu.forEthernetMtu(device.engine().port().ethernetMtu()).bytes() < mtu.bytes())
         {
@@ -104,7 +128,8 @@ final class Connection
             .timers(8, 7, 7, 1) // timeout 8: ~1 ms of virtual time
             .readAtomic(maxReadAtomic, maxDestReadAtomic)
             .accessFlags(access);
-        parameters.addressVector.destinationIpv4(peerIp).destinationMac(peerMac).sourceGidIndex(0).hopLimit(64);
+        parameters.addressVector.destinationIpv4(peerIp).destinationMac(peerMac).sourceGidIndex(0).hopLimit(64)
+            .trafficClass(trafficClass).serviceLevel(serviceLevel);
         parameters.applyTo(qp);
     }
 

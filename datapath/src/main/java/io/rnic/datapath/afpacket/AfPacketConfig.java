@@ -14,9 +14,15 @@ import io.rnic.datapath.port.PortException;
  *                       {@code tcpdump}.
  * @param fanoutGroup    PACKET_FANOUT group id (1..65535) when several engine threads share the interface, each
  *                       with its own socket, flows spread by hash; 0 for none.
+ * @param vlanId         the 802.1Q VLAN the engine tags its frames with itself on {@code iface} (and the only one
+ *                       whose frames the port receives), or {@link #NO_VLAN}. A kernel VLAN device ({@code
+ *                       veth0.10}) as {@code iface} needs none: the port finds its VLAN id and parent itself.
  */
-public record AfPacketConfig(String iface, int rxFrames, int txFrames, boolean qdiscBypass, int fanoutGroup)
+public record AfPacketConfig(String iface, int rxFrames, int txFrames, boolean qdiscBypass, int fanoutGroup,
+    int vlanId)
 {
+    public static final int NO_VLAN = -1;
+
     public AfPacketConfig
     {
         if (iface == null || iface.isEmpty() || iface.length() > 15)
@@ -35,20 +41,30 @@ public record AfPacketConfig(String iface, int rxFrames, int txFrames, boolean q
         {
             throw new PortException("fanout group " + fanoutGroup + " out of range 0..65535");
         }
+        if (vlanId != NO_VLAN && (vlanId < 0 || vlanId > 4094))
+        {
+            throw new PortException("VLAN id " + vlanId + " out of range 0..4094");
+        }
     }
 
     public static AfPacketConfig of(final String iface)
     {
-        return new AfPacketConfig(iface, 1024, 512, false, 0);
+        return new AfPacketConfig(iface, 1024, 512, false, 0, NO_VLAN);
     }
 
     public AfPacketConfig withFanoutGroup(final int group)
     {
-        return new AfPacketConfig(iface, rxFrames, txFrames, qdiscBypass, group);
+        return new AfPacketConfig(iface, rxFrames, txFrames, qdiscBypass, group, vlanId);
     }
 
     public AfPacketConfig withQdiscBypass(final boolean bypass)
     {
-        return new AfPacketConfig(iface, rxFrames, txFrames, bypass, fanoutGroup);
+        return new AfPacketConfig(iface, rxFrames, txFrames, bypass, fanoutGroup, vlanId);
+    }
+
+    /** Tags the engine's frames with VLAN {@code id} on the interface itself ({@link #NO_VLAN}: none). */
+    public AfPacketConfig withVlanId(final int id)
+    {
+        return new AfPacketConfig(iface, rxFrames, txFrames, qdiscBypass, fanoutGroup, id);
     }
 }

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -23,6 +24,13 @@ import static io.rnic.datapath.afpacket.LinuxPacketSockets.*;
  * place from the RX ring and handed to the engine without a copy; frames to send are copied once into TX ring slots
  * and pushed to the driver by one {@code sendto} per {@link #flush} (a duty cycle), not one system call per frame.
  * The socket ignores its own outgoing frames (PACKET_IGNORE_OUTGOING) so the engine never sees what it sent.
+ * <p>
+ * On a kernel VLAN device ({@code ip link add link veth0 name veth0.10 type vlan id 10}) the port binds to the
+ * parent and the engine writes the 802.1Q tag itself ({@link #vlanId()}), so that each QP's service level reaches
+ * the PCP: the VLAN device would tag every frame with the one priority its egress-qos-map gives the socket's
+ * {@code SO_PRIORITY}, and an AF_PACKET TX ring has no per-frame priority. The same with {@link
+ * AfPacketConfig#vlanId()} on a plain interface. Either way the port hands the engine only its VLAN's frames (the
+ * kernel has taken their tag off into the ring's {@code tp_vlan_tci}).
  * <p>
  * Engine thread only (see {@link PacketPort}); nothing is allocated after {@link #open}.
  */
@@ -50,6 +58,10 @@ public final class AfPacketPort implements PacketPort
     private final int rxMask;
     private final int txMask;
     private final int maxFrameLength;
+    /** The VLAN whose frames are ours and that the engine tags, or {@link AfPacketConfig#NO_VLAN}. */
+    private final int vlanId;
+    /** The interface the sockets are bound to: {@link #name} or, for a kernel VLAN device, its parent. */
+    private final String boundTo;
     private int rxIndex;
     private int txIndex;
     private int txPending;
@@ -68,10 +80,14 @@ public final class AfPacketPort implements PacketPort
     private long kickFailures;
     private boolean closed;
 
-    private AfPacketPort(final AfPacketConfig config, final int ifindex, final long mac, final int mtu)
+    private AfPacketPort(
+        final AfPacketConfig config, final int ifindex, final String boundTo, final long mac, final int mtu,
+        final int vlanId)
     {
         this.config = config;
         this.name = config.iface();
+        this.boundTo = boundTo;
+        this.vlanId = vlanId;
         this.mac = mac;
         this.mtu = mtu;
         this.maxFrameLength = mtu + 14 + 4;
@@ -138,7 +154,53 @@ public final class AfPacketPort implements PacketPort
         {
             throw new PortException("cannot read the MAC address and MTU of " + iface + " from " + sys + ": " + ex);
         }
-        return new AfPacketPort(config, ifindex, mac, mtu);
+        final String[] kernelVlan = kernelVlan(iface, Path.of("/proc/net/vlan/config"));
+        if (kernelVlan == null)
+        {
+            return new AfPacketPort(config, ifindex, iface, mac, mtu, config.vlanId());
+        }
+        final int vlanId = Integer.parseInt(kernelVlan[0]);
+        final String parent = kernelVlan[1];
+        if (config.vlanId() != AfPacketConfig.NO_VLAN && config.vlanId() != vlanId)
+        {
+            throw new PortException(iface + " is the kernel's VLAN " + vlanId + " on " + parent + ": a VLAN id of " +
+                config.vlanId() + " does not apply to it (give the parent interface with that id, or none)");
+        }
+        final int parentIndex = ifNameToIndex(parent);
+        if (parentIndex == 0)
+        {
+            throw new PortException(iface + " is a VLAN device of " + parent + ", which is not in this network " +
+                "namespace: the port sends on the parent with its own 802.1Q tag");
+        }
+        return new AfPacketPort(config, parentIndex, parent, mac, mtu, vlanId);
+    }
+
+    /**
+     * The VLAN id and parent of {@code iface} when it is a kernel 802.1Q device ({@code config}, the 8021q module's
+     * {@code /proc/net/vlan/config}: one line {@code NAME | VID | PARENT} per device of this namespace), or null.
+     */
+    static String[] kernelVlan(final String iface, final Path config)
+    {
+        if (!Files.isReadable(config))
+        {
+            return null; // no 8021q module: no VLAN devices
+        }
+        try
+        {
+            for (final String line : Files.readAllLines(config))
+            {
+                final String[] fields = line.split("\\|");
+                if (fields.length == 3 && fields[0].trim().equals(iface))
+                {
+                    return new String[]{ fields[1].trim(), fields[2].trim() };
+                }
+            }
+            return null;
+        }
+        catch (final IOException ex)
+        {
+            throw new PortException("cannot read " + config + " to tell whether " + iface + " is a VLAN: " + ex);
+        }
     }
 
     @Override
@@ -160,7 +222,7 @@ public final class AfPacketPort implements PacketPort
             final int wireLength = rx.getInt(slot + (int)TP_LEN_OFFSET);
             final int macOffset = rx.getShort(slot + (int)TP_MAC_OFFSET) & 0xFFFF;
             final int packetType = rx.getByte(slot + (int)(RX_SOCKADDR_OFFSET + SLL_PKTTYPE_OFFSET));
-            if (packetType != PACKET_OUTGOING)
+            if (packetType != PACKET_OUTGOING && inVlan(slot, status, macOffset))
             {
                 if (snapLength == wireLength && macOffset + snapLength <= frameSize)
                 {
@@ -186,6 +248,32 @@ public final class AfPacketPort implements PacketPort
             sampleKernelDrops();
         }
         return handed;
+    }
+
+    /**
+     * Whether a received frame belongs to our VLAN: its tag taken off by the kernel, or still in the frame. Untagged
+     * (or only priority-tagged) when the port has none: another VLAN's frames are its VLAN device's, not ours, though
+     * the kernel shows them to a socket on the parent without their tag.
+     */
+    private boolean inVlan(final int slot, final int status, final int macOffset)
+    {
+        if (vlanId == AfPacketConfig.NO_VLAN)
+        {
+            return (status & TP_STATUS_VLAN_VALID) == 0 || (rx.getShort(slot + (int)TP_VLAN_TCI_OFFSET) & 0xFFF) == 0;
+        }
+        if ((status & TP_STATUS_VLAN_VALID) != 0)
+        {
+            return (rx.getShort(slot + (int)TP_VLAN_TCI_OFFSET) & 0xFFF) == vlanId;
+        }
+        final int typeAt = slot + macOffset + 12;
+        return (rx.getShort(typeAt, ByteOrder.BIG_ENDIAN) & 0xFFFF) == 0x8100 &&
+            (rx.getShort(typeAt + 2, ByteOrder.BIG_ENDIAN) & 0xFFF) == vlanId;
+    }
+
+    @Override
+    public int vlanId()
+    {
+        return vlanId;
     }
 
     @Override
@@ -418,7 +506,8 @@ public final class AfPacketPort implements PacketPort
     {
         return "AfPacketPort{" + name + ", mtu=" + mtu + ", slot=" + frameSize + "B, rx=" + (rxMask + 1) + ", tx=" +
             (txMask + 1) + (config.qdiscBypass() ? ", qdisc bypass" : "") +
-            (config.fanoutGroup() != 0 ? ", fanout " + config.fanoutGroup() : "") + '}';
+            (config.fanoutGroup() != 0 ? ", fanout " + config.fanoutGroup() : "") +
+            (vlanId != AfPacketConfig.NO_VLAN ? ", vlan " + vlanId + " tagged by us on " + boundTo : "") + '}';
     }
 
     /** The socket that owns the rings and receives every frame of the interface; the arena closed on failure. */

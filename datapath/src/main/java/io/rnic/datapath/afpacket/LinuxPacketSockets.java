@@ -48,6 +48,8 @@ public final class LinuxPacketSockets
     public static final int TP_STATUS_KERNEL = 0;
     public static final int TP_STATUS_USER = 1;
     public static final int TP_STATUS_LOSING = 1 << 2;
+    /** The kernel took an 802.1Q tag off a received frame: its TCI is in {@code tp_vlan_tci}. */
+    public static final int TP_STATUS_VLAN_VALID = 1 << 4;
     public static final int TP_STATUS_AVAILABLE = 0;
     public static final int TP_STATUS_SEND_REQUEST = 1;
     public static final int TP_STATUS_SENDING = 1 << 1;
@@ -101,6 +103,7 @@ public final class LinuxPacketSockets
     public static final long TP_LEN_OFFSET = TPACKET2_HDR.byteOffset(groupElement("tp_len"));
     public static final long TP_SNAPLEN_OFFSET = TPACKET2_HDR.byteOffset(groupElement("tp_snaplen"));
     public static final long TP_MAC_OFFSET = TPACKET2_HDR.byteOffset(groupElement("tp_mac"));
+    public static final long TP_VLAN_TCI_OFFSET = TPACKET2_HDR.byteOffset(groupElement("tp_vlan_tci"));
     /** Where the kernel puts the {@code sockaddr_ll} of a received frame: after the aligned header. */
     public static final long RX_SOCKADDR_OFFSET = tpacketAlign(TPACKET2_HDR.byteSize());
     public static final long SLL_PKTTYPE_OFFSET = SOCKADDR_LL.byteOffset(groupElement("sll_pkttype"));

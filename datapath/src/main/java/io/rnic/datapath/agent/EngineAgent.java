@@ -8,9 +8,11 @@ import io.rnic.pcap.PcapWriter;
 import io.rnic.status.CounterBlock;
 import io.rnic.status.CounterTypes;
 import io.rnic.transport.FrameBufferSink;
+import io.rnic.transport.LocalPort;
 import io.rnic.transport.PacketSink;
 import io.rnic.transport.RnicEngine;
 import io.rnic.wire.BthFlyweight;
+import io.rnic.wire.EthernetFlyweight;
 import io.rnic.wire.FrameClassifier;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -47,6 +49,8 @@ public final class EngineAgent implements Agent
     private final PcapWriter capture;
     private final FrameHandler onFrame = this::onFrame;
     private final PacketSink transmit = new TransmitSink();
+    /** A tagged ARP or neighbour discovery frame without its tag ({@link #onTaggedNeighbourFrame}). */
+    private final UnsafeBuffer untagged = new UnsafeBuffer(new byte[2048]);
     private final MessageHandler onHandedOver = this::onHandedOver;
     private final ShardRouter router;
     private final ManyToOneRingBuffer inbox;
@@ -298,10 +302,45 @@ public final class EngineAgent implements Agent
         {
             neighbours.onIcmpv6(buffer, offset, length, transmit);
         }
-        else
+        else if (bthOffset != FrameClassifier.NOT_ROCE || !onTaggedNeighbourFrame(buffer, offset, length))
         {
             counters.increment(FRAMES_IGNORED);
         }
+    }
+
+    /**
+     * ARP and neighbour discovery on the VLAN the port tags (a DPDK port hands frames over with their tag; the kernel
+     * takes it off before AF_PACKET sees them): read from a copy without the tag.
+     *
+     * @return whether the frame was one.
+     */
+    private boolean onTaggedNeighbourFrame(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final int vlanId = engine.port().vlanId();
+        if (vlanId == LocalPort.NO_VLAN || length < EthernetFlyweight.TAGGED_LENGTH ||
+            length - EthernetFlyweight.VLAN_TAG_LENGTH > untagged.capacity() ||
+            (buffer.getShort(offset + EthernetFlyweight.TYPE_OFFSET, ByteOrder.BIG_ENDIAN) & 0xFFFF) !=
+            EthernetFlyweight.TPID_8021Q ||
+            (buffer.getShort(offset + EthernetFlyweight.TYPE_OFFSET + 2, ByteOrder.BIG_ENDIAN) & 0xFFF) != vlanId)
+        {
+            return false;
+        }
+        untagged.putBytes(0, buffer, offset, EthernetFlyweight.TYPE_OFFSET);
+        untagged.putBytes(EthernetFlyweight.TYPE_OFFSET, buffer, offset + EthernetFlyweight.INNER_TYPE_OFFSET,
+            length - EthernetFlyweight.INNER_TYPE_OFFSET);
+        final int untaggedLength = length - EthernetFlyweight.VLAN_TAG_LENGTH;
+        final int kind = FrameClassifier.classify(untagged, 0, untaggedLength);
+        if (kind == FrameClassifier.ARP)
+        {
+            neighbours.onArp(untagged, 0, untaggedLength, transmit);
+            return true;
+        }
+        if (kind == FrameClassifier.ICMPV6)
+        {
+            neighbours.onIcmpv6(untagged, 0, untaggedLength, transmit);
+            return true;
+        }
+        return false;
     }
 
     private void roce(final DirectBuffer buffer, final int offset, final int length, final int bthOffset)

@@ -15,8 +15,9 @@ import java.nio.ByteOrder;
 /**
  * ARP (RFC 826) for IPv4 GIDs and neighbour discovery (RFC 4861) for IPv6 GIDs: learns MACs from what passes by,
  * answers requests for our own addresses when {@link #answerRequests} is on (a DPDK port has no kernel to answer;
- * on AF_PACKET the kernel owns the addresses and answers itself), and sends requests to resolve a peer. Engine
- * thread only; builds its frames in one preallocated buffer.
+ * on AF_PACKET the kernel owns the addresses and answers itself), and sends requests to resolve a peer. On a port
+ * that tags its frames ({@link LocalPort#vlanId()}) its own go out tagged too, priority 0: the peers are on that
+ * VLAN. Engine thread only; builds its frames in preallocated buffers.
  */
 public final class NeighbourDiscovery
 {
@@ -38,6 +39,8 @@ public final class NeighbourDiscovery
     private final NeighbourTable table;
     private final boolean answerRequests;
     private final UnsafeBuffer frame = new UnsafeBuffer(BufferUtil.allocateDirectAligned(128, 64));
+    /** {@link #frame} with an 802.1Q tag after the MAC addresses, on a port that tags. */
+    private final UnsafeBuffer tagged = new UnsafeBuffer(BufferUtil.allocateDirectAligned(128, 64));
     private static final int REQUESTS_SENT = 0;
     private static final int REPLIES_SENT = 1;
     private static final int LEARNED = 2;
@@ -80,7 +83,7 @@ public final class NeighbourDiscovery
         if (operation == ARP_REQUEST && answerRequests && port.ownsIpv4(targetIp))
         {
             final int n = buildArp(ARP_REPLY, senderMac, senderMac, senderIp, targetIp);
-            sink.send(frame, 0, n);
+            send(sink, n);
             counters.increment(REPLIES_SENT);
         }
     }
@@ -128,7 +131,7 @@ public final class NeighbourDiscovery
             final long destinationMac = optionMac != NeighbourTable.NO_MAC ? optionMac : readMac(buffer, offset + 6);
             final int n = buildNd(NEIGHBOR_ADVERTISEMENT, destinationMac, targetHigh, targetLow,
                 sourceHigh, sourceLow, targetHigh, targetLow);
-            sink.send(frame, 0, n);
+            send(sink, n);
             counters.increment(REPLIES_SENT);
         }
     }
@@ -151,8 +154,24 @@ public final class NeighbourDiscovery
             n = buildNd(NEIGHBOR_SOLICITATION, groupMac, port.gidHigh(sgidIndex), port.gidLow(sgidIndex),
                 groupHigh, groupLow, gidHigh, gidLow);
         }
-        sink.send(frame, 0, n);
+        send(sink, n);
         counters.increment(REQUESTS_SENT);
+    }
+
+    /** The frame built, tagged on its way when the port tags its frames. */
+    private void send(final PacketSink sink, final int length)
+    {
+        final int vlanId = port.vlanId();
+        if (vlanId == LocalPort.NO_VLAN)
+        {
+            sink.send(frame, 0, length);
+            return;
+        }
+        tagged.putBytes(0, frame, 0, 12);
+        tagged.putShort(12, (short)0x8100, ByteOrder.BIG_ENDIAN);
+        tagged.putShort(14, (short)vlanId, ByteOrder.BIG_ENDIAN);
+        tagged.putBytes(16, frame, 12, length - 12);
+        sink.send(tagged, 0, length + 4);
     }
 
     /** Into the endpoint's counters manager, as engine {@code shard}'s. Before the engine thread starts. */

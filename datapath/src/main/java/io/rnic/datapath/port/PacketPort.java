@@ -95,6 +95,16 @@ public interface PacketPort extends AutoCloseable
     int mtu();
 
     /**
+     * The 802.1Q VLAN the engine must tag its frames with itself (the PCP then carries each QP's service level), or -1
+     * when frames leave untagged. An AF_PACKET port on a kernel VLAN device answers that device's VLAN id: it sends
+     * on the parent interface, so that the tag is ours, not the device's egress map's.
+     */
+    default int vlanId()
+    {
+        return -1;
+    }
+
+    /**
      * The port's counters: written by the engine thread, read from any thread (an endpoint moves them into its own
      * counters manager).
      */

@@ -127,7 +127,7 @@ class AfPacketPortTest
     @Test
     void shouldCountFramesTheKernelDroppedOnAFullReceiveRing()
     {
-        try (AfPacketPort a = AfPacketPort.open(new AfPacketConfig(veth.a, 16, 512, false, 0));
+        try (AfPacketPort a = AfPacketPort.open(new AfPacketConfig(veth.a, 16, 512, false, 0, AfPacketConfig.NO_VLAN));
             AfPacketPort b = AfPacketPort.open(AfPacketConfig.of(veth.b)))
         {
             final UnsafeBuffer frame = new UnsafeBuffer(new byte[1514]);
@@ -164,6 +164,63 @@ class AfPacketPortTest
             final String text = Files.readString(Path.of("/sys/class/net", veth.a, "address")).trim();
             assertEquals(AfPacketPort.parseMac(text, veth.a), a.macAddress());
         }
+    }
+
+    /**
+     * 802.1Q on a plain interface: the kernel takes the tag off a received frame (into {@code tp_vlan_tci}); a port
+     * with a VLAN id hands over only that VLAN's frames, a port without one only untagged frames (another VLAN's
+     * are its VLAN device's).
+     */
+    @Test
+    void shouldHandEachPortOnlyItsVlansFrames()
+    {
+        try (AfPacketPort a = AfPacketPort.open(AfPacketConfig.of(veth.a).withVlanId(10));
+            AfPacketPort untagged = AfPacketPort.open(AfPacketConfig.of(veth.b));
+            AfPacketPort vlan10 = AfPacketPort.open(AfPacketConfig.of(veth.b).withVlanId(10));
+            AfPacketPort vlan20 = AfPacketPort.open(AfPacketConfig.of(veth.b).withVlanId(20)))
+        {
+            assertEquals(10, a.vlanId());
+            assertEquals(AfPacketConfig.NO_VLAN, untagged.vlanId());
+            final UnsafeBuffer frame = new UnsafeBuffer(new byte[128]);
+            final int[][] sent = { { 10, 1 }, { -1, 2 }, { 20, 3 }, { 10, 4 } }; // VLAN (-1: none), seed
+            for (final int[] each : sent)
+            {
+                final int length = tagged(frame, untagged.macAddress(), a.macAddress(), each[0], each[1]);
+                assertTrue(a.transmit(frame, 0, length));
+                a.flush();
+            }
+            assertEquals(List.of(2), seeds(receive(untagged, 1)));
+            assertEquals(List.of(1, 4), seeds(receive(vlan10, 2)));
+            assertEquals(List.of(3), seeds(receive(vlan20, 1)));
+        }
+    }
+
+    /** A 100-byte frame of TEST_ETHERTYPE, tagged with {@code vlanId} (PCP 3) unless it is -1; payload from seed. */
+    private static int tagged(
+        final UnsafeBuffer frame, final long destination, final long source, final int vlanId, final int seed)
+    {
+        fill(frame, destination, source, 100, seed);
+        int payload = 14;
+        if (vlanId >= 0)
+        {
+            frame.putShort(12, (short)0x8100, ByteOrder.BIG_ENDIAN);
+            frame.putShort(14, (short)(3 << 13 | vlanId), ByteOrder.BIG_ENDIAN);
+            frame.putShort(16, (short)TEST_ETHERTYPE, ByteOrder.BIG_ENDIAN);
+            payload = 18;
+        }
+        frame.putByte(payload, (byte)seed);
+        return 100;
+    }
+
+    /** The seed of each frame received, the tag taken off by the kernel. */
+    private static List<Integer> seeds(final List<byte[]> frames)
+    {
+        final List<Integer> seeds = new ArrayList<>();
+        for (final byte[] frame : frames)
+        {
+            seeds.add((int)frame[14]);
+        }
+        return seeds;
     }
 
     private static void fill(final UnsafeBuffer frame, final long destination, final long source, final int length,

@@ -97,6 +97,11 @@ public final class RdmaCmOutOfBand implements OutOfBand
     private final RecvWorkRequest recv = new RecvWorkRequest();
     private CmId comm;
     private CmId data;
+    /**
+     * perftest's -T, set (rdma_set_option(RDMA_OPTION_ID_TOS)) on the test QP's cm_id only: perftest 4.5 connects
+     * its exchange's QP without it (DSCP 0 in a capture of ib_send_lat -R -T against rxe); -1: not given.
+     */
+    private final int typeOfService;
     private byte[] lastKeys;
     private boolean peerIsRnic;
     private int peerMtuEnum;
@@ -130,7 +135,8 @@ public final class RdmaCmOutOfBand implements OutOfBand
         }
         // the server listens before anything can arrive, as rdma_listen
         this.cm = device.openConnectionManager(gidIndex, Duration.ofMillis(Math.min(timeoutMs, 30_000)),
-            server ? port : -1, typeOfService); // perftest's -T: rdma_set_option(RDMA_OPTION_ID_TOS)
+            server ? port : -1, -1);
+        this.typeOfService = typeOfService;
     }
 
     /**
@@ -145,7 +151,7 @@ public final class RdmaCmOutOfBand implements OutOfBand
         return open(kind, device, gidIndex, serverGid, port, timeoutMs, mtu, -1);
     }
 
-    /** As above, the connections made with the RDMA CM's type of service {@code typeOfService} (-1: the default). */
+    /** As above, the test QP's connection made with the RDMA CM's type of service {@code typeOfService} (-1: none). */
     public static RdmaCmOutOfBand open(final ToolKind kind, final ToolDevice device, final int gidIndex,
         final long[] serverGid, final int port, final long timeoutMs, final int mtu, final int typeOfService)
         throws IOException
@@ -187,7 +193,9 @@ public final class RdmaCmOutOfBand implements OutOfBand
             // established when the RTU arrives; the client's first SEND may come before it (the QP is in RTS)
             return request;
         }
-        CmId c = cm.connect(qp, gidIndex, serverGid[0], serverGid[1], port, resources, resources, NO_PRIVATE_DATA);
+        final int tos = qp == commQp ? -1 : typeOfService;
+        CmId c = cm.connect(qp, gidIndex, serverGid[0], serverGid[1], port, resources, resources, NO_PRIVATE_DATA,
+            tos);
         while (!c.isEstablished())
         {
             final CmId awaited = c;
@@ -198,7 +206,8 @@ public final class RdmaCmOutOfBand implements OutOfBand
                 // before it: a REQ quicker than librdmacm's address and route resolution may find no listener
                 cm.await(() -> false, RELISTEN_WAIT_NS);
                 resetQp(qp);
-                c = cm.connect(qp, gidIndex, serverGid[0], serverGid[1], port, resources, resources, NO_PRIVATE_DATA);
+                c = cm.connect(qp, gidIndex, serverGid[0], serverGid[1], port, resources, resources, NO_PRIVATE_DATA,
+                    tos);
                 continue;
             }
             if (c.isClosed())

@@ -370,8 +370,18 @@ public final class PerftestFlags
                 "(README)\n");
         }
         text.append("  --tclass TC            GRH traffic class; its upper six bits are the DSCP of every packet\n");
-        text.append("  -T, --tos TOS          the RDMA CM's type of service, with -R (the DSCP of the CM's QP)\n");
-        text.append("  -S, --sl SL            service level (0-7) in the address vector (no VLAN: not on the wire)\n");
+        text.append("  -T, --tos TOS          the RDMA CM's type of service, with -R: the DSCP of the test QP (the " +
+            "exchange's\n                         QP is connected without it, as perftest's)\n");
+        text.append("  -S, --sl SL            service level (0-7) in the address vector: the 802.1Q PCP of every " +
+            "frame on a\n                         tagged port (--vlan, or -d a kernel VLAN device), else not on " +
+            "the wire\n");
+        text.append("  --vlan ID              tag every frame with 802.1Q VLAN ID (0-4094), PCP = -S; with -d a " +
+            "kernel VLAN\n                         device (veth0.10) the port finds its id and tags on its parent " +
+            "itself\n");
+        text.append("  --cnp-dscp DSCP        the DSCP of the CNPs this endpoint sends (0-63; default 48, " +
+            "ConnectX's)\n");
+        text.append("  --cnp-prio PRIO        the 802.1Q priority of its CNPs on a tagged port (0-7; default 6, " +
+            "ConnectX's)\n");
         text.append("  -F, --CPU-freq         accepted (no cpufreq warning is printed)\n");
         if (operation != ToolKind.Operation.WRITE)
         {

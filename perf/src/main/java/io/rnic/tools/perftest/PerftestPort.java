@@ -39,7 +39,8 @@ final class PerftestPort
         try
         {
             opened = factory.open(new PortFactory.Request(options.portKind, iface, options.engines,
-                options.qdiscBypass, options.ealArgs, options.addresses, options.portMtu));
+                options.qdiscBypass, options.ealArgs, options.addresses, options.portMtu, options.vlanId,
+                options.cnpDscp, options.cnpPriority));
         }
         catch (final IllegalArgumentException ex)
         {
@@ -76,7 +77,8 @@ final class PerftestPort
         return EndpointOptions.defaults().withPrintEngineErrors(false).withCpu(options.cpu)
             .withIdleStrategy(options.idle != null ? options.idle : "spin").withCapture(options.pcap)
             .withHoldRocePort("afpacket".equals(options.portKind))
-            .withAnswerNeighbours(!"afpacket".equals(options.portKind)); // no kernel behind DPDK or in-memory ports
+            // no kernel behind DPDK or in-memory ports; nor behind the VLAN an AF_PACKET port tags on its own
+            .withAnswerNeighbours(!"afpacket".equals(options.portKind) || options.vlanId != LocalPort.NO_VLAN);
     }
 
     private static boolean awaitLink(final DpdkPort port, final long timeoutMs)

@@ -7,6 +7,7 @@ import io.rnic.tools.Arguments;
 import io.rnic.tools.QpLayout;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
+import io.rnic.transport.LocalPort;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.QpType;
 
@@ -33,7 +34,8 @@ public final class ToolOptions
         "                 the driver's, shared with its other clients; the test runs on one thread of the tool's",
         "                 own (--idle, backoff by default; --cpu pins it) and the counters shown are the driver's.",
         "                 The port is the driver's business: -d, --port, --eal, --ip, --engines, --qdisc-bypass,",
-        "                 --pcap, --cc and --cc-param are refused with it (give them to bin/rnic driver). -R uses",
+        "                 --pcap, --cc, --cc-param, --vlan, --cnp-dscp and --cnp-prio are refused with it (give",
+        "                 the port's to bin/rnic driver). -R uses",
         "                 the driver's RDMA CM: a server's -p port is this client's while it listens.",
         "  Without --driver, an interface a driver holds is refused (its lock names --driver).") +
         "\n" + ToolOptions.OUTPUT_DETAILS;
@@ -86,6 +88,12 @@ public final class ToolOptions
     public boolean rdmaCm;
     /** {@code --cc dcqcn} with any {@code --cc-param NAME=VALUE} applied, or null ({@code --cc none}, the default). */
     public DcqcnParameters congestionControl;
+    /** {@code --vlan ID}: the 802.1Q VLAN the engine tags its frames with, PCP = the QP's SL; -1: none. */
+    public int vlanId = LocalPort.NO_VLAN;
+    /** {@code --cnp-dscp}: the DSCP of the CNPs the endpoint sends. */
+    public int cnpDscp = LocalPort.CNP_DSCP_DEFAULT;
+    /** {@code --cnp-prio}: their 802.1Q priority on a tagged port. */
+    public int cnpPriority = LocalPort.CNP_PRIORITY_DEFAULT;
     private String ccName = "none";
     private final List<String> ccParams = new ArrayList<>();
     /** perftest's and rdma-core's flags users reach for: {@code -c -b -I -T -S -F -e -l -Q -w}, the pingpongs'. */
@@ -175,6 +183,7 @@ public final class ToolOptions
             " [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " +
             IdleStrategies.NAMES.replace(", ", "|") + "] [--timeout-ms MS] [--port afpacket|dpdk] [--eal \"EAL ARGS\"]" +
             " [--ip ADDR/PREFIX]... [--oob HOST[:PORT]] [--cc dcqcn|none] [--cc-param NAME=VALUE]..." +
+            " [--vlan ID] [--cnp-dscp DSCP] [--cnp-prio PRIO]" +
             OUTPUT_SYNOPSIS + " [SERVER_ADDRESS]";
     }
 
@@ -311,6 +320,9 @@ public final class ToolOptions
                     options.ccName = value;
                 }
                 case "--cc-param" -> options.ccParams.add(value);
+                case "--vlan" -> options.vlanId = (int)number(option, value, 0, LocalPort.MAX_VLAN_ID);
+                case "--cnp-dscp" -> options.cnpDscp = (int)number(option, value, 0, 63);
+                case "--cnp-prio" -> options.cnpPriority = (int)number(option, value, 0, 7);
                 default -> throw new UsageException("unknown option " + option);
             }
         }
@@ -439,7 +451,7 @@ public final class ToolOptions
 
     /** The options that set up the port (perftest's --port with a number is the TCP port, not one of them). */
     private static final List<String> PORT_OPTIONS = List.of("-d", "--iface", "--ib-dev", "--port", "--eal",
-        "--port-mtu", "--ip", "--engines", "--pcap", "--cc", "--cc-param");
+        "--port-mtu", "--ip", "--engines", "--pcap", "--cc", "--cc-param", "--vlan", "--cnp-dscp", "--cnp-prio");
 
     private static boolean startsWithDigit(final String value)
     {

@@ -55,8 +55,8 @@ import java.util.concurrent.locks.LockSupport;
 public final class Rping
 {
     public static final String SYNOPSIS = "rping -s [-vVd] [-P] [-a ADDR] | -c [-vVd] [-I ADDR] -a ADDR; [-p PORT] " +
-        "[-C COUNT] [-S SIZE] [--iface IFACE | --driver DIR] [--port afpacket] [--timeout-ms MS] [--idle STRATEGY] " +
-        "[--pcap FILE]";
+        "[-C COUNT] [-S SIZE] [-t TOS] [--iface IFACE | --driver DIR] [--port afpacket] [--vlan ID] " +
+        "[--timeout-ms MS] [--idle STRATEGY] [--pcap FILE]";
     /** What {@code rnic help rping} adds: the flags as rping has them, and where ours differ. */
     public static final String DETAILS = String.join("\n",
         "  -s / -c        server / client",
@@ -68,6 +68,11 @@ public final class Rping
         "                 next one served",
         "  -d             debug printfs: the connection's steps and, at the end, the CM's counters",
         "  -v / -V        print / validate the ping data",
+        "  -t TOS         the type of service of the connection (rdma_set_option RDMA_OPTION_ID_TOS; default 0),",
+        "                 as ucmatose's -t (rdma-core 44's rping has none): the client's REQ carries it as the",
+        "                 traffic class, and both QPs' packets its upper six bits as their DSCP",
+        "  --vlan ID      tag every frame with 802.1Q VLAN ID (PCP 0: the CM addresses the QP with SL 0); an",
+        "                 --iface that is a kernel VLAN device (veth0.10) is tagged on its parent without it",
         "  --iface IFACE  the interface (default: the one of the default route). It was -d, which is rping's",
         "                 debug flag: use --iface (or --ib-dev)",
         "  --driver DIR   as a client of the rnic driver serving DIR, through its RDMA CM (--iface, --port and",
@@ -104,6 +109,9 @@ public final class Rping
     private boolean persistent;
     /** {@code -d}: rping's debug printfs. */
     private boolean debug;
+    /** {@code -t}: the RDMA CM's type of service, -1: not set (the default, 0). */
+    private int typeOfService = -1;
+    private int vlanId = LocalPort.NO_VLAN;
 
     private java.nio.file.Path driver;
     private RnicContext context;
@@ -155,6 +163,8 @@ public final class Rping
                 case "-p" -> port = (int)Arguments.number(args, ++i, arg, 1, 0xFFFF);
                 case "-C" -> count = Arguments.number(args, ++i, arg, 0, Integer.MAX_VALUE);
                 case "-S" -> size = (int)Arguments.number(args, ++i, arg, MIN_SIZE, 64 * 1024);
+                case "-t" -> typeOfService = (int)Arguments.number(args, ++i, arg, 0, 255);
+                case "--vlan" -> vlanId = (int)Arguments.number(args, ++i, arg, 0, LocalPort.MAX_VLAN_ID);
                 case "--iface", "--ib-dev" -> iface = Arguments.value(args, ++i, arg);
                 case "--port" -> portKind = Arguments.value(args, ++i, arg);
                 case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
@@ -189,9 +199,10 @@ public final class Rping
             sourceAddress));
         if (driver != null)
         {
-            if (iface != null || pcap != null || !"afpacket".equals(portKind))
+            if (iface != null || pcap != null || !"afpacket".equals(portKind) || vlanId != LocalPort.NO_VLAN)
             {
-                throw new UsageException((iface != null ? "--iface" : pcap != null ? "--pcap" : "--port") +
+                throw new UsageException((iface != null ? "--iface" : pcap != null ? "--pcap" :
+                    vlanId != LocalPort.NO_VLAN ? "--vlan" : "--port") +
                     " sets up the port, which is the driver's business with --driver: give it to bin/rnic driver");
             }
             final DriverToolDevice device;
@@ -212,7 +223,8 @@ public final class Rping
         final PortFactory.OpenedPort opened;
         try
         {
-            opened = Ports.open(new PortFactory.Request(portKind, name, 1, false, null, java.util.List.of(), 0));
+            opened = Ports.open(new PortFactory.Request(portKind, name, 1, false, null, java.util.List.of(), 0,
+                vlanId, LocalPort.CNP_DSCP_DEFAULT, LocalPort.CNP_PRIORITY_DEFAULT));
         }
         catch (final IllegalArgumentException ex)
         {
@@ -220,7 +232,7 @@ public final class Rping
         }
         final boolean afpacket = "afpacket".equals(portKind);
         final EndpointOptions options = EndpointOptions.defaults().withIdleStrategy(idle).withCapture(pcap)
-            .withHoldRocePort(afpacket).withAnswerNeighbours(!afpacket);
+            .withHoldRocePort(afpacket).withAnswerNeighbours(!afpacket || vlanId != LocalPort.NO_VLAN);
         // the device frees the memory it allocated only after its engine has stopped: a peer that keeps sending never
         // reaches freed memory
         try (EmbeddedToolDevice device = EmbeddedToolDevice.of(Endpoint.start(opened.ports(), opened.addressing(),
@@ -248,7 +260,7 @@ public final class Rping
         setUp();
         // the server listens before anything can arrive, as rdma_listen
         cm = device.openConnectionManager(gidIndex, Duration.ofMillis(Math.min(timeoutMs, 30_000)),
-            server ? port : -1, -1);
+            server ? port : -1, typeOfService);
         try
         {
             final String failure = server ? runServer() : runClient(serverGid);

@@ -200,6 +200,75 @@ class RpingInMemoryTest
     {
     }
 
+    /**
+     * {@code -t 104} (rping's type of service, DSCP 26) and {@code --vlan 10} on both sides of an in-memory link, which
+     * hands frames over tagged, as a DPDK port does: ARP runs on the VLAN (the tagged requests and replies are
+     * understood), and every packet of the connection, both ways, carries DSCP 26 and VLAN 10 (PCP 0: the CM gives
+     * SL 0), in the client's capture.
+     */
+    @Test
+    void shouldConnectAtTheTypeOfServiceOnTheVlan() throws Exception
+    {
+        final Registered ports = register();
+        final java.nio.file.Path pcap = java.nio.file.Files.createTempFile("rping-tos", ".pcap");
+        final List<String> common = List.of("--port", "memory", "--idle", "yield", "--timeout-ms", "30000",
+            "-C", "2", "-S", "64", "-a", "10.91.0.1", "-t", "104", "--vlan", "10");
+        final List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("--iface", ports.name + "-s", "-s"));
+        final List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("--iface", ports.name + "-c", "-c", "--pcap", pcap.toString()));
+        final ExecutorService threads = Executors.newFixedThreadPool(1);
+        final CapturedRun c;
+        final CapturedRun s;
+        try
+        {
+            final Future<CapturedRun> serverRun = threads.submit(() -> run(server));
+            assertTrue(ports.server.awaitEngineStart(60_000), "the server never started its engine");
+            c = run(client);
+            s = serverRun.get(60, TimeUnit.SECONDS);
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
+
+        int fromClient = 0;
+        int fromServer = 0;
+        final io.rnic.wire.InboundValidator validator = new io.rnic.wire.InboundValidator();
+        final io.rnic.wire.RocePacket packet = new io.rnic.wire.RocePacket();
+        try (io.rnic.pcap.PcapReader reader = io.rnic.pcap.PcapReader.open(pcap))
+        {
+            while (reader.next())
+            {
+                final org.agrona.concurrent.UnsafeBuffer frame =
+                    new org.agrona.concurrent.UnsafeBuffer(new byte[reader.frameLength()]);
+                frame.putBytes(0, reader.frame(), 0, reader.frameLength());
+                assertTrue((frame.getShort(12, java.nio.ByteOrder.BIG_ENDIAN) & 0xFFFF) == 0x8100,
+                    "frame " + reader.frameNumber() + " tagged, ARP included");
+                if (validator.validate(frame, 0, frame.capacity(), packet) != io.rnic.wire.DropReason.NONE ||
+                    packet.destinationQp() == 1)
+                {
+                    continue; // ARP; the CM's MADs on QP1
+                }
+                assertEquals(10, packet.vlanTci() & 0xFFF);
+                assertEquals(0, packet.vlanTci() >>> 13, "PCP 0: SL 0");
+                assertEquals(26, packet.dscp(), "frame " + reader.frameNumber());
+                if (new io.rnic.wire.EthernetFlyweight().wrapAt(frame, 0).sourceMac() == MAC_CLIENT)
+                {
+                    fromClient++;
+                }
+                else
+                {
+                    fromServer++;
+                }
+            }
+        }
+        assertTrue(fromClient > 4 && fromServer > 4, fromClient + " / " + fromServer + " packets");
+        java.nio.file.Files.delete(pcap);
+    }
+
     private static Registered register()
     {
         final String name = "rping-" + ThreadLocalRandom.current().nextInt(1 << 20);
