@@ -11,6 +11,7 @@ import io.rnic.shm.SharedMemory;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
@@ -187,6 +188,16 @@ public final class DriverContext implements RnicContext
         }
         connection.call(ControlProtocol.DEREG_MR, handle);
         regions.remove(region);
+    }
+
+    public MemoryWindow allocMw(final ProtectionDomain pd, final int type)
+    {
+        throw new VerbsException("memory windows are not available through a driver yet: use an embedded engine");
+    }
+
+    public void deallocMw(final MemoryWindow window)
+    {
+        throw new VerbsException("memory windows are not available through a driver yet: use an embedded engine");
     }
 
     public synchronized CompletionQueue createCq(final int entries)

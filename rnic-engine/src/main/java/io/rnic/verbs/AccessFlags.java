@@ -8,6 +8,10 @@ public final class AccessFlags
     public static final int REMOTE_READ = 1 << 2;
     public static final int REMOTE_ATOMIC = 1 << 3;
     public static final int ALL = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC;
+    /** A region memory windows may be bound to ({@code IBV_ACCESS_MW_BIND}); not part of {@link #ALL}. */
+    public static final int MW_BIND = 1 << 4;
+    /** The rights a memory window can grant ({@code mw_access_flags}): remote ones only. */
+    public static final int WINDOW_ALLOWED = REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC;
 
     private AccessFlags()
     {
@@ -19,7 +23,7 @@ public final class AccessFlags
      */
     public static boolean isValidForMemoryRegion(final int flags)
     {
-        if ((flags & ~ALL) != 0)
+        if ((flags & ~(ALL | MW_BIND)) != 0)
         {
             return false;
         }
@@ -38,9 +42,11 @@ public final class AccessFlags
         append(sb, flags, REMOTE_WRITE, "REMOTE_WRITE");
         append(sb, flags, REMOTE_READ, "REMOTE_READ");
         append(sb, flags, REMOTE_ATOMIC, "REMOTE_ATOMIC");
-        if ((flags & ~ALL) != 0)
+        append(sb, flags, MW_BIND, "MW_BIND");
+        final int unknown = flags & ~(ALL | MW_BIND);
+        if (unknown != 0)
         {
-            append(sb, flags, flags & ~ALL, "0x" + Integer.toHexString(flags & ~ALL));
+            append(sb, flags, unknown, "0x" + Integer.toHexString(unknown));
         }
         return sb.toString();
     }

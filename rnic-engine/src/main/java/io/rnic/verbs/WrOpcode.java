@@ -11,6 +11,10 @@ public final class WrOpcode
     public static final int ATOMIC_CMP_AND_SWP = 5;
     public static final int ATOMIC_FETCH_AND_ADD = 6;
     public static final int SEND_WITH_INV = 9;
+    /** Invalidates a type 2B memory window's R_Key on the send queue ({@code IBV_WR_LOCAL_INV}); no packet. */
+    public static final int LOCAL_INV = 7;
+    /** Binds a memory window on the send queue ({@code IBV_WR_BIND_MW}); no packet. */
+    public static final int BIND_MW = 8;
 
     private WrOpcode()
     {
@@ -18,7 +22,17 @@ public final class WrOpcode
 
     public static boolean isKnown(final int opcode)
     {
-        return (opcode >= RDMA_WRITE && opcode <= ATOMIC_FETCH_AND_ADD) || opcode == SEND_WITH_INV;
+        return (opcode >= RDMA_WRITE && opcode <= ATOMIC_FETCH_AND_ADD) || opcode == SEND_WITH_INV ||
+            isLocalOperation(opcode);
+    }
+
+    /**
+     * Whether the operation is executed by the RNIC on its own memory-window state, without a packet (rxe's
+     * {@code WR_LOCAL_OP_MASK}): it runs once every earlier work request of the queue has completed.
+     */
+    public static boolean isLocalOperation(final int opcode)
+    {
+        return opcode == BIND_MW || opcode == LOCAL_INV;
     }
 
     /** Whether a QP of this type can carry the operation (UC: SEND and WRITE; UD: SEND only). */
@@ -27,7 +41,8 @@ public final class WrOpcode
         return switch (type)
         {
             case RC -> isKnown(opcode);
-            case UC -> opcode == RDMA_WRITE || opcode == RDMA_WRITE_WITH_IMM || opcode == SEND || opcode == SEND_WITH_IMM;
+            case UC -> opcode == RDMA_WRITE || opcode == RDMA_WRITE_WITH_IMM || opcode == SEND || opcode == SEND_WITH_IMM ||
+                isLocalOperation(opcode);
             case UD -> opcode == SEND || opcode == SEND_WITH_IMM;
         };
     }
@@ -44,6 +59,8 @@ public final class WrOpcode
             case ATOMIC_CMP_AND_SWP -> "ATOMIC_CMP_AND_SWP";
             case ATOMIC_FETCH_AND_ADD -> "ATOMIC_FETCH_AND_ADD";
             case SEND_WITH_INV -> "SEND_WITH_INV";
+            case LOCAL_INV -> "LOCAL_INV";
+            case BIND_MW -> "BIND_MW";
             default -> "UNKNOWN_" + opcode;
         };
     }
@@ -57,6 +74,8 @@ public final class WrOpcode
             case RDMA_READ -> WcOpcode.RDMA_READ;
             case ATOMIC_CMP_AND_SWP -> WcOpcode.COMP_SWAP;
             case ATOMIC_FETCH_AND_ADD -> WcOpcode.FETCH_ADD;
+            case LOCAL_INV -> WcOpcode.LOCAL_INV;
+            case BIND_MW -> WcOpcode.BIND_MW;
             default -> WcOpcode.SEND;
         };
     }

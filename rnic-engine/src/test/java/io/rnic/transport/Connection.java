@@ -36,8 +36,16 @@ final class Connection
 
     Connection(final RnicDevice device, final Arena arena, final QpType type, final long bytes, final int access)
     {
+        this(device, device.allocPd(), arena, type, bytes, access);
+    }
+
+    /** A side whose QP and region are in {@code pd}, another side's protection domain (memory windows' tests). */
+    Connection(
+        final RnicDevice device, final ProtectionDomain pd, final Arena arena, final QpType type, final long bytes,
+        final int access)
+    {
         this.device = device;
-        pd = device.allocPd();
+        this.pd = pd;
         sendCq = device.createCq(4096);
         recvCq = device.createCq(4096);
         qp = device.createQp(new QpInitAttributes().type(type).pd(pd).cqs(sendCq, recvCq).capacity(1024, 1024));

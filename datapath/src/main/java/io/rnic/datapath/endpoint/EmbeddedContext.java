@@ -6,6 +6,7 @@ import io.rnic.device.RnicDevice;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.VerbsException;
@@ -83,6 +84,16 @@ public final class EmbeddedContext implements RnicContext
     public void deregisterMemoryRegion(final MemoryRegion region)
     {
         device.deregisterMemoryRegion(region);
+    }
+
+    public MemoryWindow allocMw(final ProtectionDomain pd, final int type)
+    {
+        return device.allocMw(pd, type);
+    }
+
+    public void deallocMw(final MemoryWindow window)
+    {
+        device.deallocMw(window);
     }
 
     public CompletionQueue createCq(final int entries)
