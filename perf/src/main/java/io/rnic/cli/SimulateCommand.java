@@ -21,7 +21,7 @@ import java.lang.management.ManagementFactory;
 final class SimulateCommand
 {
     static final String SYNOPSIS = "simulate [--ops N] [--qps Q] [--max-size BYTES] [--loss P] [--reorder P] " +
-        "[--dup P] [--corrupt P] [--delay-ns NS] [--seed S] [--mtu 256..4096] [--ops-mix write,read,send,atomic] " +
+        "[--dup P] [--corrupt P] [--delay-ns NS] [--seed S] [--mtu 256..4096] [--ops-mix write,read,send,atomic,mw] " +
         "[--retry-cnt 0..7] [--rnr-retry 0..7] [--timeout 0..31]";
 
     /** What {@code rnic help simulate} adds to the synopsis: the QP's retry knobs, in ibverbs' encodings. */
@@ -184,7 +184,8 @@ final class SimulateCommand
                 case "read" -> config.reads = true;
                 case "send" -> config.sends = true;
                 case "atomic" -> config.atomics = true;
-                default -> throw new UsageException("--ops-mix takes write,read,send,atomic; not '" + op + "'");
+                case "mw" -> config.windows = true;
+                default -> throw new UsageException("--ops-mix takes write,read,send,atomic,mw; not '" + op + "'");
             }
         }
     }

@@ -8,6 +8,7 @@ import io.rnic.transport.TransportCounter;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
@@ -47,6 +48,11 @@ public final class Workload
         public boolean reads = true;
         public boolean sends = true;
         public boolean atomics = true;
+        /**
+         * WRITEs through a type 2B memory window the responder's QP bound, and READs through a type 1 window bound
+         * with the bind verb, both over the responder's whole data area (off by default: {@code --ops-mix ...,mw}).
+         */
+        public boolean windows;
         public long seed = 1;
         public LinkConditions conditions = new LinkConditions();
         public PathMtu mtu = PathMtu.MTU_4096;
@@ -67,6 +73,10 @@ public final class Workload
     private static final int READ = 1;
     private static final int SEND = 2;
     private static final int ATOMIC = 3;
+    /** A WRITE through the flow's type 2B window (checked as a WRITE). */
+    private static final int WINDOW_WRITE = 4;
+    /** A READ through the flow's type 1 window (checked as a READ). */
+    private static final int WINDOW_READ = 5;
     private static final String[] TYPE_NAMES = { "WRITE", "READ", "SEND", "ATOMIC" };
 
     private Workload()
@@ -94,6 +104,9 @@ public final class Workload
         long atomicsPosted;
         long atomicsDone;
         long receivesDone;
+        /** The R_Keys of the responder's type 1 and type 2B windows ({@link Config#windows}). */
+        int type1WindowRKey;
+        int type2WindowRKey;
         /** A WQE completed in error: the QP is in ERR and the rest of its WQEs are flushed. */
         boolean failed;
     }
@@ -218,7 +231,7 @@ public final class Workload
 
     private static int[] mix(final Config config)
     {
-        final int[] all = new int[4];
+        final int[] all = new int[6];
         int n = 0;
         if (config.writes)
         {
@@ -235,6 +248,11 @@ public final class Workload
         if (config.atomics)
         {
             all[n++] = ATOMIC;
+        }
+        if (config.windows)
+        {
+            all[n++] = WINDOW_WRITE;
+            all[n++] = WINDOW_READ;
         }
         if (n == 0)
         {
@@ -274,7 +292,8 @@ public final class Workload
         flow.requesterMemory = arena.allocate(bytes, 4096);
         flow.responderMemory = arena.allocate(bytes, 4096);
         flow.requesterMr = a.registerMemoryRegion(pdA, flow.requesterMemory, AccessFlags.ALL);
-        flow.responderMr = b.registerMemoryRegion(pdB, flow.responderMemory, AccessFlags.ALL);
+        flow.responderMr = b.registerMemoryRegion(pdB, flow.responderMemory,
+            config.windows ? AccessFlags.ALL | AccessFlags.MW_BIND : AccessFlags.ALL);
         flow.opIds = new long[slots];
         flow.types = new int[slots];
         flow.sizes = new int[slots];
@@ -286,7 +305,56 @@ public final class Workload
             psnB, config.mtu, config.timeout, config.retryCount, config.rnrRetry);
         SimulatedRcPath.bringUp(flow.responder, flow.requester.qpn(), TwoNodeFabric.IP_A, TwoNodeFabric.MAC_A, psnB,
             psnA, config.mtu, config.timeout, config.retryCount, config.rnrRetry);
+        if (config.windows)
+        {
+            bindWindows(fabric, flow, pdB, sendCqB, (long)slots * slotBytes);
+        }
         return flow;
+    }
+
+    /**
+     * Binds the responder's windows over its data area before the run: a type 1 window with the bind verb (READs go
+     * through it) and a type 2B one with a BIND_MW work request of the responder's QP (WRITEs go through it, so only
+     * that QP may carry them); both binds must complete with BIND_MW.
+     */
+    private static void bindWindows(
+        final TwoNodeFabric fabric, final Flow flow, final ProtectionDomain pd, final CompletionQueue sendCq,
+        final long bytes)
+    {
+        final RnicDevice b = fabric.b();
+        final int rights = AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE;
+        final MemoryWindow type1 = b.allocMw(pd, MemoryWindow.TYPE_1);
+        final MemoryWindow type2 = b.allocMw(pd, MemoryWindow.TYPE_2);
+        final SendWorkRequest bind = new SendWorkRequest();
+        bind.mwMrLKey = flow.responderMr.lKey();
+        bind.mwAddress = flow.responderMr.address();
+        bind.mwLength = bytes;
+        bind.mwAccess = rights;
+        final int newRKey = MemoryWindow.incRKey(type2.rKey());
+        if (flow.responder.bindMw(type1, bind) != QueuePair.POST_OK || flow.responder.postSend(new SendWorkRequest()
+            .bindMw(type2, newRKey, flow.responderMr, flow.responderMr.address(), bytes, rights)) != QueuePair.POST_OK)
+        {
+            throw new IllegalStateException("could not post the memory windows' binds");
+        }
+        final WorkCompletion[] wcs = { new WorkCompletion(), new WorkCompletion() };
+        final int[] polled = new int[1];
+        if (!fabric.runUntil(() ->
+        {
+            polled[0] += sendCq.poll(wcs, 2 - polled[0]);
+            return polled[0] == 2;
+        }, 1_000_000_000L))
+        {
+            throw new IllegalStateException("the memory windows' binds did not complete");
+        }
+        for (final WorkCompletion wc : wcs)
+        {
+            if (wc.status() != WcStatus.SUCCESS)
+            {
+                throw new IllegalStateException("a memory window's bind failed: " + wc);
+            }
+        }
+        flow.type1WindowRKey = type1.rKey();
+        flow.type2WindowRKey = type2.rKey();
     }
 
     private static int shift(final long opId)
@@ -300,28 +368,29 @@ public final class Workload
     {
         final int slot = (int)(flow.posted % slots);
         final long slotOffset = (long)slot * slotBytes;
-        final int size = type == ATOMIC ? Long.BYTES : drawnSize;
+        final int kind = type == WINDOW_WRITE ? WRITE : type == WINDOW_READ ? READ : type;
+        final int size = kind == ATOMIC ? Long.BYTES : drawnSize;
         flow.opIds[slot] = opId;
-        flow.types[slot] = type;
+        flow.types[slot] = kind;
         flow.sizes[slot] = size;
         flow.received[slot] = false;
         wr.reset();
         wr.wrId = opId;
-        switch (type)
+        switch (kind)
         {
             case WRITE ->
             {
                 MemorySegment.copy(pattern, shift(opId), flow.requesterMemory, slotOffset, size);
                 wr.opcode = WrOpcode.RDMA_WRITE;
                 wr.remoteAddress = flow.responderMr.address() + slotOffset;
-                wr.rKey = flow.responderMr.rKey();
+                wr.rKey = type == WINDOW_WRITE ? flow.type2WindowRKey : flow.responderMr.rKey();
             }
             case READ ->
             {
                 MemorySegment.copy(pattern, shift(opId), flow.responderMemory, slotOffset, size);
                 wr.opcode = WrOpcode.RDMA_READ;
                 wr.remoteAddress = flow.responderMr.address() + slotOffset;
-                wr.rKey = flow.responderMr.rKey();
+                wr.rKey = type == WINDOW_READ ? flow.type1WindowRKey : flow.responderMr.rKey();
             }
             case SEND ->
             {
