@@ -19,6 +19,8 @@ public final class SimulationReport
     long reads;
     long sends;
     long atomics;
+    /** WRITEs and READs among them that went through a memory window ({@code --ops-mix ...,mw}). */
+    long windowOperations;
     long bytes;
     long simulatedNs;
     long wallNs;
@@ -116,8 +118,10 @@ public final class SimulationReport
     public String summary()
     {
         final StringBuilder sb = new StringBuilder();
-        sb.append(String.format("operations      %,d completed (%,d write, %,d read, %,d send, %,d atomic)%s%n",
+        sb.append(String.format("operations      %,d completed (%,d write, %,d read, %,d send, %,d atomic%s)%s%n",
             operations, writes, reads, sends, atomics,
+            windowOperations == 0 ? "" : String.format("; %,d of the writes and reads through memory windows",
+                windowOperations),
             failedOperations == 0 ? "" : String.format(", %,d failed or flushed", failedOperations)));
         sb.append(String.format("bytes           %,d verified%n", bytes));
         sb.append(String.format("link            %s%n", linkSummary));

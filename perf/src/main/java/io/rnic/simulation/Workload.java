@@ -99,6 +99,8 @@ public final class Workload
         int[] sizes;
         long[] expectedAtomic;
         boolean[] received;
+        /** Whether the operation in a slot names a memory window's R_Key. */
+        boolean[] throughWindow;
         long posted;
         long completed;
         long atomicsPosted;
@@ -299,6 +301,7 @@ public final class Workload
         flow.sizes = new int[slots];
         flow.expectedAtomic = new long[slots];
         flow.received = new boolean[slots];
+        flow.throughWindow = new boolean[slots];
         final int psnA = (0xFF_FF00 + index * 0x1000) & 0xFF_FFFF; // close to the wrap, so it is crossed
         final int psnB = (0x7F_FF00 + index * 0x1000) & 0xFF_FFFF;
         SimulatedRcPath.bringUp(flow.requester, flow.responder.qpn(), TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, psnA,
@@ -372,6 +375,7 @@ public final class Workload
         final int size = kind == ATOMIC ? Long.BYTES : drawnSize;
         flow.opIds[slot] = opId;
         flow.types[slot] = kind;
+        flow.throughWindow[slot] = kind != type;
         flow.sizes[slot] = size;
         flow.received[slot] = false;
         wr.reset();
@@ -505,6 +509,10 @@ public final class Workload
                 case READ -> report.reads++;
                 case SEND -> report.sends++;
                 default -> report.atomics++;
+            }
+            if (flow.throughWindow[slot])
+            {
+                report.windowOperations++;
             }
             flow.completed++;
         }

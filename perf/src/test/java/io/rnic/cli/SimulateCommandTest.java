@@ -41,6 +41,8 @@ class SimulateCommandTest
             "--reorder", "0.05", "--dup", "0.02", "--seed", "5", "--ops-mix", "write,read,mw");
         assertEquals("0", result[0], result[1] + result[2]);
         assertTrue(result[1].contains("operations      600 completed"), result[1]);
+        assertTrue(result[1].matches("(?s).*; [1-9][0-9,]* of the writes and reads through memory windows\\).*"),
+            result[1]);
         assertTrue(result[1].trim().endsWith("PASS"), result[1]);
     }
 
