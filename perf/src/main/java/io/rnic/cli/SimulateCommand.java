@@ -24,13 +24,15 @@ final class SimulateCommand
         "[--dup P] [--corrupt P] [--delay-ns NS] [--seed S] [--mtu 256..4096] [--ops-mix write,read,send,atomic,mw] " +
         "[--retry-cnt 0..7] [--rnr-retry 0..7] [--timeout 0..31]";
 
-    /** What {@code rnic help simulate} adds to the synopsis: the QP's retry knobs, in ibverbs' encodings. */
+    /** What {@code rnic help simulate} adds to the synopsis: the QP's retry knobs, in ibverbs' encodings, and the mix. */
     static final String DETAILS = String.join(System.lineSeparator(),
         "--retry-cnt 0..7   retry_cnt of every QP: retries in a row without progress (lost requests, ACKs or READ",
         "                   responses) before the WQE fails with RETRY_EXC_ERR; default 7, the IBTA's maximum",
         "--rnr-retry 0..7   rnr_retry: RNR NAKs in a row before RNR_RETRY_EXC_ERR; 7 (the default) = infinite",
         "--timeout 0..31    local ACK timeout, 4.096 us x 2^T; default 8 (1.05 ms); 0 = none (a lost answer then",
-        "                   stalls the QP until the run's time budget ends)");
+        "                   stalls the QP until the run's time budget ends)",
+        "--ops-mix LIST     the operations drawn from (default write,read,send,atomic); mw adds WRITEs through a",
+        "                   type 2B memory window the responder's QP bound and READs through a type 1 window");
 
     /** The most QPs a run may have: each has its own regions and CQs on both engines. */
     static final int MAX_QPS = 1024;
