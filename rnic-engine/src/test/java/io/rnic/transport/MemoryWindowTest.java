@@ -553,6 +553,45 @@ class MemoryWindowTest
     }
 
     @Test
+    void shouldCycleBindWriteReadAndSendWithInvalidateByteExactOverALossyLink()
+    {
+        // lost, reordered and duplicated frames: a SEND_WITH_INV resent after its ACK was lost arrives as a duplicate
+        // and is acknowledged, never invalidated twice (which would be a NAK); each cycle's key is a new one
+        final LinkConditions lossy = new LinkConditions().loss(0.05).reorder(0.05).duplicate(0.03);
+        fabric = new TwoNodeFabric(lossy, lossy, 9);
+        final Connection[] pair = Connection.rcPair(fabric, arena, BYTES, PathMtu.MTU_1024);
+        peer = pair[0];
+        owner = pair[1];
+        bindable = owner.device.registerMemoryRegion(owner.pd, owner.memory, AccessFlags.ALL | AccessFlags.MW_BIND);
+        final MemoryWindow window = owner.device.allocMw(owner.pd, MemoryWindow.TYPE_2);
+        for (int cycle = 0; cycle < 60; cycle++)
+        {
+            final long offset = WINDOW_OFFSET + (cycle % 7) * 8192L;
+            final int length = 1 + (cycle * 977) % 6000;
+            final int rKey = MemoryWindow.incRKey(window.rKey());
+            final WorkCompletion bound = bindType2(owner, window, rKey, bindable, offset, length, RW);
+            assertEquals(WcStatus.SUCCESS, bound.status(), "cycle " + cycle);
+
+            fill(peer, 0, length, cycle);
+            assertEquals(WcStatus.SUCCESS, write(rKey, offset, 0, length), "cycle " + cycle);
+            assertBytes(owner, offset, length, cycle);
+            assertEquals(WcStatus.SUCCESS, read(rKey, offset, 300_000, length), "cycle " + cycle);
+            assertBytes(peer, 300_000, length, cycle);
+
+            postReceive(owner);
+            assertEquals(WcStatus.SUCCESS, sendWithInvalidate(peer, rKey), "cycle " + cycle);
+            final WorkCompletion received = await(owner, true);
+            assertEquals(WcStatus.SUCCESS, received.status(), "cycle " + cycle);
+            assertTrue(received.hasFlag(WorkCompletion.WITH_INV));
+            assertEquals(rKey, received.immediateData());
+            assertEquals(0, bindable.boundWindows(), "cycle " + cycle + ": invalidated, the region is free");
+        }
+        assertEquals(0, owner.device.engine().counters().get(TransportCounter.INVALIDATE_ERROR));
+        assertTrue(owner.device.engine().counters().get(TransportCounter.DUPLICATE_REQUEST) > 0,
+            "the link duplicated or the peer resent some requests");
+    }
+
+    @Test
     void shouldKeepWindowKeysApartFromRegionKeys()
     {
         connect();
