@@ -55,6 +55,15 @@ public final class MemoryWindow
         this.state = type == TYPE_1 ? STATE_VALID : STATE_FREE;
     }
 
+    /**
+     * A window allocated by another party, as its owner sees it: a driver's client holds the handle and the R_Key the
+     * driver gave it; only the driver's window is ever checked by an engine.
+     */
+    public static MemoryWindow allocatedElsewhere(final ProtectionDomain pd, final int type, final int rKey)
+    {
+        return new MemoryWindow(pd, type, rKey);
+    }
+
     /** ibverbs {@code ibv_inc_rkey}: the same window, the next key byte. */
     public static int incRKey(final int rKey)
     {
