@@ -3,6 +3,7 @@ package io.rnic.cli;
 import io.rnic.bench.DpdkPingPong;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.mw.MwPeer;
 import io.rnic.tools.perftest.PerftestFlags;
 import io.rnic.tools.perftest.PerftestTool;
 import io.rnic.tools.perftest.ToolOptions;
@@ -94,6 +95,11 @@ public final class RnicCli
             "READs one and WRITEs it back into the other); -v prints each ping's data, -V checks it; interoperates " +
             "with rping -s / rping -c; with --driver DIR through a driver's RDMA CM",
             Rping.DETAILS, Rping::run));
+        COMMANDS.put("mw-peer", new Entry(MwPeer.SYNOPSIS,
+            "memory windows against deploy/interop/mw_peer.c (rdma-core verbs, e.g. on Linux Soft-RoCE): the peer's " +
+            "type 1 and type 2 windows read, written and invalidated by SEND_WITH_INV from here, then ours from " +
+            "there, every byte and completion checked on both sides",
+            MwPeer.DETAILS, MwPeer::run));
         COMMANDS.put("stat", new Entry(StatCommand.SYNOPSIS,
             "the counters of a running driver, read from its CnC file as AeronStat reads a media driver's: pid, " +
             "heartbeat age, every counter (id: value - label, rxe's hw_counters names), the distinct errors; " +

@@ -22,10 +22,10 @@ final class SimulateCommand
 {
     static final String SYNOPSIS = "simulate [--ops N] [--qps Q] [--max-size BYTES] [--loss P] [--reorder P] " +
         "[--dup P] [--corrupt P] [--delay-ns NS] [--seed S] [--mtu 256..4096] " +
-        "[--ops-mix write,read,send,atomic,atomic_write,flush[,srq]] [--retry-cnt 0..7] [--rnr-retry 0..7] " +
+        "[--ops-mix write,read,send,atomic,atomic_write,flush[,srq][,mw]] [--retry-cnt 0..7] [--rnr-retry 0..7] " +
         "[--timeout 0..31]";
 
-    /** What {@code rnic help simulate} adds to the synopsis: the QP's retry knobs, in ibverbs' encodings. */
+    /** What {@code rnic help simulate} adds to the synopsis: the QP's retry knobs, in ibverbs' encodings, and the mix. */
     static final String DETAILS = String.join(System.lineSeparator(),
         "--ops-mix LIST     operations drawn (all by default): write, read, send, atomic (FETCH_ADD/COMPARE_SWAP),",
         "                   atomic_write and flush (IBTA 1.5 ATOMIC WRITE and FLUSH, global visibility)",
@@ -35,7 +35,9 @@ final class SimulateCommand
         "--timeout 0..31    local ACK timeout, 4.096 us x 2^T; default 8 (1.05 ms); 0 = none (a lost answer then",
         "                   stalls the QP until the run's time budget ends)",
         "--ops-mix ...,srq  SENDs (srq implies send) received through one shared receive queue that every QP of the",
-        "                   responding side takes its receives from, each into whichever WQE its QP took first");
+        "                   responding side takes its receives from, each into whichever WQE its QP took first",
+        "--ops-mix ...,mw   WRITEs through a type 2B memory window the responder's QP bound and READs through a",
+        "                   type 1 window");
 
     /** The most QPs a run may have: each has its own regions and CQs on both engines. */
     static final int MAX_QPS = 1024;
@@ -198,8 +200,9 @@ final class SimulateCommand
                     config.sends = true; // SENDs, received through one SRQ all of B's QPs share
                     config.srq = true;
                 }
+                case "mw" -> config.windows = true;
                 default -> throw new UsageException(
-                    "--ops-mix takes write,read,send,atomic,atomic_write,flush,srq; not '" + op + "'");
+                    "--ops-mix takes write,read,send,atomic,atomic_write,flush,srq,mw; not '" + op + "'");
             }
         }
     }

@@ -21,6 +21,8 @@ public final class SimulationReport
     long atomics;
     long atomicWrites;
     long flushes;
+    /** WRITEs and READs among them that went through a memory window ({@code --ops-mix ...,mw}). */
+    long windowOperations;
     long bytes;
     long simulatedNs;
     long wallNs;
@@ -119,7 +121,9 @@ public final class SimulationReport
     {
         final StringBuilder sb = new StringBuilder();
         sb.append(String.format("operations      %,d completed (%,d write, %,d read, %,d send, %,d atomic, " +
-            "%,d atomic write, %,d flush)%s%n", operations, writes, reads, sends, atomics, atomicWrites, flushes,
+            "%,d atomic write, %,d flush%s)%s%n", operations, writes, reads, sends, atomics, atomicWrites, flushes,
+            windowOperations == 0 ? "" : String.format("; %,d of the writes and reads through memory windows",
+                windowOperations),
             failedOperations == 0 ? "" : String.format(", %,d failed or flushed", failedOperations)));
         sb.append(String.format("bytes           %,d verified%n", bytes));
         sb.append(String.format("link            %s%n", linkSummary));

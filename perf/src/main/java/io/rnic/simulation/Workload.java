@@ -8,6 +8,7 @@ import io.rnic.transport.TransportCounter;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
@@ -60,6 +61,11 @@ public final class Workload
          * its WQEs each a buffer of its own, taken by whichever QP's SEND arrives first and posted again once checked.
          */
         public boolean srq;
+        /**
+         * WRITEs through a type 2B memory window the responder's QP bound, and READs through a type 1 window bound
+         * with the bind verb, both over the responder's whole data area (off by default: {@code --ops-mix ...,mw}).
+         */
+        public boolean windows;
         public long seed = 1;
         public LinkConditions conditions = new LinkConditions();
         public PathMtu mtu = PathMtu.MTU_4096;
@@ -82,6 +88,10 @@ public final class Workload
     private static final int ATOMIC = 3;
     private static final int ATOMIC_WRITE = 4;
     private static final int FLUSH = 5;
+    /** A WRITE through the flow's type 2B window (checked as a WRITE). */
+    private static final int WINDOW_WRITE = 6;
+    /** A READ through the flow's type 1 window (checked as a READ). */
+    private static final int WINDOW_READ = 7;
     private static final String[] TYPE_NAMES = { "WRITE", "READ", "SEND", "ATOMIC", "ATOMIC_WRITE", "FLUSH" };
 
     private Workload()
@@ -139,11 +149,16 @@ public final class Workload
         int[] sizes;
         long[] expectedAtomic;
         boolean[] received;
+        /** Whether the operation in a slot names a memory window's R_Key. */
+        boolean[] throughWindow;
         long posted;
         long completed;
         long atomicsPosted;
         long atomicsDone;
         long receivesDone;
+        /** The R_Keys of the responder's type 1 and type 2B windows ({@link Config#windows}). */
+        int type1WindowRKey;
+        int type2WindowRKey;
         /** A WQE completed in error: the QP is in ERR and the rest of its WQEs are flushed. */
         boolean failed;
     }
@@ -270,7 +285,7 @@ public final class Workload
 
     private static int[] mix(final Config config)
     {
-        final int[] all = new int[6];
+        final int[] all = new int[8];
         int n = 0;
         if (config.writes)
         {
@@ -295,6 +310,11 @@ public final class Workload
         if (config.flushes)
         {
             all[n++] = FLUSH;
+        }
+        if (config.windows)
+        {
+            all[n++] = WINDOW_WRITE;
+            all[n++] = WINDOW_READ;
         }
         if (n == 0)
         {
@@ -334,20 +354,70 @@ public final class Workload
         flow.requesterMemory = arena.allocate(bytes, 4096);
         flow.responderMemory = arena.allocate(bytes, 4096);
         flow.requesterMr = a.registerMemoryRegion(pdA, flow.requesterMemory, AccessFlags.ALL);
-        flow.responderMr =
-            b.registerMemoryRegion(pdB, flow.responderMemory, AccessFlags.ALL | AccessFlags.FLUSH_GLOBAL);
+        flow.responderMr = b.registerMemoryRegion(pdB, flow.responderMemory,
+            AccessFlags.ALL | AccessFlags.FLUSH_GLOBAL | (config.windows ? AccessFlags.MW_BIND : 0));
         flow.opIds = new long[slots];
         flow.types = new int[slots];
         flow.sizes = new int[slots];
         flow.expectedAtomic = new long[slots];
         flow.received = new boolean[slots];
+        flow.throughWindow = new boolean[slots];
         final int psnA = (0xFF_FF00 + index * 0x1000) & 0xFF_FFFF; // close to the wrap, so it is crossed
         final int psnB = (0x7F_FF00 + index * 0x1000) & 0xFF_FFFF;
         SimulatedRcPath.bringUp(flow.requester, flow.responder.qpn(), TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, psnA,
             psnB, config.mtu, config.timeout, config.retryCount, config.rnrRetry);
         SimulatedRcPath.bringUp(flow.responder, flow.requester.qpn(), TwoNodeFabric.IP_A, TwoNodeFabric.MAC_A, psnB,
             psnA, config.mtu, config.timeout, config.retryCount, config.rnrRetry);
+        if (config.windows)
+        {
+            bindWindows(fabric, flow, pdB, sendCqB, (long)slots * slotBytes);
+        }
         return flow;
+    }
+
+    /**
+     * Binds the responder's windows over its data area before the run: a type 1 window with the bind verb (READs go
+     * through it) and a type 2B one with a BIND_MW work request of the responder's QP (WRITEs go through it, so only
+     * that QP may carry them); both binds must complete with BIND_MW.
+     */
+    private static void bindWindows(
+        final TwoNodeFabric fabric, final Flow flow, final ProtectionDomain pd, final CompletionQueue sendCq,
+        final long bytes)
+    {
+        final RnicDevice b = fabric.b();
+        final int rights = AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE;
+        final MemoryWindow type1 = b.allocMw(pd, MemoryWindow.TYPE_1);
+        final MemoryWindow type2 = b.allocMw(pd, MemoryWindow.TYPE_2);
+        final SendWorkRequest bind = new SendWorkRequest();
+        bind.mwMrLKey = flow.responderMr.lKey();
+        bind.mwAddress = flow.responderMr.address();
+        bind.mwLength = bytes;
+        bind.mwAccess = rights;
+        final int newRKey = MemoryWindow.incRKey(type2.rKey());
+        if (flow.responder.bindMw(type1, bind) != QueuePair.POST_OK || flow.responder.postSend(new SendWorkRequest()
+            .bindMw(type2, newRKey, flow.responderMr, flow.responderMr.address(), bytes, rights)) != QueuePair.POST_OK)
+        {
+            throw new IllegalStateException("could not post the memory windows' binds");
+        }
+        final WorkCompletion[] wcs = { new WorkCompletion(), new WorkCompletion() };
+        final int[] polled = new int[1];
+        if (!fabric.runUntil(() ->
+        {
+            polled[0] += sendCq.poll(wcs, 2 - polled[0]);
+            return polled[0] == 2;
+        }, 1_000_000_000L))
+        {
+            throw new IllegalStateException("the memory windows' binds did not complete");
+        }
+        for (final WorkCompletion wc : wcs)
+        {
+            if (wc.status() != WcStatus.SUCCESS)
+            {
+                throw new IllegalStateException("a memory window's bind failed: " + wc);
+            }
+        }
+        flow.type1WindowRKey = type1.rKey();
+        flow.type2WindowRKey = type2.rKey();
     }
 
     private static int shift(final long opId)
@@ -362,28 +432,30 @@ public final class Workload
     {
         final int slot = (int)(flow.posted % slots);
         final long slotOffset = (long)slot * slotBytes;
-        final int size = type == ATOMIC || type == ATOMIC_WRITE ? Long.BYTES : type == FLUSH ? 0 : drawnSize;
+        final int kind = type == WINDOW_WRITE ? WRITE : type == WINDOW_READ ? READ : type;
+        final int size = kind == ATOMIC || kind == ATOMIC_WRITE ? Long.BYTES : kind == FLUSH ? 0 : drawnSize;
         flow.opIds[slot] = opId;
-        flow.types[slot] = type;
+        flow.types[slot] = kind;
+        flow.throughWindow[slot] = kind != type;
         flow.sizes[slot] = size;
         flow.received[slot] = false;
         wr.reset();
         wr.wrId = opId;
-        switch (type)
+        switch (kind)
         {
             case WRITE ->
             {
                 MemorySegment.copy(pattern, shift(opId), flow.requesterMemory, slotOffset, size);
                 wr.opcode = WrOpcode.RDMA_WRITE;
                 wr.remoteAddress = flow.responderMr.address() + slotOffset;
-                wr.rKey = flow.responderMr.rKey();
+                wr.rKey = type == WINDOW_WRITE ? flow.type2WindowRKey : flow.responderMr.rKey();
             }
             case READ ->
             {
                 MemorySegment.copy(pattern, shift(opId), flow.responderMemory, slotOffset, size);
                 wr.opcode = WrOpcode.RDMA_READ;
                 wr.remoteAddress = flow.responderMr.address() + slotOffset;
-                wr.rKey = flow.responderMr.rKey();
+                wr.rKey = type == WINDOW_READ ? flow.type1WindowRKey : flow.responderMr.rKey();
             }
             case SEND ->
             {
@@ -537,6 +609,10 @@ public final class Workload
                 case ATOMIC_WRITE -> report.atomicWrites++;
                 case FLUSH -> report.flushes++;
                 default -> report.atomics++;
+            }
+            if (flow.throughWindow[slot])
+            {
+                report.windowOperations++;
             }
             flow.completed++;
         }

@@ -35,6 +35,18 @@ class SimulateCommandTest
     }
 
     @Test
+    void shouldStayByteExactThroughMemoryWindowsOverALossyLink()
+    {
+        final String[] result = run("simulate", "--ops", "600", "--qps", "2", "--max-size", "100000", "--loss", "0.05",
+            "--reorder", "0.05", "--dup", "0.02", "--seed", "5", "--ops-mix", "write,read,mw");
+        assertEquals("0", result[0], result[1] + result[2]);
+        assertTrue(result[1].contains("operations      600 completed"), result[1]);
+        assertTrue(result[1].matches("(?s).*; [1-9][0-9,]* of the writes and reads through memory windows\\).*"),
+            result[1]);
+        assertTrue(result[1].trim().endsWith("PASS"), result[1]);
+    }
+
+    @Test
     void shouldBeDeterministicForASeed()
     {
         final String first = run("simulate", "--ops", "300", "--loss", "0.03", "--seed", "11")[1];

@@ -12,6 +12,7 @@ import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
@@ -53,6 +54,7 @@ public final class DriverContext implements RnicContext
     private final LocalPort port;
     private final List<SharedMemory> allocations = new ArrayList<>();
     private final Map<MemoryRegion, Integer> regions = new IdentityHashMap<>();
+    private final Map<MemoryWindow, Integer> windows = new IdentityHashMap<>();
     private final Map<CompletionQueue, SharedMemory> cqs = new IdentityHashMap<>();
     private final List<ClientQueuePair> qps = new ArrayList<>();
     private boolean closed;
@@ -192,6 +194,33 @@ public final class DriverContext implements RnicContext
         }
         connection.call(ControlProtocol.DEREG_MR, handle);
         regions.remove(region);
+    }
+
+    /**
+     * {@code ibv_alloc_mw} through the driver. The window's R_Key is the driver's; a type 1 window's moves here when
+     * the bind verb posts ({@link QueuePair#bindMw}), a type 2 window's is the one the application gives its bind.
+     */
+    public synchronized MemoryWindow allocMw(final ProtectionDomain pd, final int type)
+    {
+        if (pd == null)
+        {
+            throw new VerbsException("no protection domain given");
+        }
+        final long[] answer = connection.call(ControlProtocol.ALLOC_MW, pd.handle(), type);
+        final MemoryWindow window = MemoryWindow.allocatedElsewhere(pd, type, (int)answer[1]);
+        windows.put(window, (int)answer[0]);
+        return window;
+    }
+
+    public synchronized void deallocMw(final MemoryWindow window)
+    {
+        final Integer handle = windows.get(window);
+        if (handle == null)
+        {
+            throw new VerbsException("memory window is not allocated through this context: " + window);
+        }
+        connection.call(ControlProtocol.DEALLOC_MW, handle);
+        windows.remove(window);
     }
 
     public synchronized CompletionQueue createCq(final int entries)
@@ -390,6 +419,7 @@ public final class DriverContext implements RnicContext
             cqs.clear();
             allocations.clear();
             regions.clear();
+            windows.clear();
         }
     }
 

@@ -83,6 +83,10 @@ public final class ControlProtocol
      * ports, or a new state of one of its ids; {@link CmIdCodec#KIND_NONE} when nothing changed.
      */
     public static final int CM_POLL = 21;
+    /** args: PD handle, type ({@code IBV_MW_TYPE_1} or {@code _2}) → MW handle, R_Key. */
+    public static final int ALLOC_MW = 22;
+    /** args: MW handle. */
+    public static final int DEALLOC_MW = 23;
 
     /** The driver's AF_UNIX socket in its directory, mode 0660 like the CnC file: clients pass memfds over it. */
     public static final String FD_SOCKET_FILE_NAME = "fds.sock";
@@ -206,6 +210,8 @@ public final class ControlProtocol
             case CM_DISCONNECT -> "cm_disconnect";
             case CM_RELEASE -> "cm_release";
             case CM_POLL -> "cm_poll";
+            case ALLOC_MW -> "alloc_mw";
+            case DEALLOC_MW -> "dealloc_mw";
             default -> "command " + type;
         };
     }

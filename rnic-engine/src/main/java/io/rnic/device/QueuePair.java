@@ -1,6 +1,7 @@
 package io.rnic.device;
 
 import io.rnic.cc.DcqcnParameters;
+import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
@@ -45,6 +46,32 @@ public interface QueuePair
      * scatter/gather entries than the QP's {@code maxRecvSge} are {@link #POST_INVALID}.
      */
     int postRecv(RecvWorkRequest wr);
+
+    /**
+     * The bind verb, {@code ibv_bind_mw}: posts a bind of the type 1 {@code window} on the send queue, with the work
+     * request id, send flags and the bind's region, range and rights from {@code wr} ({@code mwMrLKey},
+     * {@code mwAddress}, {@code mwLength}, {@code mwAccess}); it sets {@code wr}'s opcode and keys. The window's
+     * R_Key moves to the next key byte at once ({@link MemoryWindow#incRKey}); the bind completes with
+     * {@link io.rnic.verbs.WcOpcode#BIND_MW}, or MW_BIND_ERR (the QP then in ERR). A type 2 window is
+     * {@link #POST_INVALID} (EINVAL, as ibverbs'): it is bound by a {@link WrOpcode#BIND_MW} work request.
+     */
+    default int bindMw(final MemoryWindow window, final SendWorkRequest wr)
+    {
+        if (window.type() != MemoryWindow.TYPE_1)
+        {
+            return POST_INVALID;
+        }
+        final int newRKey = MemoryWindow.incRKey(window.rKey());
+        wr.opcode = WrOpcode.BIND_MW;
+        wr.mwRKey = window.rKey();
+        wr.mwNewRKey = newRKey;
+        final int result = postSend(wr);
+        if (result == POST_OK)
+        {
+            window.bindPosted(newRKey);
+        }
+        return result;
+    }
 
     /** ibverbs {@code modify_qp}; throws {@link io.rnic.verbs.VerbsException} naming what is wrong. */
     void modify(QpAttributes attributes, int mask);

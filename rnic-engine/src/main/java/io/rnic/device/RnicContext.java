@@ -4,6 +4,7 @@ import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.SharedReceiveQueue;
@@ -37,6 +38,15 @@ public interface RnicContext extends AutoCloseable
 
     /** ibverbs {@code dereg_mr}: once it returns, no packet reads or writes the region's memory. */
     void deregisterMemoryRegion(MemoryRegion region);
+
+    /**
+     * ibverbs {@code alloc_mw}: a memory window of {@link MemoryWindow#TYPE_1} or {@link MemoryWindow#TYPE_2} in
+     * {@code pd}, bound to nothing.
+     */
+    MemoryWindow allocMw(ProtectionDomain pd, int type);
+
+    /** ibverbs {@code dealloc_mw}: the window is unbound and its R_Key refused from now on. */
+    void deallocMw(MemoryWindow window);
 
     CompletionQueue createCq(int entries);
 

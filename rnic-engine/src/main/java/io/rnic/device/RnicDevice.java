@@ -13,6 +13,7 @@ import io.rnic.verbs.AsyncEventQueue;
 import io.rnic.verbs.Errno;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
+import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
@@ -149,6 +150,18 @@ public final class RnicDevice
     public void deregisterMemoryRegion(final MemoryRegion region)
     {
         regions.deregister(region);
+    }
+
+    /** ibverbs {@code alloc_mw} (see {@link MemoryWindow}). */
+    public MemoryWindow allocMw(final ProtectionDomain pd, final int type)
+    {
+        return regions.windows().allocate(pd, type);
+    }
+
+    /** ibverbs {@code dealloc_mw}: unbinds the window (its region may then be deregistered); its keys stop working. */
+    public void deallocMw(final MemoryWindow window)
+    {
+        regions.windows().deallocate(window);
     }
 
     public CompletionQueue createCq(final int entries)

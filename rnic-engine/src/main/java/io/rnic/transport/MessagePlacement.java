@@ -34,6 +34,11 @@ final class MessagePlacement
     static final int ACCESS_ERROR = 4;
     /** A WRITE packet carrying more than its RETH announced, or a last packet less (RC: invalid request NAK). */
     static final int INVALID_LENGTH = 5;
+    /**
+     * A SEND_WITH_INV whose R_Key names no type 2B window this QP may invalidate: the receive completes with
+     * REM_INV_REQ_ERR, the QP in ERR (rxe's {@code RESPST_ERR_INVALIDATE_RKEY}, class J; RC: invalid request NAK).
+     */
+    static final int INVALIDATE_ERROR = 6;
 
     private final LocalMemory memory;
     private final MemoryRegionTable regions;
@@ -92,6 +97,14 @@ final class MessagePlacement
             {
                 immediate = (int)ieth.wrapAt(buffer, packet.headerOffset(Opcode.IETH)).rKey();
                 flags |= WorkCompletion.WITH_INV;
+                // the window is invalid before the receive completes: an application that sees the completion
+                // knows the peer can no longer reach the memory
+                if (!regions.windows().invalidate(immediate, qp.pd, qp.qpn, true))
+                {
+                    counters.increment(TransportCounter.INVALIDATE_ERROR);
+                    completions.failRecv(qp, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV);
+                    return INVALIDATE_ERROR;
+                }
             }
             completions.completeRecv(qp, WcStatus.SUCCESS, WcOpcode.RECV, (int)qp.recvOffset, immediate, 0, flags, 0);
             qp.msn = Psn.next(qp.msn);
@@ -115,7 +128,7 @@ final class MessagePlacement
             final long length = reth.dmaLength();
             final int rKey = (int)reth.rKey();
             if ((qp.accessFlags & AccessFlags.REMOTE_WRITE) == 0 || length != 0 &&
-                regions.checkRemote(rKey, qp.pd, address, length, AccessFlags.REMOTE_WRITE) == null)
+                regions.checkRemote(rKey, qp.pd, qp.qpn, address, length, AccessFlags.REMOTE_WRITE) == null)
             {
                 return accessError(qp);
             }
@@ -137,7 +150,7 @@ final class MessagePlacement
         if (length > 0)
         {
             final MemoryRegion region =
-                regions.checkRemote(qp.writeRKey, qp.pd, qp.writeAddress, length, AccessFlags.REMOTE_WRITE);
+                regions.checkRemote(qp.writeRKey, qp.pd, qp.qpn, qp.writeAddress, length, AccessFlags.REMOTE_WRITE);
             if (region == null)
             {
                 return accessError(qp); // deregistered since the message's first packet

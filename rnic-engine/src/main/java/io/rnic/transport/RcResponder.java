@@ -155,6 +155,11 @@ final class RcResponder
             }
             case MessagePlacement.ACCESS_ERROR ->
                 acknowledges.remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
+            case MessagePlacement.INVALIDATE_ERROR ->
+            {
+                counters.increment(TransportCounter.INVALID_REQUEST_NAK_SENT); // the receive already moved to ERR
+                acknowledges.send(qp, psn, AethFlyweight.nakSyndrome(AethFlyweight.NAK_INVALID_REQUEST));
+            }
             default -> acknowledges.remoteError(qp, psn, AethFlyweight.NAK_INVALID_REQUEST);
         }
     }
@@ -224,7 +229,7 @@ final class RcResponder
         final long length = reth.dmaLength();
         MemoryRegion region = null;
         if ((qp.accessFlags & AccessFlags.REMOTE_READ) == 0 || length > Integer.MAX_VALUE ||
-            length != 0 && (region = regions.checkRemote(rKey, qp.pd, address, length, AccessFlags.REMOTE_READ)) == null)
+            length != 0 && (region = regions.checkRemote(rKey, qp.pd, qp.qpn, address, length, AccessFlags.REMOTE_READ)) == null)
         {
             acknowledges.remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
             return;
@@ -270,7 +275,7 @@ final class RcResponder
         }
         final MemoryRegion region;
         if ((qp.accessFlags & AccessFlags.REMOTE_ATOMIC) == 0 || (region = regions.checkRemote(
-            (int)atomicEth.rKey(), qp.pd, address, Long.BYTES, AccessFlags.REMOTE_ATOMIC)) == null)
+            (int)atomicEth.rKey(), qp.pd, qp.qpn, address, Long.BYTES, AccessFlags.REMOTE_ATOMIC)) == null)
         {
             acknowledges.remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
             return;
@@ -332,7 +337,7 @@ final class RcResponder
         final long address = reth.virtualAddress();
         final MemoryRegion region;
         if ((qp.accessFlags & AccessFlags.REMOTE_WRITE) == 0 || (region = regions.checkRemote(
-            (int)reth.rKey(), qp.pd, address, Long.BYTES, AccessFlags.REMOTE_WRITE)) == null)
+            (int)reth.rKey(), qp.pd, qp.qpn, address, Long.BYTES, AccessFlags.REMOTE_WRITE)) == null)
         {
             acknowledges.remoteError(qp, psn, AethFlyweight.NAK_REMOTE_ACCESS_ERROR);
             return;
@@ -392,7 +397,7 @@ final class RcResponder
         }
         else
         {
-            allowed = regions.checkRemote(rKey, qp.pd, reth.virtualAddress(), reth.dmaLength(), access) != null;
+            allowed = regions.checkRemote(rKey, qp.pd, qp.qpn, reth.virtualAddress(), reth.dmaLength(), access) != null;
         }
         if (!allowed)
         {

@@ -1,6 +1,7 @@
 package io.rnic.transport;
 
 import io.rnic.cc.QpCongestion;
+import io.rnic.verbs.MemoryWindowTable;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.SendFlags;
@@ -98,10 +99,52 @@ final class Requester
         return sent;
     }
 
+    /**
+     * A bind or a local invalidation (rxe's {@code rxe_do_local_ops}): run on the window once every earlier work
+     * request has completed (what they send or read through the window goes first), then completed at once, without
+     * a packet. A refused bind completes with MW_BIND_ERR, a refused LOCAL_INV with LOC_QP_OP_ERR, and the QP goes to
+     * ERR, as rxe's do.
+     */
+    private void localOperation(final QpContext qp, final SendWorkRequest wqe)
+    {
+        if (!WrOpcode.isSupportedBy(qp.type, wqe.opcode))
+        {
+            fail(qp, WcStatus.LOC_QP_OP_ERR);
+            return;
+        }
+        if (qp.sqOldest != qp.sqNext)
+        {
+            return; // earlier work requests are not complete yet
+        }
+        final MemoryWindowTable windows = memory.regions().windows();
+        if (wqe.opcode == WrOpcode.BIND_MW)
+        {
+            if (!windows.bind(qp.pd, qp.qpn, wqe))
+            {
+                counters.increment(TransportCounter.LOCAL_PROTECTION_ERROR);
+                fail(qp, WcStatus.MW_BIND_ERR);
+                return;
+            }
+        }
+        else if (!windows.invalidate(wqe.immediateOrInvalidateRKey, qp.pd, qp.qpn, false))
+        {
+            counters.increment(TransportCounter.LOCAL_PROTECTION_ERROR);
+            fail(qp, WcStatus.LOC_QP_OP_ERR);
+            return;
+        }
+        qp.wqeFullySent[qp.slot(qp.sqNext)] = false; // no PSN of its own: completing it leaves the PSNs alone
+        completions.completeOldestSend(qp, WcStatus.SUCCESS, 0);
+    }
+
     /** Checks a WQE before its first packet; false when it must wait or has failed (QP then in ERR). */
     private boolean start(final QpContext qp, final SendWorkRequest wqe)
     {
         final int opcode = wqe.opcode;
+        if (WrOpcode.isLocalOperation(opcode))
+        {
+            localOperation(qp, wqe);
+            return false; // done without a packet, or waiting, or failed: the next visit goes on
+        }
         if (!WrOpcode.isSupportedBy(qp.type, opcode))
         {
             fail(qp, WcStatus.LOC_QP_OP_ERR);

@@ -183,7 +183,7 @@ final class ResponsePacer
         final int payload = (int)Math.min(mtu, replay.length(entry) - offset);
         final long address = replay.address(entry) + offset;
         MemoryRegion region = null;
-        if (payload > 0 && (region = regions.checkRemote(replay.rKey(entry), qp.pd, address, payload,
+        if (payload > 0 && (region = regions.checkRemote(replay.rKey(entry), qp.pd, qp.qpn, address, payload,
             AccessFlags.REMOTE_READ)) == null)
         {
             replay.answered(entry); // given up: it no longer counts against max_dest_rd_atomic

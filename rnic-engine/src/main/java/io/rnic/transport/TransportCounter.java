@@ -88,7 +88,12 @@ public enum TransportCounter
     /** SEND work requests (with immediate, with invalidate) completed successfully: rxe's completer counts them. */
     RDMA_SENDS("rdma_sends"),
     /** Receive work requests completed successfully (a SEND, a WRITE with immediate): rxe's responder counts them. */
-    RDMA_RECVS("rdma_recvs");
+    RDMA_RECVS("rdma_recvs"),
+    /**
+     * SEND_WITH_INV messages whose R_Key named no type 2B memory window the QP may invalidate (the receive completes
+     * with REM_INV_REQ_ERR, RC answers with an invalid request NAK).
+     */
+    INVALIDATE_ERROR("invalidate_rkey_err");
 
     private static final TransportCounter[] VALUES = values();
 

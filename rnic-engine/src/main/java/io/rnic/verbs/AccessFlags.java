@@ -15,6 +15,10 @@ public final class AccessFlags
      * may not, as rxe refuses it for memory that is not persistent memory: ours is ordinary memory.
      */
     public static final int FLUSH_PERSISTENT = 1 << 9;
+    /** A region memory windows may be bound to ({@code IBV_ACCESS_MW_BIND}); not part of {@link #ALL}. */
+    public static final int MW_BIND = 1 << 4;
+    /** The rights a memory window can grant ({@code mw_access_flags}): remote ones only. */
+    public static final int WINDOW_ALLOWED = REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC;
 
     private AccessFlags()
     {
@@ -26,7 +30,7 @@ public final class AccessFlags
      */
     public static boolean isValidForMemoryRegion(final int flags)
     {
-        if ((flags & ~(ALL | FLUSH_GLOBAL)) != 0)
+        if ((flags & ~(ALL | FLUSH_GLOBAL | MW_BIND)) != 0)
         {
             return false;
         }
@@ -47,7 +51,8 @@ public final class AccessFlags
         append(sb, flags, REMOTE_ATOMIC, "REMOTE_ATOMIC");
         append(sb, flags, FLUSH_GLOBAL, "FLUSH_GLOBAL");
         append(sb, flags, FLUSH_PERSISTENT, "FLUSH_PERSISTENT");
-        final int unknown = flags & ~(ALL | FLUSH_GLOBAL | FLUSH_PERSISTENT);
+        append(sb, flags, MW_BIND, "MW_BIND");
+        final int unknown = flags & ~(ALL | FLUSH_GLOBAL | FLUSH_PERSISTENT | MW_BIND);
         if (unknown != 0)
         {
             append(sb, flags, unknown, "0x" + Integer.toHexString(unknown));

@@ -3,6 +3,7 @@ package io.rnic.verbs;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A registered memory region: an off-heap {@link MemorySegment} that the RNIC may read and write on behalf of local
@@ -22,6 +23,13 @@ public final class MemoryRegion
     private final int lKey;
     private final int rKey;
     private final UnsafeBuffer buffer;
+    /**
+     * Memory windows bound to the region now, or {@link #RETIRED} once deregistration has begun: a bind counts itself
+     * in only while the region is not retired, and a region with windows is not deregistered (rxe: EBUSY), so no
+     * window ever names memory that may be freed.
+     */
+    private final AtomicInteger boundWindows = new AtomicInteger();
+    private static final int RETIRED = -1;
 
     MemoryRegion(
         final ProtectionDomain pd, final MemorySegment segment, final long iova, final int access, final int lKey,
@@ -114,6 +122,40 @@ public final class MemoryRegion
     public long offsetOf(final long va)
     {
         return va - address;
+    }
+
+    /** Counts a window bound to the region; false once deregistration has begun (the bind fails). Engine thread. */
+    boolean acquireWindow()
+    {
+        int count;
+        do
+        {
+            count = boundWindows.get();
+            if (count == RETIRED)
+            {
+                return false;
+            }
+        }
+        while (!boundWindows.compareAndSet(count, count + 1));
+        return true;
+    }
+
+    /** A window bound to the region was unbound, invalidated or deallocated. */
+    void releaseWindow()
+    {
+        boundWindows.decrementAndGet();
+    }
+
+    /** Memory windows bound to the region now (0 after deregistration). */
+    public int boundWindows()
+    {
+        return Math.max(0, boundWindows.get());
+    }
+
+    /** Starts deregistration: false while windows are bound to the region (it stays registered). */
+    boolean retire()
+    {
+        return boundWindows.compareAndSet(0, RETIRED);
     }
 
     public boolean allows(final int requiredAccess)

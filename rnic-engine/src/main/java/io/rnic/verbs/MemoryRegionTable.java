@@ -45,6 +45,13 @@ public final class MemoryRegionTable
     /** Where the round-robin search for a free slot starts. Under the lock. */
     private int nextIndex = 1; // key 0 is never handed out
     private final SecureRandom random = new SecureRandom();
+    private final MemoryWindowTable windows = new MemoryWindowTable(this);
+
+    /** The device's memory windows, in the same R_Key space as its regions. */
+    public MemoryWindowTable windows()
+    {
+        return windows;
+    }
 
     /** Adds an engine thread that reads the table: deregistrations wait for it from now on. Control path. */
     public synchronized void addReader(final Reader reader)
@@ -149,7 +156,8 @@ public final class MemoryRegionTable
      * Deregisters a region: its keys stop working for every later lookup, and the call returns only once every
      * engine thread reading the table has applied it ({@link Reader#awaitDeregistered}), so that no copy into or out
      * of the region is running or will run. The memory may be freed after the call. Control path (it waits for the
-     * engine threads: do not call it from one while another engine thread waits for it).
+     * engine threads: do not call it from one while another engine thread waits for it). A region with memory windows
+     * bound to it stays registered and the call fails (rxe: EBUSY): invalidate, rebind or deallocate them first.
      */
     public void deregister(final MemoryRegion region)
     {
@@ -161,6 +169,11 @@ public final class MemoryRegionTable
             if (index >= current.length || current[index] != region)
             {
                 throw new VerbsException("memory region is not registered: " + region);
+            }
+            if (!region.retire())
+            {
+                throw new VerbsException("memory region has " + region.boundWindows() +
+                    " memory windows bound to it (EBUSY): " + region);
             }
             final MemoryRegion[] next = current.clone();
             next[index] = null;
@@ -195,6 +208,23 @@ public final class MemoryRegionTable
     public MemoryRegion checkRemote(
         final int rKey, final ProtectionDomain pd, final long va, final long length, final int access)
     {
+        return checkRemote(rKey, pd, MemoryWindow.NO_QPN, va, length, access);
+    }
+
+    /**
+     * The check of a remote access named by an R_Key through the QP numbered {@code qpn}: a region's as above, or a
+     * memory window's ({@link MemoryWindow}: bound, of the QP's PD, a type 2B one bound by this QP, the range inside
+     * the window, the rights the window grants).
+     *
+     * @return the region to access, or null for a remote access error (the caller NAKs; nothing is touched).
+     */
+    public MemoryRegion checkRemote(
+        final int rKey, final ProtectionDomain pd, final int qpn, final long va, final long length, final int access)
+    {
+        if (MemoryWindowTable.isWindowKey(rKey))
+        {
+            return windows.checkRemote(rKey, pd, qpn, va, length, access);
+        }
         final MemoryRegion region = byKey(rKey);
         if (region == null || region.pd() != pd || !region.contains(va, length) || !region.allows(access))
         {

@@ -26,6 +26,17 @@ public final class SendWorkRequest
     public int udRemoteQpn;
     public int udRemoteQkey;
     public final AddressVector udAddress = new AddressVector();
+    /**
+     * {@link WrOpcode#BIND_MW} ({@code bind_mw}): the window's R_Key now (it names the window), the R_Key it gets
+     * (only its low 8 bits are taken), and {@code bind_info}: the region's L_Key (0 with length 0: a type 1 window
+     * unbound), the window's first address and length, and its rights ({@link AccessFlags#WINDOW_ALLOWED}).
+     */
+    public int mwRKey;
+    public int mwNewRKey;
+    public int mwMrLKey;
+    public long mwAddress;
+    public long mwLength;
+    public int mwAccess;
 
     /** A request of up to {@link ScatterGatherList#MAX_SGE} scatter/gather entries. */
     public SendWorkRequest()
@@ -56,6 +67,31 @@ public final class SendWorkRequest
         udRemoteQpn = other.udRemoteQpn;
         udRemoteQkey = other.udRemoteQkey;
         udAddress.copyFrom(other.udAddress);
+        mwRKey = other.mwRKey;
+        mwNewRKey = other.mwNewRKey;
+        mwMrLKey = other.mwMrLKey;
+        mwAddress = other.mwAddress;
+        mwLength = other.mwLength;
+        mwAccess = other.mwAccess;
+    }
+
+    /**
+     * Makes this a {@link WrOpcode#BIND_MW} of {@code window} to {@code [address, address + length)} of
+     * {@code region} (null and 0, 0: unbinds a type 1 window) with {@code access}, its R_Key becoming
+     * {@code newRKey} ({@link MemoryWindow#incRKey} of the present one, as {@code ibv_inc_rkey}).
+     */
+    public SendWorkRequest bindMw(
+        final MemoryWindow window, final int newRKey, final MemoryRegion region, final long address,
+        final long length, final int access)
+    {
+        opcode = WrOpcode.BIND_MW;
+        mwRKey = window.rKey();
+        mwNewRKey = newRKey;
+        mwMrLKey = region == null ? 0 : region.lKey();
+        mwAddress = address;
+        mwLength = length;
+        mwAccess = access;
+        return this;
     }
 
     public SendWorkRequest reset()
@@ -74,6 +110,12 @@ public final class SendWorkRequest
         flushSelectivityLevel = 0;
         udRemoteQpn = 0;
         udRemoteQkey = 0;
+        mwRKey = 0;
+        mwNewRKey = 0;
+        mwMrLKey = 0;
+        mwAddress = 0;
+        mwLength = 0;
+        mwAccess = 0;
         return this;
     }
 }

@@ -33,9 +33,10 @@ import org.agrona.concurrent.AtomicBuffer;
  * </pre>
  * A send entry: wrId, remote address, compare/add, swap, destination GID (high, low), destination MAC (8 bytes each);
  * opcode, send flags, immediate or R_Key to invalidate, R_Key, UD remote QPN, UD remote Q_Key, source GID index, hop
- * limit, traffic class, flow label, service level, SGE count, FLUSH length, FLUSH placement type | selectivity level
- * &lt;&lt; 8 (4 each); then maxSge entries of address (8), length (4)
- * and L_Key (4). A receive entry: wrId (8), SGE count (4), 4 spare, then the entries. Entries are padded to 64 bytes.
+ * limit, traffic class, flow label, service level, SGE count (4 each); a memory window bind's window R_Key, new R_Key,
+ * region L_Key, rights (4 each), address and length (8 each); FLUSH length, FLUSH placement type | selectivity level
+ * &lt;&lt; 8 (4 each); then maxSge entries of address (8), length (4) and L_Key (4). A receive entry: wrId (8), SGE
+ * count (4), 4 spare, then the entries. Entries are padded to 64 bytes.
  */
 public final class WorkRequestRing
 {
@@ -75,9 +76,15 @@ public final class WorkRequestRing
     static final int FLOW_LABEL_OFFSET = 92;
     static final int SERVICE_LEVEL_OFFSET = 96;
     static final int SEND_SGE_COUNT_OFFSET = 100;
-    static final int FLUSH_LENGTH_OFFSET = 104;
-    static final int FLUSH_TYPE_AND_LEVEL_OFFSET = 108;
-    static final int SEND_SGL_OFFSET = 112;
+    static final int MW_RKEY_OFFSET = 104;
+    static final int MW_NEW_RKEY_OFFSET = 108;
+    static final int MW_MR_LKEY_OFFSET = 112;
+    static final int MW_ACCESS_OFFSET = 116;
+    static final int MW_ADDRESS_OFFSET = 120;
+    static final int MW_LENGTH_OFFSET = 128;
+    static final int FLUSH_LENGTH_OFFSET = 136;
+    static final int FLUSH_TYPE_AND_LEVEL_OFFSET = 140;
+    static final int SEND_SGL_OFFSET = 144;
 
     static final int RECV_SGE_COUNT_OFFSET = 8;
     static final int RECV_SGL_OFFSET = 16;
@@ -288,6 +295,12 @@ public final class WorkRequestRing
         UnsafeApi.putInt(base, entry + FLOW_LABEL_OFFSET, av.flowLabel());
         UnsafeApi.putInt(base, entry + SERVICE_LEVEL_OFFSET, av.serviceLevel());
         UnsafeApi.putInt(base, entry + SEND_SGE_COUNT_OFFSET, sgl.count);
+        UnsafeApi.putInt(base, entry + MW_RKEY_OFFSET, request.mwRKey);
+        UnsafeApi.putInt(base, entry + MW_NEW_RKEY_OFFSET, request.mwNewRKey);
+        UnsafeApi.putInt(base, entry + MW_MR_LKEY_OFFSET, request.mwMrLKey);
+        UnsafeApi.putInt(base, entry + MW_ACCESS_OFFSET, request.mwAccess);
+        UnsafeApi.putLong(base, entry + MW_ADDRESS_OFFSET, request.mwAddress);
+        UnsafeApi.putLong(base, entry + MW_LENGTH_OFFSET, request.mwLength);
         UnsafeApi.putInt(base, entry + FLUSH_LENGTH_OFFSET, request.flushLength);
         UnsafeApi.putInt(base, entry + FLUSH_TYPE_AND_LEVEL_OFFSET,
             (request.flushPlacementType & 0xFF) | (request.flushSelectivityLevel & 0xFF) << 8);
@@ -349,6 +362,12 @@ public final class WorkRequestRing
         into.rKey = UnsafeApi.getInt(base, entry + RKEY_OFFSET);
         into.udRemoteQpn = UnsafeApi.getInt(base, entry + UD_REMOTE_QPN_OFFSET);
         into.udRemoteQkey = UnsafeApi.getInt(base, entry + UD_REMOTE_QKEY_OFFSET);
+        into.mwRKey = UnsafeApi.getInt(base, entry + MW_RKEY_OFFSET);
+        into.mwNewRKey = UnsafeApi.getInt(base, entry + MW_NEW_RKEY_OFFSET);
+        into.mwMrLKey = UnsafeApi.getInt(base, entry + MW_MR_LKEY_OFFSET);
+        into.mwAccess = UnsafeApi.getInt(base, entry + MW_ACCESS_OFFSET);
+        into.mwAddress = UnsafeApi.getLong(base, entry + MW_ADDRESS_OFFSET);
+        into.mwLength = UnsafeApi.getLong(base, entry + MW_LENGTH_OFFSET);
         into.udAddress
             .destinationGid(
                 UnsafeApi.getLong(base, entry + DGID_HIGH_OFFSET), UnsafeApi.getLong(base, entry + DGID_LOW_OFFSET))

@@ -40,6 +40,14 @@ final class Connection
         this(device, arena, type, bytes, access, device.allocPd(), null);
     }
 
+    /** A side whose QP and region are in {@code pd}, another side's protection domain (memory windows' tests). */
+    Connection(
+        final RnicDevice device, final ProtectionDomain pd, final Arena arena, final QpType type, final long bytes,
+        final int access)
+    {
+        this(device, arena, type, bytes, access, pd, null);
+    }
+
     /** A side whose QP is in {@code pd} and takes its receives from {@code srq} (of the same PD) unless null. */
     Connection(final RnicDevice device, final Arena arena, final QpType type, final long bytes, final int access,
         final ProtectionDomain pd, final SharedReceiveQueue srq)

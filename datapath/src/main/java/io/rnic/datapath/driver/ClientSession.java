@@ -1,5 +1,6 @@
 package io.rnic.datapath.driver;
 
+import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import org.agrona.collections.Int2ObjectHashMap;
 
@@ -18,6 +19,8 @@ final class ClientSession
     final Int2ObjectHashMap<ClientMr> mrs = new Int2ObjectHashMap<>();
     final Int2ObjectHashMap<ClientCq> cqs = new Int2ObjectHashMap<>();
     final Int2ObjectHashMap<ClientQp> qps = new Int2ObjectHashMap<>();
+    /** Its memory windows by handle. */
+    final Int2ObjectHashMap<MemoryWindow> mws = new Int2ObjectHashMap<>();
     /** Its RDMA CM ids: the connections it made and the requests to its ports ({@link DriverCm}). */
     final Int2ObjectHashMap<DriverCm.TrackedId> cmIds = new Int2ObjectHashMap<>();
 
@@ -31,7 +34,7 @@ final class ClientSession
 
     int resourceCount()
     {
-        return pds.size() + mrs.size() + cqs.size() + qps.size();
+        return pds.size() + mrs.size() + cqs.size() + qps.size() + mws.size();
     }
 
     public String toString()

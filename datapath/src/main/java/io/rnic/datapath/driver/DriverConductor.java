@@ -14,6 +14,7 @@ import io.rnic.shm.SharedMemory;
 import io.rnic.shm.ShmException;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
@@ -404,11 +405,43 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
                         throw new VerbsException("PD " + handle + " still has QP 0x" + Integer.toHexString(qp.qp.qpn()));
                     }
                 }
+                for (final MemoryWindow window : session.mws.values())
+                {
+                    if (window.pd() == pd)
+                    {
+                        throw new VerbsException("PD " + handle + " still has memory window 0x" +
+                            Integer.toHexString(window.rKey()));
+                    }
+                }
                 session.pds.remove(handle);
                 counted(-1);
                 result(clientId, correlationId, 0);
             }
             case ControlProtocol.REG_MR -> registerMemory(session, buffer, offset, args, correlationId);
+            case ControlProtocol.ALLOC_MW ->
+            {
+                expectArgs(type, args, 2);
+                final ProtectionDomain pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+                final MemoryWindow window = device.allocMw(pd, (int)ControlProtocol.arg(buffer, offset, 1));
+                final int handle = nextHandle++;
+                session.mws.put(handle, window);
+                counted(1);
+                result(clientId, correlationId, handle, window.rKey() & 0xFFFF_FFFFL);
+            }
+            case ControlProtocol.DEALLOC_MW ->
+            {
+                expectArgs(type, args, 1);
+                final int handle = (int)ControlProtocol.arg(buffer, offset, 0);
+                final MemoryWindow window = session.mws.get(handle);
+                if (window == null)
+                {
+                    throw new UnknownHandleException("memory window", handle);
+                }
+                device.deallocMw(window);
+                session.mws.remove(handle);
+                counted(-1);
+                result(clientId, correlationId, 0);
+            }
             case ControlProtocol.DEREG_MR ->
             {
                 expectArgs(type, args, 1);
@@ -897,6 +930,12 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
             session.cqs.remove(cq.handle());
             counted(-1);
         }
+        for (final MemoryWindow window : session.mws.values())
+        {
+            device.deallocMw(window); // unbound first: a region with windows bound is not deregistered
+        }
+        counted(-session.mws.size());
+        session.mws.clear();
         for (final ClientMr mr : new ArrayList<>(session.mrs.values()))
         {
             deregister(session, mr);

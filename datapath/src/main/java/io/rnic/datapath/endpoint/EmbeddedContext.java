@@ -7,6 +7,7 @@ import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.SharedReceiveQueue;
@@ -86,6 +87,16 @@ public final class EmbeddedContext implements RnicContext
     public void deregisterMemoryRegion(final MemoryRegion region)
     {
         device.deregisterMemoryRegion(region);
+    }
+
+    public MemoryWindow allocMw(final ProtectionDomain pd, final int type)
+    {
+        return device.allocMw(pd, type);
+    }
+
+    public void deallocMw(final MemoryWindow window)
+    {
+        device.deallocMw(window);
     }
 
     public CompletionQueue createCq(final int entries)

@@ -61,6 +61,17 @@ class DriverTest
     }
 
     @Test
+    void shouldBindAccessAndInvalidateMemoryWindowsThroughTheDriver() throws Exception
+    {
+        try (DriverContext client = DriverContext.open(fixture.directory))
+        {
+            EndpointPairScenario.memoryWindows(client, fixture.peer, DriverFixture.IP_DRIVER, DriverFixture.IP_PEER);
+            EndpointPairScenario.memoryWindows(fixture.peer, client, DriverFixture.IP_PEER, DriverFixture.IP_DRIVER);
+        }
+        assertEquals(0, fixture.driver.endpoint().engineErrors());
+    }
+
+    @Test
     void shouldNumberQpsOnceAcrossClients()
     {
         try (DriverContext first = DriverContext.open(fixture.directory);

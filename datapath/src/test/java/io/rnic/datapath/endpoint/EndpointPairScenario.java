@@ -7,6 +7,8 @@ import io.rnic.transport.TransportCounter;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.MemoryWindow;
+import io.rnic.verbs.VerbsException;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
@@ -121,6 +123,94 @@ public final class EndpointPairScenario
         assertEquals(42L, sb.memory.get(ValueLayout.JAVA_LONG_UNALIGNED, 400_000));
         sa.close();
         sb.close();
+    }
+
+    /**
+     * Memory windows between two contexts, written against {@link RnicContext} only (embedded or a driver's client):
+     * {@code owner} binds a type 1 window with the bind verb and a type 2B one with BIND_MW, {@code accessor} WRITEs
+     * and READs through both, byte-exact, invalidates the type 2B one with SEND_WITH_INV and sees its next WRITE
+     * refused; the region stays registered while a window is bound. Frees what it made.
+     */
+    public static void memoryWindows(
+        final RnicContext owner, final RnicContext accessor, final InetAddress ipOwner, final InetAddress ipAccessor)
+        throws Exception
+    {
+        final Side so = new Side(owner, QpType.RC);
+        final Side sa = new Side(accessor, QpType.RC);
+        connect(so, sa, ipAccessor, 1);
+        connect(sa, so, ipOwner, 1);
+        final MemoryRegion bindable = owner.registerMemoryRegion(so.pd, so.memory, AccessFlags.ALL | AccessFlags.MW_BIND);
+        final int rights = AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE;
+        final int length = 8192;
+
+        final MemoryWindow type1 = owner.allocMw(so.pd, MemoryWindow.TYPE_1);
+        final SendWorkRequest bind1 = new SendWorkRequest();
+        bind1.wrId = 11;
+        bind1.mwMrLKey = bindable.lKey();
+        bind1.mwAddress = bindable.address() + 4096;
+        bind1.mwLength = length;
+        bind1.mwAccess = rights;
+        assertEquals(0, so.qp.bindMw(type1, bind1));
+        final WorkCompletion bound1 = so.await(so.sendCq);
+        assertEquals(WcStatus.SUCCESS, bound1.status());
+        assertEquals(WcOpcode.BIND_MW, bound1.opcode());
+        final MemoryWindow type2 = owner.allocMw(so.pd, MemoryWindow.TYPE_2);
+        final int rKey2 = MemoryWindow.incRKey(type2.rKey());
+        assertEquals(0, so.qp.postSend(new SendWorkRequest().bindMw(type2, rKey2, bindable,
+            bindable.address() + 16384, length, rights)));
+        assertEquals(WcStatus.SUCCESS, so.await(so.sendCq).status());
+
+        for (int i = 0; i < length; i++)
+        {
+            sa.memory.set(ValueLayout.JAVA_BYTE, i, (byte)(i * 11 + 1));
+        }
+        assertEquals(WcStatus.SUCCESS, remote(sa, WrOpcode.RDMA_WRITE, 0, bindable.address() + 4096, type1.rKey(),
+            length));
+        assertEquals(-1, so.memory.asSlice(4096, length).mismatch(sa.memory.asSlice(0, length)));
+        assertEquals(WcStatus.SUCCESS, remote(sa, WrOpcode.RDMA_WRITE, 0, bindable.address() + 16384, rKey2, length));
+        assertEquals(-1, so.memory.asSlice(16384, length).mismatch(sa.memory.asSlice(0, length)));
+        assertEquals(WcStatus.SUCCESS, remote(sa, WrOpcode.RDMA_READ, 100_000, bindable.address() + 4096,
+            type1.rKey(), length));
+        assertEquals(-1, sa.memory.asSlice(100_000, length).mismatch(sa.memory.asSlice(0, length)));
+
+        final RecvWorkRequest recv = new RecvWorkRequest();
+        recv.wrId = 12;
+        recv.sgl.add(so.mr.address() + 300_000, 64, so.mr.lKey());
+        assertEquals(0, so.qp.postRecv(recv));
+        final SendWorkRequest invalidate = new SendWorkRequest();
+        invalidate.opcode = WrOpcode.SEND_WITH_INV;
+        invalidate.immediateOrInvalidateRKey = rKey2;
+        invalidate.sgl.add(sa.mr.address(), 16, sa.mr.lKey());
+        assertEquals(0, sa.qp.postSend(invalidate));
+        assertEquals(WcStatus.SUCCESS, sa.await(sa.sendCq).status());
+        final WorkCompletion received = so.await(so.recvCq);
+        assertEquals(WcStatus.SUCCESS, received.status());
+        assertTrue(received.hasFlag(WorkCompletion.WITH_INV));
+        assertEquals(rKey2, received.immediateData());
+        assertEquals(WcStatus.REM_ACCESS_ERR, remote(sa, WrOpcode.RDMA_WRITE, 0, bindable.address() + 16384, rKey2, 8));
+
+        final VerbsException busy = org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class,
+            () -> owner.deregisterMemoryRegion(bindable));
+        assertTrue(busy.getMessage().contains("EBUSY"), busy.getMessage());
+        owner.deallocMw(type1);
+        owner.deallocMw(type2);
+        owner.deregisterMemoryRegion(bindable);
+        so.close();
+        sa.close();
+    }
+
+    private static WcStatus remote(
+        final Side side, final int opcode, final long localOffset, final long remoteAddress, final int rKey,
+        final int length) throws InterruptedException
+    {
+        final SendWorkRequest wr = new SendWorkRequest();
+        wr.opcode = opcode;
+        wr.wrId = 13;
+        wr.sgl.add(side.mr.address() + localOffset, length, side.mr.lKey());
+        wr.remoteAddress = remoteAddress;
+        wr.rKey = rKey;
+        assertEquals(0, side.qp.postSend(wr));
+        return side.await(side.sendCq).status();
     }
 
     private static void connect(final Side local, final Side remote, final InetAddress peer, final int sgidIndex)
