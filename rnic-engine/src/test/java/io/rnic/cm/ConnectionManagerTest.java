@@ -508,7 +508,7 @@ class ConnectionManagerTest
         new CmMadFlyweight().wrapAt(buffer, 768).initialise(CmMadFlyweight.ATTR_RTU, 1).localCommId(5)
             .remoteCommId(6); // for no connection
         sendSlot.accept(256);
-        new CmMadFlyweight().wrapAt(buffer, 1024).initialise(CmMadFlyweight.ATTR_MRA, 1);
+        new CmMadFlyweight().wrapAt(buffer, 1024).initialise(0x0019, 1); // LAP: no path migration here
         sendSlot.accept(256);
         assertTrue(run(fabric, () -> cmB.counter(CmCounter.MADS_RECEIVED) == 4 &&
             cmB.counter(CmCounter.DROPPED_TRUNCATED) == 1, cmB), cmB.counters().toString());
