@@ -60,6 +60,8 @@ public final class CmConnection implements CmId
     boolean mraSent;
     /** Its QP was brought to RTS toward the peer's: in its timewait, a REQ from that peer QP is stale. */
     boolean qpConnected;
+    /** The QPN kept taken in the engine's table while the connection, detached from its QP, is not forgotten. */
+    int heldQpn;
     /** Closed, and held by its manager until {@link #timewaitEndsNs} (on the manager's clock). */
     boolean inTimewait;
     long timewaitEndsNs;

@@ -469,11 +469,18 @@ public final class ConnectionManager implements AutoCloseable
      * {@link #release} for a QP the manager must not destroy: its owner (a driver's client) destroys it when it likes,
      * as {@code rdma_destroy_qp}. The connection ends as {@code release} ends it, then lets go of the QP at once, so
      * that nothing the connection does later (a DREQ's retries running out, a peer's late DREQ) touches a QP that may
-     * be gone. Idempotent.
+     * be gone. Unlike a released connection's, the QP may then be gone before the timewait ends (a stray packet of the
+     * old connection finds no QP rather than one in the error state: dropped either way), but its QPN is not: the
+     * manager holds the number in the engine's QP table until the connection is forgotten, so that no new QP gets it
+     * during the timewait. Idempotent.
      */
     public void detach(final CmConnection c, final long nowNs)
     {
         release(c, nowNs);
+        if (!c.forgotten)
+        {
+            qps.holdQpn(c);
+        }
         c.qp = null;
     }
 
@@ -518,6 +525,7 @@ public final class ConnectionManager implements AutoCloseable
             {
                 destroyQp(c);
             }
+            qps.releaseQpn(c);
             count(CmCounter.TIMEWAITS_ENDED);
             work++;
         }
@@ -1012,6 +1020,7 @@ public final class ConnectionManager implements AutoCloseable
             {
                 destroyQp(c);
             }
+            qps.releaseQpn(c);
         });
         gsi.close();
     }
