@@ -2,6 +2,7 @@ package io.rnic.datapath.driver;
 
 import io.rnic.cm.CmAgent;
 import io.rnic.cm.CmConnection;
+import io.rnic.cm.CmRejFlyweight;
 import io.rnic.cm.CmState;
 import io.rnic.cm.ConnectionManager;
 import io.rnic.cnc.CmIdCodec;
@@ -156,13 +157,18 @@ final class DriverCm implements AutoCloseable
         id.qp = qp;
     }
 
-    void reject(final TrackedId id)
+    void reject(final TrackedId id, final byte[] privateData)
     {
         if (id.connection.state() != CmState.REQ_RCVD)
         {
             throw new VerbsException("CM id is " + id.connection.state() + ", not a connect request to reject");
         }
-        agent.reject(id.connection);
+        if (privateData.length > CmRejFlyweight.PRIVATE_DATA_LENGTH)
+        {
+            throw new VerbsException("a REJ carries at most " + CmRejFlyweight.PRIVATE_DATA_LENGTH +
+                " bytes of private data, not " + privateData.length);
+        }
+        agent.reject(id.connection, privateData);
     }
 
     void disconnect(final TrackedId id)
