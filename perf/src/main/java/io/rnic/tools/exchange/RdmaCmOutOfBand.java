@@ -32,6 +32,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -101,6 +102,10 @@ public final class RdmaCmOutOfBand implements OutOfBand
     private CmId comm;
     private CmId[] data = new CmId[0];
     private byte[] lastKeys;
+    /** Our key message of each QP, for the second round. */
+    private byte[][] keys = new byte[0][];
+    /** The peer's key message of each QP in the first round, which the second must repeat. */
+    private byte[][] peerKeys = new byte[0][];
     private boolean peerIsRnic;
     private int peerMtuEnum;
 
@@ -402,17 +407,17 @@ public final class RdmaCmOutOfBand implements OutOfBand
         }
         swap(zeros, "perftest rdma_cm hand-shake");
         final RemoteQp[] remote = new RemoteQp[local.length];
+        keys = new byte[local.length][];
+        peerKeys = new byte[local.length][];
         for (int i = 0; i < local.length; i++)
         {
             final LocalQp q = local[i];
-            final byte[] mine = encode(PerftestOutOfBand.OUT_READS, q.qp.qpn(), q.psn, q.rKey, q.announcedAddress(),
+            keys[i] = encode(PerftestOutOfBand.OUT_READS, q.qp.qpn(), q.psn, q.rKey, q.announcedAddress(),
                 gidHigh, gidLow, gidIndex);
-            remote[i] = decode(swap(mine, "perftest keys"), peerName);
-            if (i == 0)
-            {
-                lastKeys = mine;
-            }
+            peerKeys[i] = swap(keys[i], "perftest keys");
+            remote[i] = decode(peerKeys[i], peerName);
         }
+        lastKeys = keys[0];
         connect.accept(remote);
         return remote;
     }
@@ -423,12 +428,30 @@ public final class RdmaCmOutOfBand implements OutOfBand
         return true;
     }
 
-    /** The barriers before the test: perftest's, its second round of keys one per QP (only counted here). */
+    /**
+     * The barriers before the test, perftest's: its second round of keys, each QP's again (perftest takes the peer's
+     * buffer address and R_Key of each QP from this round), after one barrier in the SEND tests and at once in the
+     * others; then the rest of the script's barriers. The peer's second round must repeat its first.
+     */
     @Override
     public void sync() throws IOException
     {
-        final int handshakes = script.handshakesBefore() + data.length - 1;
-        for (int i = 1; i < handshakes; i++)
+        final int between = kind == ToolKind.SEND_BW || kind == ToolKind.SEND_LAT ? 1 : 0;
+        for (int i = 0; i < between; i++)
+        {
+            swap(lastKeys, "perftest hand-shake");
+        }
+        for (int i = 0; i < keys.length; i++)
+        {
+            final byte[] again = swap(keys[i], "perftest keys (second round)");
+            if (!Arrays.equals(again, peerKeys[i]))
+            {
+                throw new IOException("the second round of perftest keys from " + peerName + " names QP " + i +
+                    " otherwise than the first: " + decode(again, peerName) + " after " +
+                    decode(peerKeys[i], peerName));
+            }
+        }
+        for (int i = 2 + between; i < script.handshakesBefore(); i++)
         {
             swap(lastKeys, "perftest hand-shake");
         }
