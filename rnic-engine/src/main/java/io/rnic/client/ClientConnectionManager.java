@@ -151,10 +151,13 @@ public final class ClientConnectionManager implements CmService
         id.qp(qp);
     }
 
-    public synchronized void reject(final CmId request)
+    public synchronized void reject(final CmId request, final byte[] privateData)
     {
         checkOpen();
-        connection.call(ControlProtocol.CM_REJECT, own(request).handle);
+        final long[] args = new long[1 + CmIdCodec.PRIVATE_DATA_ARGS];
+        args[0] = own(request).handle;
+        final int count = 1 + CmIdCodec.putPrivateData(privateData, args, 1);
+        connection.call(ControlProtocol.CM_REJECT, Arrays.copyOf(args, count));
     }
 
     public synchronized void disconnect(final CmId connection)

@@ -156,9 +156,9 @@ public final class CmAgent implements Agent, CmService
     }
 
     @Override
-    public void reject(final CmId request)
+    public void reject(final CmId request, final byte[] privateData)
     {
-        reject(own(request));
+        reject(own(request), privateData);
     }
 
     @Override
@@ -259,7 +259,13 @@ public final class CmAgent implements Agent, CmService
     /** {@link ConnectionManager#reject}. */
     public void reject(final CmConnection c)
     {
-        run(nowNs -> cm.reject(c, nowNs));
+        reject(c, new byte[0]);
+    }
+
+    /** {@link ConnectionManager#reject(CmConnection, byte[], long)}: with the consumer's private data in the REJ. */
+    public void reject(final CmConnection c, final byte[] privateData)
+    {
+        run(nowNs -> cm.reject(c, privateData, nowNs));
     }
 
     /**

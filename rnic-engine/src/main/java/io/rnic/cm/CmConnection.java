@@ -54,6 +54,14 @@ public final class CmConnection implements CmId
     long retransmitAtNs;
     /** Its key in its manager's index by the peer's communication ID and CA GUID. */
     final CmRemoteId remoteId = new CmRemoteId();
+    /** Its key in its manager's index of closed connections by the peer's QPN and CA GUID. */
+    final CmRemoteId remoteQpnKey = new CmRemoteId();
+    /** Passive: an MRA went out for the REQ (it is {@link #lastSent}): a duplicate REQ gets it again. */
+    boolean mraSent;
+    /** Its QP was brought to RTS toward the peer's: in its timewait, a REQ from that peer QP is stale. */
+    boolean qpConnected;
+    /** The QPN kept taken in the engine's table while the connection, detached from its QP, is not forgotten. */
+    int heldQpn;
     /** Closed, and held by its manager until {@link #timewaitEndsNs} (on the manager's clock). */
     boolean inTimewait;
     long timewaitEndsNs;

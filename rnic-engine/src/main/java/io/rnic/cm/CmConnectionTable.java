@@ -20,6 +20,11 @@ final class CmConnectionTable
     private final Int2ObjectHashMap<CmConnection> byLocalCommId = new Int2ObjectHashMap<>();
     private final Map<CmRemoteId, CmConnection> byRemoteId = new HashMap<>();
     private final CmRemoteId remoteIdProbe = new CmRemoteId();
+    /**
+     * The closed connections by the peer's QPN and CA GUID, as Linux's CM keeps its timewait ones
+     * ({@code cm_insert_remote_qpn}): a new REQ from that QP is a stale connection until the timewait ends.
+     */
+    private final Map<CmRemoteId, CmConnection> timewaitByRemoteQpn = new HashMap<>();
     /** Closed connections in the order they closed; each leaves when its timewait ends. */
     private final ArrayDeque<CmConnection> timewait = new ArrayDeque<>();
 
@@ -67,6 +72,12 @@ final class CmConnectionTable
         return byRemoteId.get(remoteIdProbe.set(remoteCommId, remoteCaGuid));
     }
 
+    /** The connection in its timewait whose peer QP was this one, or null. */
+    CmConnection getTimewaitByRemoteQpn(final int remoteQpn, final long remoteCaGuid)
+    {
+        return timewaitByRemoteQpn.get(remoteIdProbe.set(remoteQpn, remoteCaGuid));
+    }
+
     int size()
     {
         return byLocalCommId.size();
@@ -77,12 +88,20 @@ final class CmConnectionTable
         return timewait.size();
     }
 
-    /** The connection closed: it stays held until {@code endsNs}. Once per connection. */
-    void enterTimewait(final CmConnection c, final long endsNs)
+    /**
+     * The connection closed: it stays held until {@code endsNs}. Once per connection. One whose QP was connected to
+     * the peer's is found by the peer's QPN too, for {@link #getTimewaitByRemoteQpn}.
+     */
+    void enterTimewait(final CmConnection c, final long endsNs, final boolean wasConnected)
     {
         c.inTimewait = true;
         c.timewaitEndsNs = endsNs;
         timewait.add(c);
+        if (wasConnected && c.remoteCaGuid != 0)
+        {
+            c.remoteQpnKey.set(c.remoteQpn, c.remoteCaGuid);
+            timewaitByRemoteQpn.put(c.remoteQpnKey, c);
+        }
     }
 
     /**
@@ -105,6 +124,10 @@ final class CmConnectionTable
         if (byRemoteId.get(c.remoteId) == c)
         {
             byRemoteId.remove(c.remoteId);
+        }
+        if (timewaitByRemoteQpn.get(c.remoteQpnKey) == c)
+        {
+            timewaitByRemoteQpn.remove(c.remoteQpnKey);
         }
         c.forgotten = true;
         return c;

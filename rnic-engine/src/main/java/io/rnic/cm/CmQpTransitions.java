@@ -83,6 +83,29 @@ final class CmQpTransitions
         }
     }
 
+    /**
+     * The connection's QPN stays taken in its engine's table (held) though its owner may destroy the QP: the
+     * connection lets go of a QP it still keeps in its timewait. Once; {@link #releaseQpn} ends it.
+     */
+    void holdQpn(final CmConnection c)
+    {
+        if (c.qp != null && c.heldQpn == 0)
+        {
+            c.heldQpn = c.qp.qpn();
+            device.engineFor(c.heldQpn).qps().hold(c.heldQpn);
+        }
+    }
+
+    /** The timewait is over: the number a {@link #holdQpn} kept may be handed out again. */
+    void releaseQpn(final CmConnection c)
+    {
+        if (c.heldQpn != 0)
+        {
+            device.engineFor(c.heldQpn).qps().release(c.heldQpn);
+            c.heldQpn = 0;
+        }
+    }
+
     /** Destroys the connection's QP, once. */
     void destroy(final CmConnection c)
     {

@@ -61,6 +61,18 @@ final class CmRetransmitter
     }
 
     /**
+     * The peer sent an MRA: it answers later, so the MAD is not sent again before {@code untilNs} (IBTA 12.6.6, as
+     * Linux's {@code cm_mra_handler} stretches the MAD's timeout). No retry is spent; nothing if it awaits no reply.
+     */
+    void extend(final CmConnection c, final long untilNs)
+    {
+        if (c.awaitingIndex >= 0 && untilNs - c.retransmitAtNs > 0)
+        {
+            c.retransmitAtNs = untilNs;
+        }
+    }
+
+    /**
      * Sends again each last MAD whose response timeout passed, and hands each connection out of retries to
      * {@code giveUp} (no longer awaiting). Returns how many timers fired.
      */

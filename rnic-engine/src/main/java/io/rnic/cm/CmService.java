@@ -44,7 +44,16 @@ public interface CmService extends AutoCloseable
     void accept(CmId request, QueuePair qp, int responderResources, int initiatorDepth, byte[] privateData);
 
     /** Refuses a REQ (a consumer reject). */
-    void reject(CmId request);
+    default void reject(final CmId request)
+    {
+        reject(request, new byte[0]);
+    }
+
+    /**
+     * {@code rdma_reject} with private data: a consumer reject (REJ reason 28) carrying at most
+     * {@link CmRejFlyweight#PRIVATE_DATA_LENGTH} bytes, which the peer's application gets with the reason.
+     */
+    void reject(CmId request, byte[] privateData);
 
     /** Sends a DREQ: closed when the DREP comes ({@link CmId#isClosed}). */
     void disconnect(CmId connection);

@@ -27,6 +27,13 @@ import java.util.SplittableRandom;
  * rules. A MAD that is malformed or unexpected is counted ({@link CmCounter}) and dropped, never answered with an
  * exception.
  * <p>
+ * <b>MRA and REJ.</b> A REQ our application has not accepted yet when the peer sends it again (its response timeout
+ * passed) is answered with an MRA asking for {@link #mraServiceTimeout(int)} more, as Linux's RDMA CM does; an MRA
+ * for our REQ or REP holds back its retry for the MRA's service timeout. A REJ's reason (IBTA's, Linux's
+ * {@code IB_CM_REJ_*}) and private data reach the application as librdmacm's {@code RDMA_CM_EVENT_REJECTED} carries
+ * them; a REQ of ours given up is rejected with reason timeout, and a REQ from a peer QP whose connection is in our
+ * timewait with reason stale connection.
+ * <p>
  * <b>Timewait.</b> A connection that closes (DREQ / DREP on either side, REJ, a timeout, {@link #release}) enters the
  * timewait of IBTA 12.9.8 and librdmacm: the manager keeps it, so that a late or duplicate MAD of the old connection
  * finds it (a DREQ is answered with our DREP again, anything else dropped as unexpected in its state), and its QP
@@ -49,6 +56,11 @@ public final class ConnectionManager implements AutoCloseable
     /** Our CM response timeout, 4.096 µs × 2^20 ≈ 4.3 s, as the Linux RDMA CM's CMA_CM_RESPONSE_TIMEOUT. */
     public static final int CM_RESPONSE_TIMEOUT_DEFAULT = 20;
     public static final int MAX_CM_RETRIES_DEFAULT = 15;
+    /**
+     * The service timeout of the MRA we send for a REQ the application has not accepted yet: 4.096 µs × 2^24 ≈ 69 s,
+     * the Linux RDMA CM's {@code CMA_CM_MRA_SETTING}.
+     */
+    public static final int MRA_SERVICE_TIMEOUT_DEFAULT = 24;
     /** The RC QP's local ACK timeout we ask for (4.096 µs × 2^14 ≈ 67 ms, perftest's). */
     public static final int LOCAL_ACK_TIMEOUT_DEFAULT = 14;
     /** A fixed timewait in nanoseconds for every connection, instead of the one derived from its ACK timeout. */
@@ -81,6 +93,7 @@ public final class ConnectionManager implements AutoCloseable
     private final CmRepFlyweight rep = new CmRepFlyweight();
     private final CmDreqFlyweight dreq = new CmDreqFlyweight();
     private final CmRejFlyweight rej = new CmRejFlyweight();
+    private final CmMraFlyweight mra = new CmMraFlyweight();
     private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[CmMadFlyweight.LENGTH]);
     /** In the device's counters manager, one per {@link CmCounter}: readable from any thread. */
     private final CounterBlock counters;
@@ -92,6 +105,7 @@ public final class ConnectionManager implements AutoCloseable
     private final SplittableRandom random;
     private int cmResponseTimeout = CM_RESPONSE_TIMEOUT_DEFAULT;
     private int maxCmRetries = MAX_CM_RETRIES_DEFAULT;
+    private int mraServiceTimeout = MRA_SERVICE_TIMEOUT_DEFAULT;
     private int typeOfService;
     private long timewaitNs = Long.getLong(TIMEWAIT_NS_PROP_NAME, TIMEWAIT_NS_DERIVED);
 
@@ -123,6 +137,20 @@ public final class ConnectionManager implements AutoCloseable
     {
         this.cmResponseTimeout = cmResponseTimeout;
         this.maxCmRetries = maxCmRetries;
+        return this;
+    }
+
+    /**
+     * The service timeout (4.096 µs × 2^value, 0..31) of the MRA we answer a REQ with when the peer sends it again
+     * before our application accepted or rejected it: how much longer the peer should wait.
+     */
+    public ConnectionManager mraServiceTimeout(final int mraServiceTimeout)
+    {
+        if (mraServiceTimeout < 0 || mraServiceTimeout > 31)
+        {
+            throw new IllegalArgumentException("MRA service timeout " + mraServiceTimeout + " out of range 0..31");
+        }
+        this.mraServiceTimeout = mraServiceTimeout;
         return this;
     }
 
@@ -352,11 +380,26 @@ public final class ConnectionManager implements AutoCloseable
     /** Refuses a REQ with a consumer reject; the connection goes to its timewait. */
     public void reject(final CmConnection c, final long nowNs)
     {
+        reject(c, NO_PRIVATE_DATA, nowNs);
+    }
+
+    /**
+     * {@link #reject(CmConnection, long)} with the consumer's private data in the REJ ({@code rdma_reject}'s): at most
+     * {@link CmRejFlyweight#PRIVATE_DATA_LENGTH} bytes, which the peer's application gets with the reason.
+     */
+    public void reject(final CmConnection c, final byte[] privateData, final long nowNs)
+    {
+        checkPrivateData(privateData, CmRejFlyweight.PRIVATE_DATA_LENGTH, "REJ");
         if (c.state() != CmState.REQ_RCVD)
         {
             throw new IllegalStateException("reject in state " + c.state());
         }
-        sendReject(c.transactionId, c.remoteCommId, c.localCommId, CmRejFlyweight.REASON_CONSUMER, c);
+        rej.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_REJ, c.transactionId).localCommId(c.localCommId)
+            .remoteCommId(c.remoteCommId);
+        rej.messageRejected(CmRejFlyweight.MESSAGE_REQ).reason(CmRejFlyweight.REASON_CONSUMER)
+            .privateData(privateData);
+        count(CmCounter.REJECTS_SENT);
+        sendMad(c.peer, scratch);
         c.rejectReason(CmRejFlyweight.REASON_CONSUMER);
         c.state(CmState.REJECTED);
         enterTimewait(c, nowNs);
@@ -407,6 +450,7 @@ public final class ConnectionManager implements AutoCloseable
                 stopAwaiting(c);
                 c.state(CmState.TIMED_OUT);
                 toError(c);
+                rejectTimedOut(c);
                 enterTimewait(c, nowNs);
             }
             case REP_SENT, ESTABLISHED -> disconnect(c, nowNs);
@@ -425,11 +469,18 @@ public final class ConnectionManager implements AutoCloseable
      * {@link #release} for a QP the manager must not destroy: its owner (a driver's client) destroys it when it likes,
      * as {@code rdma_destroy_qp}. The connection ends as {@code release} ends it, then lets go of the QP at once, so
      * that nothing the connection does later (a DREQ's retries running out, a peer's late DREQ) touches a QP that may
-     * be gone. Idempotent.
+     * be gone. Unlike a released connection's, the QP may then be gone before the timewait ends (a stray packet of the
+     * old connection finds no QP rather than one in the error state: dropped either way), but its QPN is not: the
+     * manager holds the number in the engine's QP table until the connection is forgotten, so that no new QP gets it
+     * during the timewait. Idempotent.
      */
     public void detach(final CmConnection c, final long nowNs)
     {
         release(c, nowNs);
+        if (!c.forgotten)
+        {
+            qps.holdQpn(c);
+        }
         c.qp = null;
     }
 
@@ -452,8 +503,13 @@ public final class ConnectionManager implements AutoCloseable
         }
         else
         {
+            final boolean requested = c.state() == CmState.REQ_SENT;
             c.state(CmState.TIMED_OUT);
             toError(c);
+            if (requested)
+            {
+                rejectTimedOut(c); // a peer that took the REQ (its MRA or REP lost) lets go of it
+            }
         }
         enterTimewait(c, nowNs);
     }
@@ -469,6 +525,7 @@ public final class ConnectionManager implements AutoCloseable
             {
                 destroyQp(c);
             }
+            qps.releaseQpn(c);
             count(CmCounter.TIMEWAITS_ENDED);
             work++;
         }
@@ -492,6 +549,7 @@ public final class ConnectionManager implements AutoCloseable
             case CmMadFlyweight.ATTR_DREQ -> onDreq(offset, ipv6, nowNs);
             case CmMadFlyweight.ATTR_DREP -> onDrep(nowNs);
             case CmMadFlyweight.ATTR_REJ -> onRej(offset, nowNs);
+            case CmMadFlyweight.ATTR_MRA -> onMra(offset, nowNs);
             default -> count(CmCounter.DROPPED_UNSUPPORTED);
         }
     }
@@ -504,15 +562,7 @@ public final class ConnectionManager implements AutoCloseable
         final CmConnection known = connections.getByRemote(remoteCommId, remoteGuid);
         if (known != null)
         {
-            if (known.state() == CmState.REP_SENT)
-            {
-                count(CmCounter.DUPLICATES_ANSWERED);
-                transmit(known); // our REP was lost
-            }
-            else
-            {
-                count(CmCounter.DROPPED_BAD_STATE);
-            }
+            onDuplicateReq(known);
             return;
         }
         final int ipVersion = req.cmaIpVersion();
@@ -557,11 +607,88 @@ public final class ConnectionManager implements AutoCloseable
             sendReject(c.transactionId, c.remoteCommId, c.localCommId, CmRejFlyweight.REASON_INVALID_SERVICE_ID, c);
             return;
         }
+        if (connections.getTimewaitByRemoteQpn(c.remoteQpn, remoteGuid) != null)
+        {
+            // the peer's QP still has a connection in our timewait: a packet of the old one may yet arrive
+            count(CmCounter.STALE_REJECTED);
+            sendReject(c.transactionId, c.remoteCommId, c.localCommId, CmRejFlyweight.REASON_STALE_CONNECTION, c);
+            return;
+        }
         c.peer.hopLimit(req.primaryHopLimit() == 0 ? 64 : req.primaryHopLimit())
             .trafficClass(req.primaryTrafficClass());
         connections.add(c);
         connections.indexRemote(c);
         pendingRequests.add(c);
+    }
+
+    /**
+     * A REQ for a connection we hold, as Linux's CM answers one ({@code cm_dup_req_handler}): our REP again if it was
+     * lost; an MRA if our application has not accepted yet, as the RDMA CM's {@code CMA_CM_MRA_SETTING} makes
+     * the kernel send one (the peer's response timeout passed: without it the peer would give the REQ up); a REJ
+     * "stale connection" if the connection is over and in its timewait.
+     */
+    private void onDuplicateReq(final CmConnection c)
+    {
+        switch (c.state())
+        {
+            case REP_SENT ->
+            {
+                count(CmCounter.DUPLICATES_ANSWERED);
+                transmit(c); // our REP was lost
+            }
+            case REQ_RCVD ->
+            {
+                if (!c.mraSent)
+                {
+                    mra.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_MRA, c.transactionId)
+                        .localCommId(c.localCommId).remoteCommId(c.remoteCommId);
+                    mra.messageMraed(CmMraFlyweight.MESSAGE_REQ).serviceTimeout(mraServiceTimeout);
+                    scratch.getBytes(0, c.lastSent);
+                    c.mraSent = true;
+                }
+                count(CmCounter.MRAS_SENT);
+                transmit(c); // the MRA, again if the first was lost
+            }
+            default ->
+            {
+                if (c.inTimewait)
+                {
+                    count(CmCounter.STALE_REJECTED);
+                    sendReject(req.transactionId(), c.remoteCommId, c.localCommId,
+                        CmRejFlyweight.REASON_STALE_CONNECTION, c);
+                }
+                else
+                {
+                    count(CmCounter.DROPPED_BAD_STATE);
+                }
+            }
+        }
+    }
+
+    /**
+     * The peer needs longer to answer our REQ or REP (IBTA 12.6.6): the MAD is not sent again, nor given up, before
+     * the MRA's service timeout and the packet lifetime (our ACK timeout, as the timewait) passed, as Linux's
+     * {@code cm_mra_handler} stretches it.
+     */
+    private void onMra(final int offset, final long nowNs)
+    {
+        mra.wrapAt(buffer, offset + GRH_BYTES);
+        final CmConnection c = connections.get(mra.remoteCommId());
+        if (c == null)
+        {
+            count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
+            return;
+        }
+        final int message = mra.messageMraed();
+        if (!(message == CmMraFlyweight.MESSAGE_REQ && c.state() == CmState.REQ_SENT) &&
+            !(message == CmMraFlyweight.MESSAGE_REP && c.state() == CmState.REP_SENT &&
+            c.remoteCommId == mra.localCommId()))
+        {
+            count(CmCounter.DROPPED_BAD_STATE);
+            return;
+        }
+        count(CmCounter.MRAS_RECEIVED);
+        retransmitter.extend(c, nowNs + timeoutNs(mra.serviceTimeout()) + timeoutNs(c.localAckTimeout));
     }
 
     private void onRep(final int offset, final long nowNs)
@@ -700,24 +827,44 @@ public final class ConnectionManager implements AutoCloseable
         enterTimewait(c, nowNs);
     }
 
+    /**
+     * The peer refuses our REQ or REP, or gives up its REQ we have not accepted yet: the reason and the private data
+     * go to the application ({@code RDMA_CM_EVENT_REJECTED}'s status and private data). A REQ given up (reason
+     * timeout) may never have heard from us, so it names itself by its comm ID and, as the additional information,
+     * its CA GUID, as Linux's {@code cm_acquire_rejected_id} finds it.
+     */
     private void onRej(final int offset, final long nowNs)
     {
         rej.wrapAt(buffer, offset + GRH_BYTES);
-        final CmConnection c = connections.get(rej.remoteCommId());
+        CmConnection c = connections.get(rej.remoteCommId());
+        if (c == null && rej.reason() == CmRejFlyweight.REASON_TIMEOUT)
+        {
+            c = connections.getByRemote(rej.localCommId(), rej.rejectInfoGuid());
+        }
         if (c == null)
         {
             count(CmCounter.DROPPED_UNKNOWN_CONNECTION);
             return;
         }
-        if (c.state() != CmState.REQ_SENT && c.state() != CmState.REP_SENT)
+        final CmState state = c.state();
+        if (state != CmState.REQ_SENT && state != CmState.REP_SENT && state != CmState.REQ_RCVD)
         {
             count(CmCounter.DROPPED_BAD_STATE);
             return;
         }
+        count(CmCounter.REJECTS_RECEIVED);
         stopAwaiting(c);
+        if (state == CmState.REQ_RCVD)
+        {
+            pendingRequests.remove(c);
+        }
+        c.peerPrivateData = rej.privateData();
         c.rejectReason(rej.reason());
         c.state(CmState.REJECTED);
-        toError(c);
+        if (c.qp != null)
+        {
+            toError(c);
+        }
         enterTimewait(c, nowNs);
     }
 
@@ -735,6 +882,7 @@ public final class ConnectionManager implements AutoCloseable
     private void connectQp(final CmConnection c, final int maxReadAtomic, final int maxDestReadAtomic)
     {
         qps.toRts(c, maxReadAtomic, maxDestReadAtomic);
+        c.qpConnected = true;
     }
 
     /**
@@ -782,6 +930,20 @@ public final class ConnectionManager implements AutoCloseable
         sendMad(addressed.peer, scratch);
     }
 
+    /**
+     * A REQ of ours given up (its retries ran out, or the application released it): a REJ "timeout" with our CA GUID,
+     * as Linux's CM sends one ({@code cm_destroy_id}), so that a peer which took the REQ, but whose MRA or REP we never
+     * heard, lets go of it.
+     */
+    private void rejectTimedOut(final CmConnection c)
+    {
+        rej.wrapAt(scratch, 0).initialise(CmMadFlyweight.ATTR_REJ, c.transactionId).localCommId(c.localCommId)
+            .remoteCommId(c.remoteCommId);
+        rej.messageRejected(CmRejFlyweight.MESSAGE_REQ).reason(CmRejFlyweight.REASON_TIMEOUT).rejectInfoGuid(caGuid);
+        count(CmCounter.REJECTS_SENT);
+        sendMad(c.peer, scratch);
+    }
+
     /** Keeps the MAD in {@link #scratch} as the connection's last, sends it and arms its retransmission. */
     private void sendAndAwait(final CmConnection c, final long nowNs)
     {
@@ -802,7 +964,8 @@ public final class ConnectionManager implements AutoCloseable
             return;
         }
         stopAwaiting(c);
-        connections.enterTimewait(c, nowNs + (timewaitNs >= 0 ? timewaitNs : timeoutNs(c.localAckTimeout)));
+        connections.enterTimewait(c, nowNs + (timewaitNs >= 0 ? timewaitNs : timeoutNs(c.localAckTimeout)),
+            c.qpConnected);
     }
 
     private void destroyQp(final CmConnection c)
@@ -857,6 +1020,7 @@ public final class ConnectionManager implements AutoCloseable
             {
                 destroyQp(c);
             }
+            qps.releaseQpn(c);
         });
         gsi.close();
     }

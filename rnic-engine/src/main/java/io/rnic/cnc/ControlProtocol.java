@@ -72,7 +72,7 @@ public final class ControlProtocol
      * args: CM id handle of a request, QP handle, responder resources, initiator depth, then private data.
      */
     public static final int CM_ACCEPT = 17;
-    /** args: CM id handle of a request. */
+    /** args: CM id handle of a request, then optionally private data (the REJ's, at most 148 bytes). */
     public static final int CM_REJECT = 18;
     /** args: CM id handle. */
     public static final int CM_DISCONNECT = 19;

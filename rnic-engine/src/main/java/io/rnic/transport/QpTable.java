@@ -1,5 +1,7 @@
 package io.rnic.transport;
 
+import org.agrona.collections.IntHashSet;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ThreadLocalRandom;
@@ -16,6 +18,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * wraps, so that two runs do not number their QPs alike and a destroyed QP's number is not given again before the
  * cursor has gone all the way round (a late packet for the old QP then finds no QP rather than a stranger).
  * QPN 0 never exists on RoCE; QPN 1 is reserved for the connection manager (GSI).
+ * <p>
+ * A number may also be {@linkplain #hold held} with no QP under it: the allocator skips it until it is
+ * {@linkplain #release released}. The connection manager holds the QPN of a connection in its timewait whose QP its
+ * owner (a driver's client) destroyed at once, so that the number is not handed out again before the timewait ends,
+ * whatever the cursor does.
  */
 public final class QpTable
 {
@@ -35,6 +42,8 @@ public final class QpTable
     /** The next number the allocator tries. Control path, under the table's lock. */
     private int cursor;
     private int size;
+    /** Numbers the allocator skips though no QP has them. Control path, under the table's lock. */
+    private final IntHashSet held = new IntHashSet();
 
     /** A table of the whole QPN space whose allocator starts at a random number. */
     public QpTable()
@@ -86,7 +95,7 @@ public final class QpTable
             {
                 qpn = first;
             }
-            if (slot(qpn) == null)
+            if (slot(qpn) == null && !held.contains(qpn))
             {
                 cursor = qpn + shards > maxQpn ? first : qpn + shards;
                 return qpn;
@@ -95,6 +104,24 @@ public final class QpTable
         }
         throw new IllegalStateException("no QPN left for shard " + shard + " of " + shards + ": all " + candidates +
             " numbers " + FIRST_QPN + ".." + maxQpn + " of the shard are in use");
+    }
+
+    /** The allocator skips {@code qpn} until {@link #release}, whether a QP has it or not. Control path. */
+    public synchronized void hold(final int qpn)
+    {
+        held.add(qpn);
+    }
+
+    /** Ends a {@link #hold}: the number may be handed out again. Control path. */
+    public synchronized void release(final int qpn)
+    {
+        held.remove(qpn);
+    }
+
+    /** Whether {@code qpn} is {@linkplain #hold held}. */
+    public synchronized boolean isHeld(final int qpn)
+    {
+        return held.contains(qpn);
     }
 
     public synchronized void add(final QpContext qp)

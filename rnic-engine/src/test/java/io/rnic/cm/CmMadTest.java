@@ -195,4 +195,35 @@ class CmMadTest
         assertEquals(2, req.cmaDestinationIpv6Low());
         assertEquals(-1, CmReqFlyweight.tcpPortOf(0x0000_0000_0111_0000L | 5), "RDMA_PS_UDP is not ours");
     }
+
+    /**
+     * IBTA 12.6.6 and 12.6.7's bit positions: the MRA's message MRAed in the top two bits of byte 32 and its service
+     * timeout in the top five of byte 33; the REJ's reject info length in the top seven bits of byte 33, its GUID at
+     * 36 and its private data at 108.
+     */
+    @Test
+    void shouldPlaceTheMraAndRejectInfoFieldsWhereIbtaDoes()
+    {
+        final byte[] bytes = new byte[256];
+        final CmMraFlyweight mra = new CmMraFlyweight();
+        mra.wrapAt(new UnsafeBuffer(bytes), 0);
+        mra.initialise(CmMadFlyweight.ATTR_MRA, 9).localCommId(1).remoteCommId(2);
+        mra.messageMraed(CmMraFlyweight.MESSAGE_REP).serviceTimeout(24);
+        assertEquals(0x40, bytes[32]);
+        assertEquals((byte)(24 << 3), bytes[33]);
+        assertEquals(CmMraFlyweight.MESSAGE_REP, mra.messageMraed());
+        assertEquals(24, mra.serviceTimeout());
+
+        final byte[] rejBytes = new byte[256];
+        final CmRejFlyweight rej = new CmRejFlyweight();
+        rej.wrapAt(new UnsafeBuffer(rejBytes), 0);
+        rej.initialise(CmMadFlyweight.ATTR_REJ, 7).localCommId(1).remoteCommId(0);
+        rej.reason(CmRejFlyweight.REASON_TIMEOUT).rejectInfoGuid(0x0011_2233_4455_6677L).privateData(new byte[]{ 5 });
+        assertEquals(8 << 1, rejBytes[33]);
+        assertEquals(0x00, rejBytes[36]);
+        assertEquals(0x77, rejBytes[43]);
+        assertEquals(5, rejBytes[108]);
+        assertEquals(0x0011_2233_4455_6677L, rej.rejectInfoGuid());
+        assertEquals(CmRejFlyweight.PRIVATE_DATA_LENGTH, rej.privateData().length);
+    }
 }

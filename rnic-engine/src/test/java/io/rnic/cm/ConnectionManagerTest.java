@@ -341,6 +341,33 @@ class ConnectionManagerTest
     }
 
     /**
+     * A driver's client detaches from its connection and destroys its QP at once: the QP is gone, but its QPN stays held
+     * in the engine's QP table through the connection's timewait, so no new QP is numbered like it; the hold ends with
+     * the timewait.
+     */
+    @Test
+    void shouldHoldTheQpnOfADetachedConnectionThroughItsTimewait()
+    {
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
+        final Side a = new Side(fabric.a());
+        final Side b = new Side(fabric.b());
+        final ConnectionManager cmA = manager(fabric, fabric.a(), 27);
+        final ConnectionManager cmB = listener(fabric, 28);
+        final CmConnection[] connected = establish(fabric, cmA, cmB, a, b);
+        final CmConnection active = connected[0];
+        final int qpnA = a.qp.qpn();
+
+        cmA.detach(active, fabric.clock().nanoTime());
+        fabric.a().destroyQp(a.qp); // the client's rdma_destroy_qp, at once
+        assertFalse(fabric.a().engine().hasQp(qpnA));
+        assertTrue(fabric.a().engine().qps().isHeld(qpnA), "the QPN stays taken");
+        assertTrue(run(fabric, () -> active.isClosed() && cmA.timewaitCount() == 1, cmA, cmB));
+        assertTrue(fabric.a().engine().qps().isHeld(qpnA), "through the timewait");
+        assertTrue(run(fabric, () -> cmA.connectionCount() == 0, cmA, cmB));
+        assertFalse(fabric.a().engine().qps().isHeld(qpnA), "free again after it");
+    }
+
+    /**
      * The DREP is lost and the passive side's timewait (1 ms here) ends before the active side sends its DREQ again:
      * the manager answers that DREQ for a connection it no longer holds with a DREP, as Linux's CM does, and the
      * active side disconnects at its first retry instead of timing out after the last.
@@ -508,7 +535,7 @@ class ConnectionManagerTest
         new CmMadFlyweight().wrapAt(buffer, 768).initialise(CmMadFlyweight.ATTR_RTU, 1).localCommId(5)
             .remoteCommId(6); // for no connection
         sendSlot.accept(256);
-        new CmMadFlyweight().wrapAt(buffer, 1024).initialise(CmMadFlyweight.ATTR_MRA, 1);
+        new CmMadFlyweight().wrapAt(buffer, 1024).initialise(0x0019, 1); // LAP: no path migration here
         sendSlot.accept(256);
         assertTrue(run(fabric, () -> cmB.counter(CmCounter.MADS_RECEIVED) == 4 &&
             cmB.counter(CmCounter.DROPPED_TRUNCATED) == 1, cmB), cmB.counters().toString());

@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -73,6 +74,26 @@ class QpTableTest
         table.add(qp(103));
         assertEquals(102, addNext(table, 0, 1));
         assertEquals(104, addNext(table, 0, 1));
+    }
+
+    /** A held number is skipped, even after the cursor wraps back to it and no QP has it, until it is released. */
+    @Test
+    void shouldNotHandOutAHeldQpnUntilItIsReleased()
+    {
+        final QpTable table = new QpTable(999, 1000);
+        final int held = addNext(table, 0, 1);
+        table.hold(held);
+        table.remove(table.get(held));
+        assertTrue(table.isHeld(held));
+        assertEquals(1000, addNext(table, 0, 1));
+        for (int qpn = QpTable.FIRST_QPN; qpn < 999; qpn++)
+        {
+            table.add(qp(qpn)); // the space is full but for the held number
+        }
+        assertThrows(IllegalStateException.class, () -> table.allocateQpn(0, 1), "the held one is not free");
+        table.release(held);
+        assertFalse(table.isHeld(held));
+        assertEquals(held, addNext(table, 0, 1));
     }
 
     @Test

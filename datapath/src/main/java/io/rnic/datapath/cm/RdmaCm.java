@@ -5,6 +5,7 @@ import io.rnic.cm.CmAgent;
 import io.rnic.cm.CmConnection;
 import io.rnic.cm.CmId;
 import io.rnic.cm.CmService;
+import io.rnic.cm.CmState;
 import io.rnic.cm.ConnectionManager;
 import io.rnic.datapath.endpoint.EmbeddedContext;
 import io.rnic.datapath.endpoint.Endpoint;
@@ -238,6 +239,10 @@ public final class RdmaCm implements AutoCloseable
         if (!answered || !c.isEstablished())
         {
             agent.release(c); // the QP goes to the error state and is destroyed after the timewait
+            if (answered && c.state() == CmState.REJECTED)
+            {
+                throw new RdmaCmException(where + ": " + failure(c), c.rejectReason(), c.peerPrivateData());
+            }
             throw new RdmaCmException(where + ": " + (answered ? failure(c) : "no reply within " +
                 timeout.toMillis() + " ms"));
         }
@@ -297,9 +302,9 @@ public final class RdmaCm implements AutoCloseable
         return track(new RdmaConnection(this, agent, request, qp, peer));
     }
 
-    void reject(final CmId request)
+    void reject(final CmId request, final byte[] privateData)
     {
-        agent.reject(request);
+        agent.reject(request, privateData);
     }
 
     synchronized void stopListening(final int port)

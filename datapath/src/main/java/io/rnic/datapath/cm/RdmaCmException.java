@@ -6,9 +6,32 @@ package io.rnic.datapath.cm;
  */
 public final class RdmaCmException extends RuntimeException
 {
+    private final int rejectReason;
+    private final byte[] rejectPrivateData;
+
     public RdmaCmException(final String message)
     {
+        this(message, 0, new byte[0]);
+    }
+
+    /** The peer's REJ: its reason and private data, as librdmacm's {@code RDMA_CM_EVENT_REJECTED} carries them. */
+    public RdmaCmException(final String message, final int rejectReason, final byte[] rejectPrivateData)
+    {
         super(message);
+        this.rejectReason = rejectReason;
+        this.rejectPrivateData = rejectPrivateData.clone();
+    }
+
+    /** The REJ's reason ({@code IB_CM_REJ_*}: the event's status in librdmacm), or 0 when the peer did not reject. */
+    public int rejectReason()
+    {
+        return rejectReason;
+    }
+
+    /** The REJ's private data, the whole field (148 bytes, zero-padded); empty when the peer did not reject. */
+    public byte[] rejectPrivateData()
+    {
+        return rejectPrivateData.clone();
     }
 
     /** IBTA 12.6.7.2's name of a REJ reason (librdmacm reports the number as the event's status). */

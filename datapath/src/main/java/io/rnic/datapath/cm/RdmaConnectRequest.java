@@ -58,8 +58,17 @@ public final class RdmaConnectRequest
     /** {@code rdma_reject}: the active side's connect fails with a consumer reject (REJ reason 28). */
     public void reject()
     {
+        reject(new byte[0]);
+    }
+
+    /**
+     * {@code rdma_reject} with private data (at most 148 bytes): the active side's {@link RdmaCmException} carries the
+     * reason (28) and these bytes, as librdmacm's {@code RDMA_CM_EVENT_REJECTED}.
+     */
+    public void reject(final byte[] privateData)
+    {
         answer();
-        cm.reject(connection);
+        cm.reject(connection, privateData);
     }
 
     private void answer()

@@ -2,6 +2,7 @@ package io.rnic.datapath.driver;
 
 import io.rnic.cm.CmAgent;
 import io.rnic.cm.CmConnection;
+import io.rnic.cm.CmRejFlyweight;
 import io.rnic.cm.CmState;
 import io.rnic.cm.ConnectionManager;
 import io.rnic.cnc.CmIdCodec;
@@ -29,6 +30,13 @@ import java.util.function.IntSupplier;
  * <p>
  * Conductor thread only, but for the agent's duty cycle. The QPs stay the clients': a connection a client releases,
  * or whose QP it destroys, or that a dead client held, is detached from its QP ({@link ConnectionManager#detach}).
+ * <p>
+ * <b>Timewait through a driver.</b> Embedded, a released connection's QP lives through the timewait in the error
+ * state and is destroyed after it. Here the client destroys its QP when it likes, at once as librdmacm's
+ * {@code rdma_destroy_qp} does, so a stray packet of the old connection finds no QP (dropped as for an unknown QPN)
+ * rather than one in the error state; the connection itself stays in the manager's timewait (a duplicate DREQ is
+ * answered, a REQ from the peer's old QP rejected as stale), and the manager holds the QPN in the engine's table
+ * until the timewait ends, so that no QP of any client is numbered like it before then.
  */
 final class DriverCm implements AutoCloseable
 {
@@ -149,13 +157,18 @@ final class DriverCm implements AutoCloseable
         id.qp = qp;
     }
 
-    void reject(final TrackedId id)
+    void reject(final TrackedId id, final byte[] privateData)
     {
         if (id.connection.state() != CmState.REQ_RCVD)
         {
             throw new VerbsException("CM id is " + id.connection.state() + ", not a connect request to reject");
         }
-        agent.reject(id.connection);
+        if (privateData.length > CmRejFlyweight.PRIVATE_DATA_LENGTH)
+        {
+            throw new VerbsException("a REJ carries at most " + CmRejFlyweight.PRIVATE_DATA_LENGTH +
+                " bytes of private data, not " + privateData.length);
+        }
+        agent.reject(id.connection, privateData);
     }
 
     void disconnect(final TrackedId id)

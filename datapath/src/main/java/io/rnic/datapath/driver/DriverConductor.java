@@ -550,8 +550,9 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
             }
             case ControlProtocol.CM_REJECT ->
             {
-                expectArgs(type, args, 1);
-                cm.reject(cmId(session, (int)values[0]));
+                atLeastArgs(type, args, 1);
+                cm.reject(cmId(session, (int)values[0]), args > 1 ? CmIdCodec.privateData(values, 1, args) :
+                    new byte[0]);
                 result(session.clientId, correlationId, 0);
             }
             case ControlProtocol.CM_DISCONNECT ->

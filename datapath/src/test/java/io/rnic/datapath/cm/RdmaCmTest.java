@@ -123,7 +123,7 @@ class RdmaCmTest
         final CompletableFuture<byte[]> refused = CompletableFuture.supplyAsync(() ->
         {
             final RdmaConnectRequest request = listener.getRequest(TIMEOUT);
-            request.reject();
+            request.reject(new byte[]{ 'n', 'o' });
             return request.privateData();
         });
         final RdmaCmException error = assertThrows(RdmaCmException.class,
@@ -131,6 +131,9 @@ class RdmaCmTest
         assertEquals("connect to 192.0.2.2 port 7471: rejected: consumer reject: the listener refused it (REJ reason " +
             "28)", error.getMessage());
         assertEquals(42, refused.get(10, TimeUnit.SECONDS)[0]);
+        assertEquals(28, error.rejectReason());
+        assertEquals('n', error.rejectPrivateData()[0], "the REJ's private data, as librdmacm's event carries it");
+        assertEquals(148, error.rejectPrivateData().length);
     }
 
     @Test

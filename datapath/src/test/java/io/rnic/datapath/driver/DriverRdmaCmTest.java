@@ -1,6 +1,7 @@
 package io.rnic.datapath.driver;
 
 import io.rnic.client.DriverContext;
+import io.rnic.cm.CmRejFlyweight;
 import io.rnic.cnc.CncFile;
 import io.rnic.datapath.cm.ConnectionSide;
 import io.rnic.datapath.cm.RdmaCm;
@@ -122,6 +123,32 @@ class DriverRdmaCmTest
                 assertArrayEquals(welcome, active.peerPrivateData(), "196 bytes of REP private data come through");
                 writeAndReadByteExact(a, active.qp(), b);
             }
+            listener.close();
+        }
+    }
+
+    /**
+     * A driver client refuses the peer's connect with private data: the peer's connect fails with the REJ's reason
+     * (28, consumer defined) and those bytes, as librdmacm's RDMA_CM_EVENT_REJECTED carries them.
+     */
+    @Test
+    void shouldRejectFromADriverClientWithPrivateData() throws Exception
+    {
+        try (DriverContext client = DriverContext.open(fixture.directory);
+            RdmaCm clientCm = RdmaCm.open(client);
+            RdmaCm peerCm = RdmaCm.open(fixture.peer))
+        {
+            final RdmaListener listener = clientCm.listen(PORT);
+            final byte[] why = new byte[148];
+            Arrays.fill(why, (byte)0x3C);
+            final CompletableFuture<Void> refused = CompletableFuture.runAsync(() ->
+                listener.getRequest(TIMEOUT).reject(why));
+            final ConnectionSide a = new ConnectionSide(fixture.peer);
+            final RdmaCmException error = assertThrows(RdmaCmException.class,
+                () -> peerCm.connect(DriverFixture.IP_DRIVER, PORT, a.init(), TIMEOUT, new byte[0]));
+            refused.get(10, TimeUnit.SECONDS);
+            assertEquals(CmRejFlyweight.REASON_CONSUMER, error.rejectReason(), error.getMessage());
+            assertArrayEquals(why, error.rejectPrivateData(), "148 bytes of REJ private data come through");
             listener.close();
         }
     }

@@ -32,6 +32,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -44,14 +45,17 @@ import java.util.function.Consumer;
  * <ol>
  * <li>version (16 bytes), cycle buffer and cache line size (4-byte big-endian ints), MTU (2 bytes): the TCP
  *     messages, byte for byte ({@link PerftestOutOfBand});</li>
- * <li>one all-zero 56-byte {@code struct pingpong_dest}; then the client connects the test QP with a second CM
- *     connection to the same port; then another all-zero one;</li>
+ * <li>one all-zero 56-byte {@code struct pingpong_dest}; then the client connects the test QPs (-q, each its own
+ *     rdma_cm id) with one more CM connection each to the same port, and the server, which knows their number from
+ *     its own -q, accepts as many, each request for its next QP in the order they come (perftest's
+ *     {@code create_rdma_cm_connection}: the client's REQs go out in the order of its QPs); then another all-zero
+ *     one;</li>
  * <li>the keys as a binary {@code struct pingpong_dest} ({@link #KEY_BYTES} bytes, every field big-endian: LID,
- *     out_reads, QPN, PSN, R_Key, 4 bytes of padding, buffer address, GID, SRQ number, GID index), then the same
- *     message at each of perftest's barriers, as over TCP; the QPN and PSN are only printed: the CM connected the
- *     QP;</li>
+ *     out_reads, QPN, PSN, R_Key, 4 bytes of padding, buffer address, GID, SRQ number, GID index), one message per
+ *     QP, then the same at each of perftest's barriers, as over TCP (its second round of keys counts one per QP); the
+ *     QPN and PSN are only printed: the CM connected the QPs;</li>
  * <li>after the test the same barriers and {@code bw_report_data} as over TCP, but no {@code "done"}: each side
- *     disconnects the test QP's connection (the two DREQs cross), then the server the comm connection.</li>
+ *     disconnects the test QPs' connections (the DREQs cross), then the server the comm connection.</li>
  * </ol>
  */
 public final class RdmaCmOutOfBand implements OutOfBand
@@ -96,13 +100,17 @@ public final class RdmaCmOutOfBand implements OutOfBand
     private final SendWorkRequest send = new SendWorkRequest();
     private final RecvWorkRequest recv = new RecvWorkRequest();
     private CmId comm;
-    private CmId data;
+    private CmId[] data = new CmId[0];
     /**
      * perftest's -T, set (rdma_set_option(RDMA_OPTION_ID_TOS)) on the test QP's cm_id only: perftest 4.5 connects
      * its exchange's QP without it (DSCP 0 in a capture of ib_send_lat -R -T against rxe); -1: not given.
      */
     private final int typeOfService;
     private byte[] lastKeys;
+    /** Our key message of each QP, for the second round. */
+    private byte[][] keys = new byte[0][];
+    /** The peer's key message of each QP in the first round, which the second must repeat. */
+    private byte[][] peerKeys = new byte[0][];
     private boolean peerIsRnic;
     private int peerMtuEnum;
 
@@ -212,10 +220,8 @@ public final class RdmaCmOutOfBand implements OutOfBand
             }
             if (c.isClosed())
             {
-                throw new IOException("rdma_cm connect of " + what + " to " + peerName + " failed: " + c.state() +
-                    (c.rejectReason() != 0 ? " (reject reason " + c.rejectReason() +
-                        (c.rejectReason() == CmRejFlyweight.REASON_INVALID_SERVICE_ID ? ": nobody listens there" : "") +
-                        ")" : ""));
+                throw new IOException("rdma_cm connect of " + what + " to " + peerName + " failed: " +
+                    closedReason(c));
             }
             if (System.nanoTime() - deadlineNs > 0)
             {
@@ -224,6 +230,21 @@ public final class RdmaCmOutOfBand implements OutOfBand
             }
         }
         return c;
+    }
+
+    /**
+     * Why a connection ended, as our tools say it: "rejected: reason N (NAME)" with the REJ's reason and Linux's name
+     * for it (librdmacm's {@code RDMA_CM_EVENT_REJECTED} status), else its state.
+     */
+    public static String closedReason(final CmId c)
+    {
+        return switch (c.state())
+        {
+            case REJECTED -> "rejected: reason " + c.rejectReason() + " (" +
+                CmRejFlyweight.reasonName(c.rejectReason()) + ")";
+            case TIMED_OUT -> "unreachable: no reply after the CM's retries (TIMED_OUT)";
+            default -> c.state().toString();
+        };
     }
 
     /** A REJ "invalid service ID" (nobody listens yet) for the test QP's connection, with time left: try again. */
@@ -375,24 +396,37 @@ public final class RdmaCmOutOfBand implements OutOfBand
             b.getLong(GID_OFFSET + 8), outReads > 0 ? outReads : 1);
     }
 
+    /**
+     * Connects each QP with a CM connection of its own, in order: the client one REQ after the other, the server each
+     * request it gets for its next QP; then one key message per QP.
+     */
     @Override
     public RemoteQp[] exchange(final LocalQp[] local, final long gidHigh, final long gidLow,
         final Consumer<RemoteQp[]> connect) throws IOException
     {
-        if (local.length != 1)
-        {
-            throw new IllegalArgumentException("-R connects one QP, not " + local.length);
-        }
         final byte[] zeros = new byte[KEY_BYTES];
         swap(zeros, "perftest rdma_cm hand-shake");
-        final LocalQp q = local[0];
-        data = connect(q.qp, "the test's QP", readAtomicResources(kind));
-        q.psn = data.remotePsn(); // what we send from: the PSN the peer announced to the CM
+        data = new CmId[local.length];
+        for (int i = 0; i < local.length; i++)
+        {
+            final LocalQp q = local[i];
+            data[i] = connect(q.qp, local.length == 1 ? "the test's QP" : "the test's QP " + i,
+                readAtomicResources(kind));
+            q.psn = data[i].remotePsn(); // what we send from: the PSN the peer announced to the CM
+        }
         swap(zeros, "perftest rdma_cm hand-shake");
-        final byte[] mine = encode(PerftestOutOfBand.OUT_READS, q.qp.qpn(), q.psn, q.rKey, q.announcedAddress(),
-            gidHigh, gidLow, gidIndex);
-        final RemoteQp[] remote = { decode(swap(mine, "perftest keys"), peerName) };
-        lastKeys = mine;
+        final RemoteQp[] remote = new RemoteQp[local.length];
+        keys = new byte[local.length][];
+        peerKeys = new byte[local.length][];
+        for (int i = 0; i < local.length; i++)
+        {
+            final LocalQp q = local[i];
+            keys[i] = encode(PerftestOutOfBand.OUT_READS, q.qp.qpn(), q.psn, q.rKey, q.announcedAddress(),
+                gidHigh, gidLow, gidIndex);
+            peerKeys[i] = swap(keys[i], "perftest keys");
+            remote[i] = decode(peerKeys[i], peerName);
+        }
+        lastKeys = keys[0];
         connect.accept(remote);
         return remote;
     }
@@ -403,10 +437,30 @@ public final class RdmaCmOutOfBand implements OutOfBand
         return true;
     }
 
+    /**
+     * The barriers before the test, perftest's: its second round of keys, each QP's again (perftest takes the peer's
+     * buffer address and R_Key of each QP from this round), after one barrier in the SEND tests and at once in the
+     * others; then the rest of the script's barriers. The peer's second round must repeat its first.
+     */
     @Override
     public void sync() throws IOException
     {
-        for (int i = 1; i < script.handshakesBefore(); i++)
+        final int between = kind == ToolKind.SEND_BW || kind == ToolKind.SEND_LAT ? 1 : 0;
+        for (int i = 0; i < between; i++)
+        {
+            swap(lastKeys, "perftest hand-shake");
+        }
+        for (int i = 0; i < keys.length; i++)
+        {
+            final byte[] again = swap(keys[i], "perftest keys (second round)");
+            if (!Arrays.equals(again, peerKeys[i]))
+            {
+                throw new IOException("the second round of perftest keys from " + peerName + " names QP " + i +
+                    " otherwise than the first: " + decode(again, peerName) + " after " +
+                    decode(peerKeys[i], peerName));
+            }
+        }
+        for (int i = 2 + between; i < script.handshakesBefore(); i++)
         {
             swap(lastKeys, "perftest hand-shake");
         }
@@ -446,12 +500,20 @@ public final class RdmaCmOutOfBand implements OutOfBand
         return theirs;
     }
 
-    /** The test QP's connection from both sides, then the comm connection from the server (the client's fallback). */
+    /**
+     * The test QPs' connections from both sides, then the comm connection from the server (the client's fallback).
+     */
     private void disconnect() throws IOException
     {
         final long deadlineNs = System.nanoTime() + timeoutNs;
-        cm.disconnect(data);
-        awaitClosed(data, deadlineNs, "the test QP's DREP");
+        for (final CmId c : data)
+        {
+            cm.disconnect(c);
+        }
+        for (final CmId c : data)
+        {
+            awaitClosed(c, deadlineNs, "the test QP's DREP");
+        }
         if (server)
         {
             cm.disconnect(comm);
@@ -483,7 +545,7 @@ public final class RdmaCmOutOfBand implements OutOfBand
     @Override
     public int pathMtu(final int ours)
     {
-        return data != null ? data.pathMtu().bytes() : Math.min(ours, 128 << peerMtuEnum);
+        return data.length > 0 ? data[0].pathMtu().bytes() : Math.min(ours, 128 << peerMtuEnum);
     }
 
     @Override

@@ -29,6 +29,9 @@ public final class ToolOptions
     public static final int DEFAULT_TCP_PORT = 18515;
     /** What {@code rnic help TOOL} adds to the synopsis: running through a driver. */
     public static final String DETAILS = String.join("\n",
+        "  -R, --rdma-cm  perftest's -R: no TCP; the exchange runs over a QP the RDMA CM connects to port -p, and",
+        "                 each test QP (-q N, as perftest's: give both sides the same) over a CM connection of its",
+        "                 own to that port. A refused connection says \"rejected: reason N (NAME)\" (IB_CM_REJ_*).",
         "  --driver DIR   run as a client of the rnic driver serving DIR (bin/rnic driver -d IFACE, by default",
         "                 /dev/shm/rnic-IFACE) instead of starting an engine on the port: QPs, memory and CQs are",
         "                 the driver's, shared with its other clients; the test runs on one thread of the tool's",
@@ -84,7 +87,7 @@ public final class ToolOptions
     public long timeoutMs = 60_000;
     /** {@code -u}: perftest's QP timeout, the local ACK timeout 4.096 us x 2^N (14: 67 ms, perftest's default). */
     public int qpTimeout = 14;
-    /** {@code -R}: perftest's exchange over a QP the RDMA CM connects (to port -p), and the test QP by the CM. */
+    /** {@code -R}: perftest's exchange over a QP the RDMA CM connects (to port -p), and the test QPs by the CM. */
     public boolean rdmaCm;
     /** {@code --cc dcqcn} with any {@code --cc-param NAME=VALUE} applied, or null ({@code --cc none}, the default). */
     public DcqcnParameters congestionControl;
@@ -587,10 +590,6 @@ public final class ToolOptions
         if (kind.isPingpong())
         {
             throw new UsageException("-R applies to the perftest tools; rdma-core's pingpongs exchange over TCP only");
-        }
-        if (qps != 1)
-        {
-            throw new UsageException("-R connects one QP: -q " + qps + " is not supported with it");
         }
         if (oobHost != null)
         {

@@ -18,6 +18,7 @@ import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
 import io.rnic.tools.ToolDevice;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.exchange.RdmaCmOutOfBand;
 import io.rnic.tools.perftest.ToolReport;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AccessFlags;
@@ -463,8 +464,7 @@ public final class Rping
         }
         if (c.isClosed())
         {
-            return "connect error: " + c.state() +
-                (c.rejectReason() != 0 ? " (reject reason " + c.rejectReason() + ")" : "");
+            return "connect error: " + RdmaCmOutOfBand.closedReason(c);
         }
         debug("connected to " + ToolReport.gidText(serverGid[0], serverGid[1]) + " port " + port);
         int start = 'A';

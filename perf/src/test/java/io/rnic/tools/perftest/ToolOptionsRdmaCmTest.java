@@ -17,6 +17,8 @@ class ToolOptionsRdmaCmTest
     {
         assertFalse(ToolOptions.parse(ToolKind.WRITE_BW, new String[0]).rdmaCm);
         assertTrue(ToolOptions.parse(ToolKind.WRITE_BW, new String[]{ "-R", "10.77.0.2" }).rdmaCm);
+        assertEquals(4, ToolOptions.parse(ToolKind.WRITE_BW, new String[]{ "-R", "-q", "4", "10.77.0.2" }).qps,
+            "one CM connection per QP, as perftest's");
         assertTrue(ToolOptions.parse(ToolKind.SEND_LAT, new String[]{ "--rdma-cm" }).rdmaCm);
         assertTrue(ToolOptions.synopsis(ToolKind.READ_BW).contains("[-R]"));
     }
@@ -25,7 +27,6 @@ class ToolOptionsRdmaCmTest
     void shouldExplainWhereItDoesNotApply()
     {
         assertMessage(ToolKind.RC_PINGPONG, "-R applies to the perftest tools", "-R");
-        assertMessage(ToolKind.WRITE_BW, "-R connects one QP: -q 2 is not supported with it", "-R", "-q", "2");
         assertMessage(ToolKind.WRITE_BW, "--oob is the TCP exchange's address", "-R", "--oob", "127.0.0.1");
         assertMessage(ToolKind.WRITE_BW, "-m does not apply with -R", "-R", "-m", "1024");
         assertMessage(ToolKind.WRITE_LAT, "-u does not apply with -R", "-R", "-u", "17");

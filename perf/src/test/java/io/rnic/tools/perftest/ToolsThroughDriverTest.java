@@ -122,14 +122,17 @@ class ToolsThroughDriverTest
 
     /**
      * perftest's {@code -R} through a driver: the exchange and the test QPs connected by the driver's RDMA CM (its one
-     * manager on QP1) against an embedded tool's, in both roles; the client names the server's RoCE address.
+     * manager on QP1) against an embedded tool's, in both roles, with one QP or several (-q: a CM connection each); the
+     * client names the server's RoCE address.
      */
     @ParameterizedTest
-    @CsvSource({ "WRITE_BW,client", "READ_LAT,server", "SEND_BW,server", "READ_BW,client" })
-    void shouldConnectWithTheRdmaCmThroughADriver(final ToolKind kind, final String driverSide) throws Exception
+    @CsvSource({ "WRITE_BW,client,1", "READ_LAT,server,1", "SEND_BW,server,1", "READ_BW,client,1", "WRITE_BW,server,4",
+        "SEND_BW,client,2", "READ_BW,server,2" })
+    void shouldConnectWithTheRdmaCmThroughADriver(final ToolKind kind, final String driverSide, final int qps)
+        throws Exception
     {
         final List<String> common = new ArrayList<>(List.of("-R", "-p", String.valueOf(tcpPort()), "--verify",
-            "--timeout-ms", "30000", "-s", "3000", "-n", "300"));
+            "--timeout-ms", "30000", "-s", "3000", "-n", "300", "-q", String.valueOf(qps)));
         final List<String> throughDriver = new ArrayList<>(common);
         throughDriver.addAll(List.of("--driver", directory.toString()));
         final List<String> embedded = new ArrayList<>(common);

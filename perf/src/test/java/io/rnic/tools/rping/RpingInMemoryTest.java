@@ -95,7 +95,7 @@ class RpingInMemoryTest
             assertTrue(ports.server.awaitEngineStart(60_000), "the server never started its engine");
             final CapturedRun c = run(client);
             assertEquals(1, c.status(), c.out() + c.err());
-            assertTrue(c.err().contains("connect error: REJECTED (reject reason 8)"), c.err());
+            assertTrue(c.err().contains("connect error: rejected: reason 8 (invalid service ID)"), c.err());
             final CapturedRun s = serverRun.get(60, TimeUnit.SECONDS);
             assertEquals(1, s.status(), "the server saw no request on its port:\n" + s.out() + s.err());
         }
