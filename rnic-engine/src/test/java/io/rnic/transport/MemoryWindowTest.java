@@ -314,6 +314,31 @@ class MemoryWindowTest
         assertEquals(WcStatus.REM_ACCESS_ERR, write(newRKey, WINDOW_OFFSET, 0, 8));
     }
 
+    /**
+     * An IBTA 1.5 ATOMIC WRITE names a type 2B window as a WRITE does: through the QP that bound it, inside the
+     * window (its R_Key check takes the QP, else a type 2B window would refuse it).
+     */
+    @Test
+    void shouldAtomicWriteThroughATypeTwoWindowInsideTheWindowOnly()
+    {
+        connect();
+        final MemoryWindow window = owner.device.allocMw(owner.pd, MemoryWindow.TYPE_2);
+        final int rKey = MemoryWindow.incRKey(window.rKey());
+        assertEquals(WcStatus.SUCCESS,
+            bindType2(owner, window, rKey, bindable, WINDOW_OFFSET, WINDOW_BYTES, RW).status());
+        peer.memory.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0x1122_3344_5566_7788L);
+        assertEquals(QueuePair.POST_OK, peer.qp.postSend(
+            remote(WrOpcode.ATOMIC_WRITE, peer, owner, rKey, WINDOW_OFFSET + 64, 0, Long.BYTES)));
+        assertEquals(WcStatus.SUCCESS, await(peer, false).status());
+        assertEquals(0x1122_3344_5566_7788L, ownerLong(WINDOW_OFFSET + 64));
+
+        // the first 8 bytes past the window's end, still inside the region: refused, as a WRITE's would be
+        assertEquals(QueuePair.POST_OK, peer.qp.postSend(
+            remote(WrOpcode.ATOMIC_WRITE, peer, owner, rKey, WINDOW_OFFSET + WINDOW_BYTES, 0, Long.BYTES)));
+        assertEquals(WcStatus.REM_ACCESS_ERR, await(peer, false).status());
+        assertEquals(0, ownerLong(WINDOW_OFFSET + WINDOW_BYTES));
+    }
+
     @Test
     void shouldRefuseATypeTwoWindowAfterLocalInvalidateAndBindItAgain()
     {
