@@ -185,8 +185,8 @@ public final class ToolOptions
             (kind.operation() == ToolKind.Operation.SEND ? " [-r RX_DEPTH] [--imm]" : "") + " [--verify]") +
             " [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " +
             IdleStrategies.NAMES.replace(", ", "|") + "] [--timeout-ms MS] [--port afpacket|dpdk] [--eal \"EAL ARGS\"]" +
-            " [--ip ADDR/PREFIX]... [--oob HOST[:PORT]] [--cc dcqcn|none] [--cc-param NAME=VALUE]..." +
-            " [--vlan ID] [--cnp-dscp DSCP] [--cnp-prio PRIO]" +
+            " [--port-mtu BYTES] [--ip ADDR/PREFIX]... [--oob HOST[:PORT]] [--cc dcqcn|none]" +
+            " [--cc-param NAME=VALUE]... [--vlan ID] [--cnp-dscp DSCP] [--cnp-prio PRIO]" +
             OUTPUT_SYNOPSIS + " [SERVER_ADDRESS]";
     }
 
