@@ -67,7 +67,9 @@ class IcrcAllocationTest
                 }
                 blackhole = sink;
             };
-            final long allocated = SteadyStateAllocation.leastBytes(work, LIMIT, 30);
+            // up to 120 rounds: under a loaded machine C2 may take many rounds to compile the Vector API's path, whose
+            // C1 form allocates (one run at load 10 still allocated ~1 KB a packet after 30)
+            final long allocated = SteadyStateAllocation.leastBytes(work, LIMIT, 120);
             assertTrue(allocated < LIMIT, e.getKey() + ": " + calls + " packets allocated " + allocated + " bytes");
         }
     }
