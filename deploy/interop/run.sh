@@ -315,8 +315,7 @@ CHECK_DSCP=
 
 # memory windows: deploy/interop/mw_peer.c, built here against rdma-core's libibverbs (the guest's is the same
 # rdma-core 44) and shipped into the guest, serves the exchange; `bin/rnic mw-peer` reads, writes and invalidates
-# (SEND_WITH_INV) rxe's type 1 and type 2 windows, then rxe does the same to ours. mw-peer runs its own engine
-# (it has no --driver; the driver path of memory windows is tested in DriverTest).
+# (SEND_WITH_INV) rxe's type 1 and type 2 windows, then rxe does the same to ours; with --driver through the driver.
 mw_case() {
   local name=memory-windows f="$OUT/memory-windows" role="rxe's windows, then ours"
   wait_bench
@@ -325,8 +324,9 @@ mw_case() {
   fi
   g 1 "pkill -x mw_peer 2>/dev/null; echo $(base64 -w0 "$OUT/mw_peer") | base64 -d > /root/mw_peer && chmod +x /root/mw_peer && rm -f /tmp/mw.log && ((timeout $T_GUEST /root/mw_peer -d rxe0 -g 1; echo \"exit=\$?\") > /tmp/mw.log 2>&1 &)" >/dev/null || true
   g -t 30 1 "for i in \$(seq 100); do grep -q '^listening' /tmp/mw.log && break; sleep 0.2; done" >/dev/null || true
-  local rc=0
-  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" mw-peer -d "$IF" -x 1 --timeout-ms 20000 --pcap "$f.pcap" "$GUEST" \
+  local rc=0 port=(-d "$IF" --pcap "$f.pcap")
+  ((DRIVER)) && port=("${PORT[@]}")
+  timeout $((T_RNIC_MS / 1000 + 30)) ip netns exec "$NS" "${RNIC[@]}" mw-peer "${port[@]}" -x 1 --timeout-ms 20000 "$GUEST" \
     > "$f.rnic.txt" 2>&1 || rc=$?
   g -t $((T_GUEST + 10)) 1 "for i in \$(seq $((T_GUEST * 5))); do grep -q '^exit=' /tmp/mw.log && break; sleep 0.2; done; cat /tmp/mw.log" \
     > "$f.guest.txt" 2>&1 || true
@@ -336,7 +336,7 @@ mw_case() {
   else record "$name" "$role" FAIL "rnic exit $rc, guest exit ${grc:-none}, $checks checks ok"; fi
 }
 if [[ memory-windows =~ $FILTER ]]; then
-  if ((DRIVER)); then log "memory-windows: skipped with --driver (mw-peer has no --driver)"; else mw_case; fi
+  mw_case
 fi
 
 g 1 "$COUNTERS" > "$OUT/hw_counters.after" 2>&1 || true

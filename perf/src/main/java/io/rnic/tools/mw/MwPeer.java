@@ -7,6 +7,7 @@ import io.rnic.device.ConnectParameters;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicContext;
 import io.rnic.tools.Arguments;
+import io.rnic.tools.DriverToolDevice;
 import io.rnic.tools.EmbeddedToolDevice;
 import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
@@ -53,11 +54,12 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class MwPeer
 {
-    public static final String SYNOPSIS = "mw-peer [-d IFACE] [-p PORT] [-x GID_INDEX] [--timeout-ms MS] [--pcap FILE] " +
-        "SERVER";
+    public static final String SYNOPSIS = "mw-peer [-d IFACE | --driver DIR] [-p PORT] [-x GID_INDEX] [--timeout-ms MS] " +
+        "[--pcap FILE] SERVER";
     public static final String DETAILS = String.join("\n",
         "  SERVER         where deploy/interop/mw_peer runs (its TCP exchange listens on PORT, 18516)",
         "  -d IFACE       the interface (default: the one of the default route)",
+        "  --driver DIR   through the driver serving DIR (bin/rnic driver) instead of an engine of its own",
         "  -x GID_INDEX   our source GID (default 1: the interface's first IPv4 address)",
         "  --timeout-ms   how long each completion and the exchange may take (default 20000)");
     public static final int PORT_DEFAULT = 18516;
@@ -75,6 +77,7 @@ public final class MwPeer
     private int gidIndex = 1;
     private long timeoutMs = 20_000;
     private java.nio.file.Path pcap;
+    private java.nio.file.Path driver;
     private int failures;
 
     private RnicContext context;
@@ -106,6 +109,7 @@ public final class MwPeer
                 case "-x" -> gidIndex = (int)Arguments.number(args, ++i, arg, 0, 15);
                 case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
                 case "--pcap" -> pcap = java.nio.file.Path.of(Arguments.value(args, ++i, arg));
+                case "--driver" -> driver = java.nio.file.Path.of(Arguments.value(args, ++i, arg));
                 default ->
                 {
                     if (arg.startsWith("-") || server != null)
@@ -120,10 +124,22 @@ public final class MwPeer
         {
             throw new UsageException("mw-peer needs the SERVER where mw_peer runs");
         }
+        if (driver != null && (iface != null || pcap != null))
+        {
+            throw new UsageException("-d and --pcap are the driver's with --driver (give them to bin/rnic driver)");
+        }
     }
 
     private int run() throws IOException
     {
+        if (driver != null)
+        {
+            try (DriverToolDevice device = DriverToolDevice.open(driver, null, -1))
+            {
+                context = device.context();
+                return talk();
+            }
+        }
         final String name = iface != null ? iface : Ports.defaultInterface();
         final PortFactory.OpenedPort opened;
         try
@@ -137,11 +153,19 @@ public final class MwPeer
         final EndpointOptions options = EndpointOptions.defaults().withIdleStrategy("yield").withCapture(pcap)
             .withHoldRocePort(true).withAnswerNeighbours(false);
         try (EmbeddedToolDevice device = EmbeddedToolDevice.of(Endpoint.start(opened.ports(), opened.addressing(),
-            options));
-            Socket socket = new Socket())
+            options)))
         {
             device.awaitEngines(timeoutMs);
             context = device.context();
+            return talk();
+        }
+    }
+
+    /** The exchange with mw_peer over TCP, then the checks, on {@link #context}. */
+    private int talk() throws IOException
+    {
+        try (Socket socket = new Socket())
+        {
             socket.connect(new InetSocketAddress(server, port), (int)Math.min(timeoutMs, Integer.MAX_VALUE));
             socket.setSoTimeout((int)Math.min(timeoutMs * 4, Integer.MAX_VALUE));
             final BufferedReader in =
