@@ -20,6 +20,8 @@ import io.rnic.verbs.WrOpcode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 /** One side of a connected pair of QPs in the simulated fabric, with a registered buffer and its CQs. */
 final class Connection
 {
@@ -64,6 +66,23 @@ final class Connection
         {
             completions[i] = new WorkCompletion();
         }
+    }
+
+    /** The next completion of this side's receive CQ ({@code recv}) or send CQ, within a simulated second. */
+    WorkCompletion awaitCompletion(final TwoNodeFabric fabric, final boolean recv)
+    {
+        final WorkCompletion[] slot = new WorkCompletion[1];
+        assertTrue(fabric.runUntil(() ->
+        {
+            final int n = (recv ? recvCq : sendCq).poll(completions, 1);
+            if (n == 1)
+            {
+                slot[0] = completions[0];
+                return true;
+            }
+            return false;
+        }, 1_000_000_000L), "no completion within a simulated second");
+        return slot[0];
     }
 
     static Connection[] rcPair(final TwoNodeFabric fabric, final Arena arena, final long bytes, final PathMtu mtu)

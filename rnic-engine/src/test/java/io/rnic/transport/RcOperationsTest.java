@@ -58,18 +58,7 @@ class RcOperationsTest
 
     private WorkCompletion awaitCompletion(final Connection c, final boolean recv)
     {
-        final WorkCompletion[] slot = new WorkCompletion[1];
-        assertTrue(fabric.runUntil(() ->
-        {
-            final int n = (recv ? c.recvCq : c.sendCq).poll(c.completions, 1);
-            if (n == 1)
-            {
-                slot[0] = c.completions[0];
-                return true;
-            }
-            return false;
-        }, SECOND_NS), "no completion within a simulated second");
-        return slot[0];
+        return c.awaitCompletion(fabric, recv);
     }
 
     private static SendWorkRequest write(final Connection from, final Connection to, final long offset, final int length)
