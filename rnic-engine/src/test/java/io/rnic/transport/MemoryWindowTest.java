@@ -38,7 +38,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MemoryWindowTest
 {
-    private static final long SECOND_NS = 1_000_000_000L;
     private static final long BYTES = 1 << 20;
     private static final long WINDOW_OFFSET = 4096;
     private static final int WINDOW_BYTES = 8192;

@@ -24,7 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Each RC operation between two engines on a clean simulated link: byte-exact memory and the right completions. */
 class RcOperationsTest
 {
-    private static final long SECOND_NS = 1_000_000_000L;
 
     private final Arena arena = Arena.ofShared();
     private final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
