@@ -40,6 +40,7 @@ cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
+  rm -rf /var/run/dpdk/tpt$$ /var/run/dpdk/tpr$$ # testpmd leaves its EAL run-time directories behind
 }
 trap cleanup EXIT
 eal="--no-huge -m 1024 --no-shconf --no-pci"
