@@ -239,6 +239,23 @@ class DpdkEndToEndTest
         assertTrue(clientOutput.contains("Mtu             : 4096[B]"), clientOutput);
     }
 
+    /** memif's default 2048-byte buffers cannot hold MTU 4200's frames: refused in one line naming the fix. */
+    @Test
+    void shouldRefuseAPortMtuLargerThanTheMemifBuffersNamingBsize() throws Exception
+    {
+        final String socket = "/run/rnic-test-" + ProcessHandle.current().pid() + "-small.sock";
+        final String prefix = "rm" + ProcessHandle.current().pid() % 100_000;
+        final ToolProcess server = ToolProcess.start(null, List.of("write-bw", "--port", "dpdk", "-d", "net_memif0",
+            "--port-mtu", "4200", "--eal", EAL + " --file-prefix " + prefix + " --vdev=net_memif0,role=server,socket=" +
+            socket, "--ip", "10.52.0.1/24", "--oob", "127.0.0.1", "-p", "20999"));
+        final ToolProcess.Result result = server.await(60);
+        assertTrue(result.status() != 0, result.output());
+        assertTrue(result.output().contains("net_memif0 carries a frame in one of its buffers of 2048 bytes (MTU " +
+            "2030): for MTU 4200 give its --vdev bsize=8192, at both ends"), result.output());
+        assertFalse(result.output().contains("\tat "), "one line, no stack trace:\n" + result.output());
+        assertRuntimeDirGone(prefix);
+    }
+
     private static String runPair(
         final String serverNs, final List<String> server, final String clientNs, final List<String> client)
         throws Exception
