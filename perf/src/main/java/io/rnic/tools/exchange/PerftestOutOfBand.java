@@ -19,7 +19,8 @@ import java.util.function.Consumer;
  *     sides use the smaller;</li>
  * <li>per QP the 108-byte key message {@code "%04x:%04x:%06x:%06x:%08x:%016x:"} (LID, outstanding reads, QPN, PSN,
  *     R_Key, buffer address) + the GID as 16 {@code "%02x:"} + {@code "%08x:"} (SRQ number) + NUL; then the same
- *     message again at each of perftest's {@code ctx_hand_shake} barriers — how many depends on the test;</li>
+ *     messages a second time, one per QP (perftest keeps the second round's); then QP 0's message again at each of
+ *     perftest's {@code ctx_hand_shake} barriers — how many depends on the test;</li>
  * <li>after the test: WRITE/READ/atomic bandwidth tests meet once more and exchange their {@code bw_report_data}
  *     (size, iterations as 8-byte big-endian integers; peak MB/s, average MB/s, Mpps as big-endian doubles — a
  *     server that measured nothing sends whatever its stack held); then {@code ctx_close_connection}: one more
@@ -32,6 +33,8 @@ public final class PerftestOutOfBand implements OutOfBand
 {
     static final int VERSION_BYTES = 16;
     static final int KEY_BYTES = 108;
+    /** Rounds of key messages, one message per QP each (perftest 4.5 swaps every QP's keys twice). */
+    static final int KEY_ROUNDS = 2;
     static final int MTU_BYTES = 2;
     static final int REPORT_FIELD_BYTES = 8;
     static final int DONE_BYTES = 5;
@@ -274,24 +277,35 @@ public final class PerftestOutOfBand implements OutOfBand
         return exchangeKeys(mine, connect);
     }
 
-    /** The key messages, one per QP, already encoded: each swapped with the peer's; then {@code connect}. */
+    /**
+     * The key messages, one per QP, already encoded: each swapped with the peer's, in two rounds, as perftest 4.5
+     * does (the second is the one it prints and keeps: {@code rem_dest[i]} is overwritten, so each QP's keys go
+     * again, not QP 0's); then {@code connect}.
+     */
     RemoteQp[] exchangeKeys(final byte[][] mine, final Consumer<RemoteQp[]> connect) throws IOException
     {
         final RemoteQp[] remote = new RemoteQp[mine.length];
-        for (int i = 0; i < mine.length; i++)
+        for (int round = 0; round < KEY_ROUNDS; round++)
         {
-            remote[i] = decode(swap(mine[i], "perftest keys"), channel.peer());
+            for (int i = 0; i < mine.length; i++)
+            {
+                remote[i] = decode(swap(mine[i], round == 0 ? "perftest keys" : "perftest keys, second round"),
+                    channel.peer());
+            }
         }
         lastKeys = mine[0];
         connect.accept(remote);
         return remote;
     }
 
-    /** The remaining barriers before the test (perftest: after RTR, after posting receives, …). */
+    /**
+     * The remaining barriers before the test (perftest: after RTR, after posting receives, …): the script's count
+     * less the two key rounds (with one QP they are its first two hand-shakes).
+     */
     @Override
     public void sync() throws IOException
     {
-        for (int i = 1; i < script.handshakesBefore(); i++)
+        for (int i = KEY_ROUNDS; i < script.handshakesBefore(); i++)
         {
             handShake();
         }

@@ -143,6 +143,62 @@ class PerftestOutOfBandTest
         assertEquals(0.000599, report.messageRateMpps(), 0.0000005);
     }
 
+    /**
+     * Two QPs, as perftest 4.5's ib_write_bw -q 2 client has them (seen on the wire against rxe): each QP's keys
+     * twice (the second round is the one perftest keeps, so each QP's go again, not QP 0's), then 1 barrier, the
+     * test, 1, the reports, 1, "done".
+     */
+    @Test
+    void shouldSwapEveryQpsKeysTwiceWithSeveralQps() throws Exception
+    {
+        final String first = hex(PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x22, 0x111111, 0x404,
+            0x55e8_8c6c_7000L, 0, 0x0000_FFFF_0A4D_0002L)));
+        final String second = hex(PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x23, 0x222222, 0x404,
+            0x55e8_8c6c_8000L, 0, 0x0000_FFFF_0A4D_0002L)));
+        final List<Step> script = new ArrayList<>(List.of(
+            Step.send("362e3036000000000000000000000000"), Step.receive(16),
+            Step.send("00001000"), Step.receive(4), Step.send("00000040"), Step.receive(4),
+            Step.send("3300"), Step.receive(2)));
+        for (int round = 0; round < 2; round++)
+        {
+            script.addAll(List.of(Step.send(first), Step.receive(108), Step.send(second), Step.receive(108)));
+        }
+        for (int barrier = 0; barrier < 2; barrier++) // after RTR; after the test
+        {
+            script.addAll(List.of(Step.send(first), Step.receive(108)));
+        }
+        for (int field = 0; field < 5; field++)
+        {
+            script.addAll(List.of(Step.send("0000000000000000"), Step.receive(8)));
+        }
+        script.addAll(List.of(Step.send(first), Step.receive(108), Step.send("646f6e6500"), Step.receive(5)));
+
+        final int port = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        final CompletableFuture<List<byte[]>> peer = CompletableFuture.supplyAsync(() -> playClient(port, script));
+        final byte[] mine0 = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x31, 0x123456, 0x2000,
+            0x7f00_0000_1000L, 0, 0x0000_FFFF_0A4D_0001L));
+        final byte[] mine1 = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x32, 0x654321, 0x2000,
+            0x7f00_0000_2000L, 0, 0x0000_FFFF_0A4D_0001L));
+        try (PerftestOutOfBand oob = PerftestOutOfBand.open(ToolKind.WRITE_BW, null, "127.0.0.1", port,
+            new TcpChannel.ServerWait(10_000, () -> null), 10_000, 1024))
+        {
+            final RemoteQp[] remote = oob.exchangeKeys(new byte[][] {mine0, mine1}, r -> { });
+            assertEquals(0x22, remote[0].qpn());
+            assertEquals(0x23, remote[1].qpn());
+            assertEquals(0x55e8_8c6c_8000L, remote[1].regionAddress());
+            oob.sync();
+            oob.finish(null);
+        }
+        final List<byte[]> received = peer.get(10, TimeUnit.SECONDS);
+        for (int i = 4; i < 8; i += 2)
+        {
+            assertArrayEquals(mine0, received.get(i), "QP 0's keys, round " + (i - 2) / 2);
+            assertArrayEquals(mine1, received.get(i + 1), "QP 1's keys, round " + (i - 2) / 2);
+        }
+        assertArrayEquals(mine0, received.get(8), "the barrier after RTR");
+        assertEquals("646f6e6500", hex(received.get(received.size() - 1)));
+    }
+
     /** Our client against the captured ib_send_lat server: 4 barriers, the test, 1, "done"; the server answers. */
     @Test
     void shouldConnectToTheCapturedSendLatencyServer() throws Exception
