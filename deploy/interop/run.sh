@@ -323,6 +323,11 @@ CHECK_DSCP=
 mw_case() {
   local name=memory-windows f="$OUT/memory-windows" role="rxe's windows, then ours"
   wait_bench
+  # rdma-core's headers (the guest's libibverbs is rdma-core 44 too, Debian 12's)
+  if [[ ! -e /usr/include/infiniband/verbs.h ]]; then
+    env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends libibverbs-dev gcc libc6-dev \
+      > "$f.install.txt" 2>&1 || true
+  fi
   if ! gcc -O2 -Wall -s -o "$OUT/mw_peer" "$REPO/deploy/interop/mw_peer.c" -libverbs > "$f.build.txt" 2>&1; then
     record "$name" "$role" FAIL "gcc: $(head -1 "$f.build.txt")"; return 0
   fi
