@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A tool run in the test's JVM through its entry point, with what it printed: the in-memory tests read a tool's
@@ -30,12 +31,33 @@ public record CapturedRun(int status, String out, String err)
     public static CapturedRun[] serverAndClient(final Tool tool, final List<String> server, final List<String> client)
         throws Exception
     {
+        return serverThenClient(tool, server, client, () -> true);
+    }
+
+    /**
+     * {@link #serverAndClient}, the client started only once {@code serverReady} holds (within a minute): for a server
+     * whose port rejects a connect at once until it listens (a driver's RDMA CM, as the kernel's).
+     * <p>
+     * A side still running after its minute fails the test with what both sides printed so far and where their
+     * threads stand, rather than a bare timeout: a hang seen once on a loaded CI machine must say where it was.
+     */
+    public static CapturedRun[] serverThenClient(final Tool tool, final List<String> server, final List<String> client,
+        final java.util.function.BooleanSupplier serverReady) throws Exception
+    {
         final ExecutorService threads = Executors.newFixedThreadPool(2);
+        final Side serverSide = new Side("server");
+        final Side clientSide = new Side("client");
         try
         {
-            final Future<CapturedRun> serverRun = threads.submit(() -> of(tool, server));
-            final Future<CapturedRun> clientRun = threads.submit(() -> of(tool, client));
-            return new CapturedRun[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
+            final Future<CapturedRun> serverRun = threads.submit(() -> serverSide.run(tool, server));
+            final long deadlineNs = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            while (!serverReady.getAsBoolean() && !serverRun.isDone() && System.nanoTime() < deadlineNs)
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L); // a condition polled, not a sleep
+            }
+            final Future<CapturedRun> clientRun = threads.submit(() -> clientSide.run(tool, client));
+            return new CapturedRun[]{
+                await(clientRun, clientSide, serverSide), await(serverRun, serverSide, clientSide) };
         }
         finally
         {
@@ -43,36 +65,72 @@ public record CapturedRun(int status, String out, String err)
         }
     }
 
-    /**
-     * {@link #serverAndClient}, the client started only once {@code serverReady} holds (within a minute): for a server
-     * whose port rejects a connect at once until it listens (a driver's RDMA CM, as the kernel's).
-     */
-    public static CapturedRun[] serverThenClient(final Tool tool, final List<String> server, final List<String> client,
-        final java.util.function.BooleanSupplier serverReady) throws Exception
+    private static CapturedRun await(final Future<CapturedRun> run, final Side side, final Side other)
+        throws Exception
     {
-        final ExecutorService threads = Executors.newFixedThreadPool(2);
         try
         {
-            final Future<CapturedRun> serverRun = threads.submit(() -> of(tool, server));
-            final long deadlineNs = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-            while (!serverReady.getAsBoolean() && !serverRun.isDone() && System.nanoTime() < deadlineNs)
-            {
-                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L); // a condition polled, not a sleep
-            }
-            final Future<CapturedRun> clientRun = threads.submit(() -> of(tool, client));
-            return new CapturedRun[]{ clientRun.get(60, TimeUnit.SECONDS), serverRun.get(60, TimeUnit.SECONDS) };
+            return run.get(60, TimeUnit.SECONDS);
         }
-        finally
+        catch (final TimeoutException ex)
         {
-            threads.shutdownNow();
+            throw new AssertionError("the " + side.name + " did not finish within 60 s\n" + side.report() +
+                other.report(), ex);
+        }
+    }
+
+    /** One side's streams and thread, readable while it runs. */
+    private static final class Side
+    {
+        private final String name;
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        private volatile Thread thread;
+        private volatile CapturedRun result;
+
+        Side(final String name)
+        {
+            this.name = name;
+        }
+
+        CapturedRun run(final Tool tool, final List<String> args)
+        {
+            thread = Thread.currentThread();
+            result = of(tool, args, out, err);
+            return result;
+        }
+
+        String report()
+        {
+            final StringBuilder text = new StringBuilder();
+            final CapturedRun done = result;
+            text.append("=== ").append(name).append(done != null ? " (ended, status " + done.status() + ")" :
+                " (running)").append(", stdout:\n");
+            text.append(out.toString(StandardCharsets.UTF_8)); // ByteArrayOutputStream is synchronized
+            text.append("=== ").append(name).append(", stderr:\n");
+            text.append(err.toString(StandardCharsets.UTF_8));
+            final Thread t = thread;
+            if (done == null && t != null)
+            {
+                text.append("=== ").append(name).append(", thread ").append(t.getName()).append(":\n");
+                for (final StackTraceElement frame : t.getStackTrace())
+                {
+                    text.append("    at ").append(frame).append('\n');
+                }
+            }
+            return text.toString();
         }
     }
 
     /** Runs the tool; an IOException is reported as RnicCli reports it (its message, status 2). */
     public static CapturedRun of(final Tool tool, final List<String> args)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        return of(tool, args, new ByteArrayOutputStream(), new ByteArrayOutputStream());
+    }
+
+    private static CapturedRun of(final Tool tool, final List<String> args, final ByteArrayOutputStream out,
+        final ByteArrayOutputStream err)
+    {
         int status;
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8))
