@@ -1,7 +1,7 @@
 package io.rnic.wire;
 
 import io.rnic.icrc.Icrc;
-import io.rnic.icrc.IcrcCalculator;
+import io.rnic.icrc.PremaskedIcrc;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -31,17 +31,11 @@ public final class PacketBuilder
     private final IethFlyweight ieth = new IethFlyweight();
     private final CnpFlyweight cnp = new CnpFlyweight();
     private final FethFlyweight feth = new FethFlyweight();
-    private final IcrcCalculator icrc;
+    private final PremaskedIcrc icrc = new PremaskedIcrc();
 
-    public PacketBuilder()
-    {
-        this(Icrc.defaultCalculator());
-    }
-
-    public PacketBuilder(final IcrcCalculator icrc)
-    {
-        this.icrc = icrc;
-    }
+    private static final int ALL_DSCP = 0x3F;
+    private static final int ALL_ECN = 0x3;
+    private static final int ALL_FLOW_LABEL = 0xF_FFFF;
 
     /** Bytes before the payload: Ethernet (+ tag), IP, UDP, BTH and extension headers. */
     public static int headersLength(final FrameSpec spec)
@@ -108,6 +102,70 @@ public final class PacketBuilder
         final int datagramEnd = icrcOffset + Icrc.LENGTH;
         final int udpLength = datagramEnd - udpOffset;
 
+        // The ICRC first, over the frame with ones in every masked field and in the 8 bytes before the IP header
+        // (PremaskedIcrc: one CRC pass over the frame where it lies, nothing copied, no masks folded in); then the
+        // variant fields' values, and last the Ethernet header over those 8 bytes.
+        buffer.putLong(ipOffset - Icrc.PREFIX_LENGTH, -1L);
+        if (spec.ipv6)
+        {
+            ipv6.wrapAt(buffer, ipOffset)
+                .versionClassFlow(6, ALL_DSCP, ALL_ECN, ALL_FLOW_LABEL)
+                .payloadLength(datagramEnd - udpOffset)
+                .nextHeader(Ipv6Flyweight.NEXT_HEADER_UDP)
+                .hopLimit(0xFF)
+                .source(spec.ipv6SourceHigh, spec.ipv6SourceLow)
+                .destination(spec.ipv6DestinationHigh, spec.ipv6DestinationLow);
+        }
+        else
+        {
+            ipv4.wrapAt(buffer, ipOffset)
+                .versionAndIhl(4, 5)
+                .dscpEcn(ALL_DSCP, ALL_ECN)
+                .totalLength(datagramEnd - ipOffset)
+                .identification(spec.ipv4Identification)
+                .flagsAndFragmentOffset(spec.ipv4FlagsAndFragmentOffset)
+                .ttl(0xFF)
+                .protocol(Ipv4Flyweight.PROTOCOL_UDP)
+                .source(spec.ipv4Source)
+                .destination(spec.ipv4Destination)
+                .checksum(0xFFFF);
+        }
+
+        udp.wrapAt(buffer, udpOffset)
+            .sourcePort(spec.udpSourcePort)
+            .destinationPort(UdpFlyweight.ROCEV2_PORT)
+            .length(udpLength)
+            .checksum(0xFFFF);
+
+        bth.wrapAt(buffer, bthOffset)
+            .opcode(opcode)
+            .flags(spec.solicitedEvent, spec.migrationRequest, pad, spec.transportVersion)
+            .partitionKey(spec.partitionKey)
+            .destinationQp(spec.destinationQp)
+            .ackRequestAndPsn(spec.ackRequest, spec.psn);
+        buffer.putByte(bthOffset + BthFlyweight.FECN_BECN_OFFSET, (byte)0xFF);
+
+        writeExtensionHeaders(buffer, bthOffset, spec);
+
+        for (int i = payloadOffset + payloadLength; i < icrcOffset; i++)
+        {
+            buffer.putByte(i, (byte)0);
+        }
+        Icrc.writeWire(buffer, icrcOffset, icrc.compute(buffer, ipOffset, icrcOffset));
+
+        if (spec.ipv6)
+        {
+            ipv6.versionClassFlow(6, spec.dscp, spec.ecn, spec.flowLabel).hopLimit(spec.hopLimit);
+        }
+        else
+        {
+            ipv4.dscpEcn(spec.dscp, spec.ecn).ttl(spec.hopLimit);
+            ipv4.checksum(ipv4.computeChecksum());
+        }
+        bth.fecnBecn(spec.fecn, spec.becn);
+        // The ICRC masks the UDP checksum, so it can be filled in last, over the datagram including the ICRC.
+        udp.checksum(spec.udpChecksum ? InternetChecksum.udp(buffer, ipOffset, spec.ipv6, udpOffset, udpLength) : 0);
+
         final int etherType = spec.ipv6 ? EthernetFlyweight.ETHERTYPE_IPV6 : EthernetFlyweight.ETHERTYPE_IPV4;
         ethernet.wrapAt(buffer, offset);
         ethernet.destinationMac(spec.destinationMac).sourceMac(spec.sourceMac);
@@ -118,59 +176,6 @@ public final class PacketBuilder
         else
         {
             ethernet.etherType(etherType);
-        }
-
-        if (spec.ipv6)
-        {
-            ipv6.wrapAt(buffer, ipOffset)
-                .versionClassFlow(6, spec.dscp, spec.ecn, spec.flowLabel)
-                .payloadLength(datagramEnd - udpOffset)
-                .nextHeader(Ipv6Flyweight.NEXT_HEADER_UDP)
-                .hopLimit(spec.hopLimit)
-                .source(spec.ipv6SourceHigh, spec.ipv6SourceLow)
-                .destination(spec.ipv6DestinationHigh, spec.ipv6DestinationLow);
-        }
-        else
-        {
-            ipv4.wrapAt(buffer, ipOffset)
-                .versionAndIhl(4, 5)
-                .dscpEcn(spec.dscp, spec.ecn)
-                .totalLength(datagramEnd - ipOffset)
-                .identification(spec.ipv4Identification)
-                .flagsAndFragmentOffset(spec.ipv4FlagsAndFragmentOffset)
-                .ttl(spec.hopLimit)
-                .protocol(Ipv4Flyweight.PROTOCOL_UDP)
-                .source(spec.ipv4Source)
-                .destination(spec.ipv4Destination);
-            ipv4.checksum(ipv4.computeChecksum());
-        }
-
-        udp.wrapAt(buffer, udpOffset)
-            .sourcePort(spec.udpSourcePort)
-            .destinationPort(UdpFlyweight.ROCEV2_PORT)
-            .length(udpLength)
-            .checksum(0);
-
-        bth.wrapAt(buffer, bthOffset)
-            .opcode(opcode)
-            .flags(spec.solicitedEvent, spec.migrationRequest, pad, spec.transportVersion)
-            .partitionKey(spec.partitionKey)
-            .fecnBecn(spec.fecn, spec.becn)
-            .destinationQp(spec.destinationQp)
-            .ackRequestAndPsn(spec.ackRequest, spec.psn);
-
-        writeExtensionHeaders(buffer, bthOffset, spec);
-
-        for (int i = payloadOffset + payloadLength; i < icrcOffset; i++)
-        {
-            buffer.putByte(i, (byte)0);
-        }
-        Icrc.writeWire(buffer, icrcOffset, icrc.compute(buffer, ipOffset, spec.ipv6, icrcOffset));
-
-        if (spec.udpChecksum)
-        {
-            // The ICRC masks the UDP checksum, so it can be filled in last, over the datagram including the ICRC.
-            udp.checksum(InternetChecksum.udp(buffer, ipOffset, spec.ipv6, udpOffset, udpLength));
         }
 
         int frameEnd = datagramEnd;

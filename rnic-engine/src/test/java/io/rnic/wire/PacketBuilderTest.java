@@ -104,6 +104,76 @@ class PacketBuilderTest
         assertEquals((int)crc.getValue(), Icrc.readWire(frame, icrcOffset));
     }
 
+    /**
+     * The builder computes the ICRC before the variant fields get their values (ones in their place, PremaskedIcrc):
+     * with every variant field non-zero, tagged or not, IPv4 and IPv6, at an offset in heap and off-heap memory, the
+     * frame's ICRC is the one a receiver computes from the finished frame, and every variant field holds its value.
+     */
+    @Test
+    void shouldComputeTheIcrcOfTheFinishedFrameWithEveryVariantFieldSet()
+    {
+        final PacketBuilder builder = new PacketBuilder();
+        final io.rnic.icrc.IcrcCalculator receiver = Icrc.defaultCalculator();
+        final int offset = 13;
+        for (final boolean ipv6 : new boolean[]{ false, true })
+        {
+            for (final boolean vlan : new boolean[]{ false, true })
+            {
+                for (final int payloadLength : new int[]{ 0, 1, 62, 1000, 4096 })
+                {
+                    for (final boolean direct : new boolean[]{ false, true })
+                    {
+                        final FrameSpec spec = Frames.spec(Opcode.RC_RDMA_WRITE_ONLY, ipv6, vlan)
+                            .trafficClass(46, 3).hopLimit(17).fecnBecn(true, true).udpChecksum(true);
+                        final int length = PacketBuilder.frameLength(spec, payloadLength);
+                        final UnsafeBuffer buffer = direct ?
+                            new UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(offset + length)) :
+                            new UnsafeBuffer(new byte[offset + length]);
+                        buffer.setMemory(0, offset + length, (byte)0x5A);
+                        final UnsafeBuffer payload = new UnsafeBuffer(new byte[payloadLength]);
+                        for (int i = 0; i < payloadLength; i++)
+                        {
+                            payload.putByte(i, (byte)(i * 13 + 1));
+                        }
+                        assertEquals(length, builder.build(buffer, offset, spec, payload, 0, payloadLength));
+
+                        final int ipOffset = offset + (vlan ? EthernetFlyweight.TAGGED_LENGTH : EthernetFlyweight.LENGTH);
+                        final int udpOffset = ipOffset + (ipv6 ? 40 : 20);
+                        final UdpFlyweight udp = new UdpFlyweight().wrapAt(buffer, udpOffset);
+                        final int icrcOffset = udpOffset + udp.length() - Icrc.LENGTH;
+                        final String what = (ipv6 ? "IPv6" : "IPv4") + (vlan ? " tagged" : "") + ", " +
+                            payloadLength + " B" + (direct ? ", off-heap" : ", heap");
+                        assertEquals(receiver.compute(buffer, ipOffset, ipv6, icrcOffset),
+                            Icrc.readWire(buffer, icrcOffset), what);
+                        assertEquals(0x5A, buffer.getByte(offset - 1), what); // nothing written before the frame
+                        final EthernetFlyweight ethernet = new EthernetFlyweight().wrapAt(buffer, offset);
+                        assertEquals(Frames.MAC_A, ethernet.sourceMac(), what);
+                        assertEquals(Frames.MAC_B, ethernet.destinationMac(), what);
+                        if (ipv6)
+                        {
+                            final Ipv6Flyweight ip = new Ipv6Flyweight().wrapAt(buffer, ipOffset);
+                            assertEquals((46 << 2) | 3, ip.trafficClass(), what);
+                            assertEquals(0x12345, ip.flowLabel(), what);
+                            assertEquals(17, ip.hopLimit(), what);
+                        }
+                        else
+                        {
+                            final Ipv4Flyweight ip = new Ipv4Flyweight().wrapAt(buffer, ipOffset);
+                            assertEquals(46, ip.dscp(), what);
+                            assertEquals(3, ip.ecn(), what);
+                            assertEquals(17, ip.ttl(), what);
+                            assertTrue(ip.isChecksumValid(), what);
+                        }
+                        assertEquals(udp.checksum(), InternetChecksum.udp(buffer, ipOffset, ipv6, udpOffset,
+                            udp.length()), what);
+                        final int bthOffset = udpOffset + UdpFlyweight.LENGTH;
+                        assertEquals(0xC0, buffer.getByte(bthOffset + BthFlyweight.FECN_BECN_OFFSET) & 0xFF, what);
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void shouldWriteAValidUdpChecksumWhenAsked()
     {
