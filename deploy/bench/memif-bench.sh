@@ -108,26 +108,13 @@ done
 echo
 echo "| rnic write-bw over memif | message | BW average [MB/s] | message rate [Mpps] | frames/message | frame rate [Mpps] |"
 echo "|---|---|---|---|---|---|"
-run_pair() { # tool args...: server on CPU 1, client on CPU 0; prints the client's output
-  local sock=/run/rnic-bench-$$-$RANDOM.sock
-  "${rnic[@]}" "$@" -u "$qp_timeout" --timeout-ms 600000 --port dpdk -d net_memif0 --cpu 1 --ip 10.60.0.1/24 \
-    --oob 127.0.0.1 \
-    --eal "$eal --file-prefix rbs$$ --vdev=net_memif0,role=server,bsize=8192,socket=$sock" >"$work/server.log" 2>&1 &
-  local server=$!; pids+=("$server")
-  sleep 1
-  "${rnic[@]}" "$@" -u "$qp_timeout" --timeout-ms 600000 --port dpdk -d net_memif0 --cpu 0 --ip 10.60.0.2/24 \
-    --oob 127.0.0.1 \
-    --eal "$eal --file-prefix rbc$$ --vdev=net_memif0,role=client,bsize=8192,socket=$sock" 10.60.0.1 >"$work/client.log" 2>&1 ||
-    { echo "memif-bench: rnic $* failed:" >&2; cat "$work/client.log" "$work/server.log" >&2; exit 1; }
-  wait "$server" || true
-  cat "$work/client.log"
-}
+. "$root/deploy/bench/memif-pair.sh"
 # the ports' default MTU (4200: path MTU 4096), and 4 KB again at Ethernet MTU 1500 (path MTU 1024, four frames a
 # message: what memif ports had before path MTU 4096 became their default) for the ratio in one run
 for case in 64 1024 4096 4096@1500; do
   size=${case%@*}; extra=()
   [[ $case == *@* ]] && extra=(--port-mtu "${case#*@}")
-  out=$(run_pair write-bw -s "$size" -n "$bw_iters" --warmup 300000 "${extra[@]}")
+  out=$(memif_pair write-bw -s "$size" -n "$bw_iters" --warmup 300000 "${extra[@]}")
   line=$(grep -E "^ *$size +[0-9]+ " <<<"$out" | head -1)
   mbs=$(awk '{print $4}' <<<"$line"); mpps=$(awk '{print $5}' <<<"$line") # perftest's columns
   path_mtu=$(grep -o 'Mtu *: *[0-9]*' <<<"$out" | head -1 | grep -o '[0-9]*$')
@@ -161,7 +148,7 @@ echo "| round trip over memif, µs | frame | p50 | p90 | p99 | p99.9 | p99.99 | 
 echo "|---|---|---|---|---|---|---|---|"
 floor=$(pingpong_pair | percentiles "dpdk-pingpong (raw DPDK bindings, no RoCEv2)")
 echo "$floor"
-roce=$(run_pair write-lat -s "$lat_size" -n "$lat_iters" --warmup 300000 | percentiles "rnic write-lat -s $lat_size")
+roce=$(memif_pair write-lat -s "$lat_size" -n "$lat_iters" --warmup 300000 | percentiles "rnic write-lat -s $lat_size")
 echo "$roce"
 echo
 p50() { awk -F'|' '{gsub(/ /, "", $4); print $4}' <<<"$1"; }
