@@ -315,8 +315,8 @@ class DriverCommandFuzzTest
             else if (kind == 2) // unknown types, the answers' own among them
             {
                 length = ControlProtocol.length(random.nextInt(4));
-                type = new int[]{ ControlProtocol.OPEN_ASYNC_EVENTS + 1, 100, ControlProtocol.RESULT, ControlProtocol.ERROR, 1000,
-                    Integer.MAX_VALUE }[random.nextInt(6)];
+                type = new int[]{ ControlProtocol.OPEN_ASYNC_EVENTS + 1, 100, ControlProtocol.RESULT,
+                    ControlProtocol.ERROR, 1000, Integer.MAX_VALUE }[random.nextInt(6)];
             }
             else
             {
