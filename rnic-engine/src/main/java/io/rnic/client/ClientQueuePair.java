@@ -27,6 +27,8 @@ final class ClientQueuePair implements QueuePair
     private final QpType type;
     private final int maxSendSge;
     private final int maxRecvSge;
+    /** It takes its receives from an SRQ: it has no receive queue to post into (EINVAL, as embedded). */
+    private final boolean hasSrq;
     private final SharedMemory memory;
     private final UnsafeBuffer header;
     private final WorkRequestRing sendRing;
@@ -36,8 +38,9 @@ final class ClientQueuePair implements QueuePair
     ClientQueuePair(
         final DriverContext context, final DriverConnection connection, final int handle, final int qpn,
         final QpType type, final SharedMemory memory, final int maxSendWr, final int maxSendSge, final int maxRecvWr,
-        final int maxRecvSge)
+        final int maxRecvSge, final boolean hasSrq)
     {
+        this.hasSrq = hasSrq;
         this.context = context;
         this.connection = connection;
         this.handle = handle;
@@ -94,7 +97,7 @@ final class ClientQueuePair implements QueuePair
     public int postRecv(final RecvWorkRequest wr)
     {
         connection.checkAlive();
-        if (!QueuePair.isPostableRecv(state(), wr, maxRecvSge))
+        if (hasSrq || !QueuePair.isPostableRecv(state(), wr, maxRecvSge))
         {
             return POST_INVALID;
         }

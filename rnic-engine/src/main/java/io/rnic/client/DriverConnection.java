@@ -55,6 +55,7 @@ final class DriverConnection implements AutoCloseable
     private final long[] values = new long[ControlProtocol.MAX_ARGS];
     private int valueCount;
     private int errorCode;
+    private int errorErrno;
     private String errorMessage;
 
     DriverConnection(final Path directory)
@@ -210,7 +211,7 @@ final class DriverConnection implements AutoCloseable
                 gone = errorMessage;
                 throw new CncException(errorMessage);
             }
-            throw new VerbsException(errorMessage);
+            throw errorErrno != 0 ? VerbsException.relayed(errorErrno, errorMessage) : new VerbsException(errorMessage);
         }
         return values;
     }
@@ -249,6 +250,7 @@ final class DriverConnection implements AutoCloseable
         if (type == ControlProtocol.ERROR)
         {
             errorCode = ControlProtocol.errorCode(buffer, offset);
+            errorErrno = ControlProtocol.errorErrno(buffer, offset);
             errorMessage = ControlProtocol.errorMessage(buffer, offset);
             return;
         }

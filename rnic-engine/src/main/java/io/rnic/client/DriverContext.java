@@ -1,5 +1,6 @@
 package io.rnic.client;
 
+import io.rnic.cnc.AsyncEventRing;
 import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.DeviceInfo;
 import io.rnic.cnc.QpAttributesCodec;
@@ -11,14 +12,18 @@ import io.rnic.shm.SharedMemory;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.EngineSharedReceiveQueue;
+import io.rnic.verbs.Errno;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
+import io.rnic.verbs.QpType;
 import io.rnic.verbs.SharedReceiveQueue;
 import io.rnic.verbs.SrqAttributes;
 import io.rnic.verbs.VerbsException;
+import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.foreign.MemorySegment;
@@ -44,11 +49,13 @@ import java.util.Map;
  * <p>
  * The driver destroys everything of a client that stops sending keepalives or whose socket closes (a crash,
  * {@code kill -9}); a client whose driver dies gets a {@link io.rnic.cnc.CncException} saying so on its next call.
+ * <p>
+ * A shared receive queue's ring is shared memory too, posted into as a QP's receive queue; the driver raises this
+ * client's asynchronous events (an SRQ's limit, a QP's last WQE) into a ring of its own that {@link #pollAsyncEvent}
+ * reads, named by this context's objects.
  */
 public final class DriverContext implements RnicContext
 {
-    private static final String SRQ_NOT_AVAILABLE = "shared receive queues are not available through a driver yet";
-
     private final Path directory;
     private final DriverConnection connection;
     private final LocalPort port;
@@ -57,6 +64,10 @@ public final class DriverContext implements RnicContext
     private final Map<MemoryWindow, Integer> windows = new IdentityHashMap<>();
     private final Map<CompletionQueue, SharedMemory> cqs = new IdentityHashMap<>();
     private final List<ClientQueuePair> qps = new ArrayList<>();
+    /** By handle: an event names its SRQ by handle. */
+    private final Int2ObjectHashMap<ClientSharedReceiveQueue> srqs = new Int2ObjectHashMap<>();
+    private final SharedMemory eventsMemory;
+    private final AsyncEventRing events;
     private boolean closed;
 
     private DriverContext(final Path directory, final DriverConnection connection)
@@ -64,6 +75,19 @@ public final class DriverContext implements RnicContext
         this.directory = directory;
         this.connection = connection;
         this.port = portOf(DeviceInfo.read(connection.cnc().deviceInfoBuffer()));
+        final long fileLength = AsyncEventRing.fileLength();
+        this.eventsMemory = SharedMemory.create("rnic-events", fileLength, false);
+        try
+        {
+            final long token = connection.passFd(eventsMemory.fd(), ControlProtocol.OPEN_ASYNC_EVENTS);
+            connection.call(ControlProtocol.OPEN_ASYNC_EVENTS, token, fileLength);
+            this.events = AsyncEventRing.attach(new UnsafeBuffer(eventsMemory.segment().address(), (int)fileLength));
+        }
+        catch (final RuntimeException ex)
+        {
+            eventsMemory.close();
+            throw ex;
+        }
     }
 
     /**
@@ -259,21 +283,91 @@ public final class DriverContext implements RnicContext
         memory.close();
     }
 
-    /** A shared receive queue through a driver (it would need the SRQ's ring in shared memory): refused. */
-    public SharedReceiveQueue createSrq(final ProtectionDomain pd, final SrqAttributes attributes)
+    /**
+     * {@code ibv_create_srq} through the driver: the SRQ's receive ring is a memfd both map, formatted by the driver;
+     * the SRQ is on one of the driver's engines, where its QPs go too. The sizes are checked here as embedded (EINVAL).
+     */
+    public synchronized SharedReceiveQueue createSrq(final ProtectionDomain pd, final SrqAttributes attributes)
     {
-        throw new VerbsException(SRQ_NOT_AVAILABLE);
+        EngineSharedReceiveQueue.check(pd, attributes);
+        final long fileLength = QpQueuesLayout.srqFileLength(attributes.maxWr, attributes.maxSge);
+        final SharedMemory memory = SharedMemory.create("rnic-srq", fileLength, false);
+        try
+        {
+            final long token = connection.passFd(memory.fd(), ControlProtocol.CREATE_SRQ);
+            final long[] answer = connection.call(ControlProtocol.CREATE_SRQ, pd.handle(), attributes.maxWr,
+                attributes.maxSge, attributes.srqLimit, token, fileLength);
+            final ClientSharedReceiveQueue srq = new ClientSharedReceiveQueue(this, connection, (int)answer[0], pd,
+                memory, QpQueuesLayout.srqRingLength(attributes.maxWr, attributes.maxSge));
+            srqs.put(srq.handle(), srq);
+            return srq;
+        }
+        catch (final RuntimeException ex)
+        {
+            memory.close();
+            throw ex;
+        }
     }
 
-    public void destroySrq(final SharedReceiveQueue srq)
+    /** {@code ibv_destroy_srq}: EBUSY (from the driver) while QPs created with it remain. */
+    public synchronized void destroySrq(final SharedReceiveQueue srq)
     {
-        throw new VerbsException(SRQ_NOT_AVAILABLE);
+        final ClientSharedReceiveQueue clientSrq = srqOf(srq, "ibv_destroy_srq");
+        connection.call(ControlProtocol.DESTROY_SRQ, clientSrq.handle());
+        srqs.remove(clientSrq.handle());
+        clientSrq.destroyed();
+        clientSrq.memory().close();
     }
 
-    /** No asynchronous event reaches a driver's client yet: none is ever there. */
-    public boolean pollAsyncEvent(final AsyncEvent event)
+    synchronized void modifySrq(final ClientSharedReceiveQueue srq, final SrqAttributes attributes, final int mask)
     {
-        return false;
+        connection.call(ControlProtocol.MODIFY_SRQ, srqOf(srq, "ibv_modify_srq").handle(), mask, attributes.srqLimit);
+    }
+
+    synchronized SrqAttributes querySrq(final ClientSharedReceiveQueue srq, final SrqAttributes into)
+    {
+        final long[] answer = connection.call(ControlProtocol.QUERY_SRQ, srqOf(srq, "ibv_query_srq").handle());
+        into.maxWr = (int)answer[0];
+        into.maxSge = (int)answer[1];
+        into.srqLimit = (int)answer[2];
+        return into;
+    }
+
+    /** One of this context's SRQs not destroyed, or EINVAL as the embedded verbs give for a destroyed one. */
+    private ClientSharedReceiveQueue srqOf(final SharedReceiveQueue srq, final String verb)
+    {
+        if (!(srq instanceof ClientSharedReceiveQueue clientSrq) || srqs.get(clientSrq.handle()) != clientSrq)
+        {
+            throw new VerbsException(Errno.EINVAL, verb + ": " + srq + " is destroyed or not one of this context's");
+        }
+        return clientSrq;
+    }
+
+    /**
+     * {@code ibv_get_async_event} without blocking: the oldest event the driver raised for this client's QPs and
+     * SRQs. An event of an SRQ destroyed since names none ({@code srq} null).
+     */
+    public synchronized boolean pollAsyncEvent(final AsyncEvent event)
+    {
+        if (closed)
+        {
+            return false;
+        }
+        connection.checkAlive();
+        if (!events.poll())
+        {
+            return false;
+        }
+        event.eventType = events.eventType();
+        event.qpNum = events.qpNum();
+        event.srq = events.srqHandle() == 0 ? null : srqs.get(events.srqHandle());
+        return true;
+    }
+
+    /** Events the driver could not give this client because its ring was full (it did not poll). */
+    public synchronized long droppedAsyncEvents()
+    {
+        return closed ? 0 : events.droppedEvents();
     }
 
     public synchronized QueuePair createQp(final QpInitAttributes init)
@@ -286,26 +380,29 @@ public final class DriverContext implements RnicContext
         {
             throw new VerbsException("the QP's CQs must come from this context");
         }
-        if (init.srq != null)
+        final ClientSharedReceiveQueue srq = init.srq == null ? null : srqOf(init.srq, "ibv_create_qp");
+        if (srq != null && init.type != QpType.RC && init.type != QpType.UD)
         {
-            throw new VerbsException(SRQ_NOT_AVAILABLE);
+            throw new VerbsException(Errno.EINVAL, "ibv_create_qp: an SRQ serves RC and UD QPs, not " + init.type);
         }
-        if (init.maxSendWr < 1 || init.maxSendWr > (1 << 16) || init.maxRecvWr < 1 || init.maxRecvWr > (1 << 16))
+        // a QP of an SRQ has no receive queue of its own: the smallest ring stands in the file, never posted into
+        final int maxRecvWr = srq != null ? 1 : init.maxRecvWr;
+        final int maxRecvSge = srq != null ? 1 : init.maxRecvSge;
+        if (init.maxSendWr < 1 || init.maxSendWr > (1 << 16) || maxRecvWr < 1 || maxRecvWr > (1 << 16))
         {
             throw new VerbsException("QP work queue sizes " + init.maxSendWr + "/" + init.maxRecvWr +
                 " out of range 1.." + (1 << 16));
         }
-        final long fileLength = QpQueuesLayout.fileLength(init.maxSendWr, init.maxSendSge, init.maxRecvWr,
-            init.maxRecvSge);
+        final long fileLength = QpQueuesLayout.fileLength(init.maxSendWr, init.maxSendSge, maxRecvWr, maxRecvSge);
         final SharedMemory memory = SharedMemory.create("rnic-qp", fileLength, false);
         try
         {
             final long token = connection.passFd(memory.fd(), ControlProtocol.CREATE_QP);
             final long[] answer = connection.call(ControlProtocol.CREATE_QP, init.pd.handle(), init.sendCq.handle(),
-                init.recvCq.handle(), init.type.ordinal(), init.maxSendWr, init.maxRecvWr, init.maxSendSge,
-                init.maxRecvSge, init.signalAll ? 1 : 0, token, fileLength);
+                init.recvCq.handle(), init.type.ordinal(), init.maxSendWr, maxRecvWr, init.maxSendSge,
+                maxRecvSge, init.signalAll ? 1 : 0, token, fileLength, srq == null ? 0 : srq.handle());
             final ClientQueuePair qp = new ClientQueuePair(this, connection, (int)answer[0], (int)answer[1], init.type,
-                memory, init.maxSendWr, init.maxSendSge, init.maxRecvWr, init.maxRecvSge);
+                memory, init.maxSendWr, init.maxSendSge, maxRecvWr, maxRecvSge, srq != null);
             qps.add(qp);
             return qp;
         }
@@ -379,7 +476,7 @@ public final class DriverContext implements RnicContext
     }
 
     /**
-     * Detaches: the driver destroys this client's QPs, CQs and regions (when it is still there), then the shared
+     * Detaches: the driver destroys this client's QPs, SRQs, CQs and regions (when it is still there), then the shared
      * memory is unmapped. Idempotent.
      */
     public synchronized void close()
@@ -407,15 +504,22 @@ public final class DriverContext implements RnicContext
             {
                 qp.memory().close();
             }
+            for (final ClientSharedReceiveQueue srq : srqs.values())
+            {
+                srq.destroyed();
+                srq.memory().close();
+            }
             for (final SharedMemory memory : cqs.values())
             {
                 memory.close();
             }
+            eventsMemory.close();
             for (final SharedMemory memory : allocations)
             {
                 memory.close();
             }
             qps.clear();
+            srqs.clear();
             cqs.clear();
             allocations.clear();
             regions.clear();

@@ -36,8 +36,11 @@ public final class CncFile implements AutoCloseable
 {
     public static final String FILE_NAME = "cnc.dat";
     public static final int MAGIC = 0x43494e52; // "RNIC" little-endian
-    /** 2: the send rings carry a memory window bind's fields (a client of version 1 would misread them). */
-    public static final int VERSION = 2;
+    /**
+     * 2: the send rings carry a memory window bind's fields (a client of version 1 would misread them). 3: errors
+     * carry an errno before their message, and a client opens its asynchronous event ring at attach (SRQs).
+     */
+    public static final int VERSION = 3;
 
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = 4;

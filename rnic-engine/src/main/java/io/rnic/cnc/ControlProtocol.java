@@ -13,8 +13,12 @@ import org.agrona.MutableDirectBuffer;
  * {@code (client id, nonce)} without a descriptor, then {@link #ATTACH} with the same nonce, which links that
  * connection to the client. For each memfd it then sends {@code (client id, sequence)} with the descriptor attached
  * ({@code io.rnic.shm.FdSocket}), a sequence of its own that it never reuses, and names that sequence, the
- * <em>token</em>, in the command that uses the memory ({@link #REG_MR}, {@link #CREATE_CQ}, {@link #CREATE_QP}).
+ * <em>token</em>, in the command that uses the memory ({@link #REG_MR}, {@link #CREATE_CQ}, {@link #CREATE_QP},
+ * {@link #CREATE_SRQ}, {@link #OPEN_ASYNC_EVENTS}).
  * The driver takes a token only from the descriptors that came over that client's own connection.
+ * <p>
+ * An error names the errno of the verbs refusal behind it when the verbs gave one ({@link #ERROR_ERRNO_OFFSET}), so
+ * that a client throws what an embedded endpoint would ({@code VerbsException.errno()}: EBUSY, EINVAL, ...).
  */
 public final class ControlProtocol
 {
@@ -45,7 +49,9 @@ public final class ControlProtocol
     public static final int DESTROY_CQ = 9;
     /**
      * args: PD, send CQ, receive CQ, QP type, max send WR, max receive WR, max send SGE, max receive SGE, signal all
-     * (0/1), token of the memfd sent over the socket, file length → QP handle, QPN.
+     * (0/1), token of the memfd sent over the socket, file length, then optionally the handle of the SRQ the QP takes
+     * its receives from (0 or absent: none; its receive queue in the file is then one entry of one SGE, unused) → QP
+     * handle, QPN.
      */
     public static final int CREATE_QP = 10;
     /** args: QP handle, mask, then {@link QpAttributesCodec}'s fields → new state. */
@@ -87,6 +93,24 @@ public final class ControlProtocol
     public static final int ALLOC_MW = 22;
     /** args: MW handle. */
     public static final int DEALLOC_MW = 23;
+    /**
+     * args: PD handle, max WR, max SGE, limit, token of the memfd sent over the socket, file length
+     * ({@link QpQueuesLayout#srqFileLength}) → SRQ handle, max WR as the ring holds it. The driver formats the SRQ's
+     * receive ring in the file; the client posts into it and the engine takes from it.
+     */
+    public static final int CREATE_SRQ = 24;
+    /** args: SRQ handle, mask ({@code SrqAttrMask}), limit. */
+    public static final int MODIFY_SRQ = 25;
+    /** args: SRQ handle → max WR, max SGE, limit (0 once the limit event has fired). */
+    public static final int QUERY_SRQ = 26;
+    /** args: SRQ handle; refused (EBUSY) while QPs created with it remain. */
+    public static final int DESTROY_SRQ = 27;
+    /**
+     * args: token of the memfd sent over the socket, file length ({@link AsyncEventRing#fileLength}) → capacity. The
+     * driver formats an {@link AsyncEventRing} in the file and writes the client's asynchronous events into it, named
+     * by the client's own handles. Once per client; without it the client's events are counted as dropped.
+     */
+    public static final int OPEN_ASYNC_EVENTS = 28;
 
     /** The driver's AF_UNIX socket in its directory, mode 0660 like the CnC file: clients pass memfds over it. */
     public static final String FD_SOCKET_FILE_NAME = "fds.sock";
@@ -98,9 +122,10 @@ public final class ControlProtocol
     public static final int CLIENT_ID_OFFSET = 0;
     public static final int CORRELATION_ID_OFFSET = 8;
     public static final int ARGS_OFFSET = 16;
-    /** An error's code (an {@code int}), then its message's length and bytes. */
+    /** An error's code (an {@code int}), the verbs' errno (0: none), then its message's length and bytes. */
     public static final int ERROR_CODE_OFFSET = 16;
-    public static final int ERROR_MESSAGE_OFFSET = 20;
+    public static final int ERROR_ERRNO_OFFSET = 20;
+    public static final int ERROR_MESSAGE_OFFSET = 24;
     public static final int MAX_ARGS = 64;
     public static final int MAX_MESSAGE_LENGTH = ARGS_OFFSET + MAX_ARGS * Long.BYTES;
 
@@ -164,13 +189,22 @@ public final class ControlProtocol
         buffer.putLong(offset + ARGS_OFFSET + index * Long.BYTES, value);
     }
 
-    /** Writes an error message; returns its length. Messages longer than the limit are cut. */
+    /** Writes an error message without an errno; returns its length. Messages longer than the limit are cut. */
     public static int putError(
         final MutableDirectBuffer buffer, final int offset, final long clientId, final long correlationId,
         final int code, final String message)
     {
+        return putError(buffer, offset, clientId, correlationId, code, 0, message);
+    }
+
+    /** Writes an error message naming the verbs' {@code errno} (0: none); returns its length. */
+    public static int putError(
+        final MutableDirectBuffer buffer, final int offset, final long clientId, final long correlationId,
+        final int code, final int errno, final String message)
+    {
         putHeader(buffer, offset, clientId, correlationId);
         buffer.putInt(offset + ERROR_CODE_OFFSET, code);
+        buffer.putInt(offset + ERROR_ERRNO_OFFSET, errno);
         final String text = message.length() > 1000 ? message.substring(0, 1000) : message;
         return ERROR_MESSAGE_OFFSET + buffer.putStringUtf8(offset + ERROR_MESSAGE_OFFSET, text);
     }
@@ -178,6 +212,12 @@ public final class ControlProtocol
     public static int errorCode(final DirectBuffer buffer, final int offset)
     {
         return buffer.getInt(offset + ERROR_CODE_OFFSET);
+    }
+
+    /** The errno of the verbs refusal an error reports, 0 when it names none. */
+    public static int errorErrno(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getInt(offset + ERROR_ERRNO_OFFSET);
     }
 
     public static String errorMessage(final DirectBuffer buffer, final int offset)
@@ -212,6 +252,11 @@ public final class ControlProtocol
             case CM_POLL -> "cm_poll";
             case ALLOC_MW -> "alloc_mw";
             case DEALLOC_MW -> "dealloc_mw";
+            case CREATE_SRQ -> "create_srq";
+            case MODIFY_SRQ -> "modify_srq";
+            case QUERY_SRQ -> "query_srq";
+            case DESTROY_SRQ -> "destroy_srq";
+            case OPEN_ASYNC_EVENTS -> "open_async_events";
             default -> "command " + type;
         };
     }

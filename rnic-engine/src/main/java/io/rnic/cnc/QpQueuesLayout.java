@@ -7,7 +7,8 @@ import org.agrona.BitUtil;
  * The shared-memory file of a client's QP: a header the driver keeps current (the QP's state, its number), then the
  * send queue and the receive queue, rings the client produces into and the driver's engine thread consumes
  * ({@link WorkRequestRing}). The client makes the file at {@link #fileLength}; the driver checks that length, formats
- * the rings and answers; the client then attaches to them.
+ * the rings and answers; the client then attaches to them. A client's SRQ has a file of its own holding its receive
+ * ring alone ({@link #srqFileLength}).
  */
 public final class QpQueuesLayout
 {
@@ -44,6 +45,21 @@ public final class QpQueuesLayout
     public static long completionQueueFileLength(final int entries)
     {
         return BitUtil.align((long)io.rnic.verbs.CompletionQueue.requiredBytes(entries), 4096);
+    }
+
+    /**
+     * The length of a client SRQ's shared file: its receive ring of {@code maxWr} requests of up to {@code maxSge}
+     * entries, from byte 0, in whole pages.
+     */
+    public static long srqFileLength(final int maxWr, final int maxSge)
+    {
+        return BitUtil.align((long)srqRingLength(maxWr, maxSge), 4096);
+    }
+
+    public static int srqRingLength(final int maxWr, final int maxSge)
+    {
+        return WorkRequestRing.HEADER_LENGTH + BitUtil.findNextPositivePowerOfTwo(maxWr) *
+            WorkRequestRing.entryLength(WorkRequestRing.RECV, maxSge);
     }
 
     public static long fileLength(final int maxSendWr, final int maxSendSge, final int maxRecvWr, final int maxRecvSge)

@@ -10,6 +10,7 @@ import io.rnic.transport.RnicEngine;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.AsyncEventQueue;
+import io.rnic.verbs.EngineSharedReceiveQueue;
 import io.rnic.verbs.Errno;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
@@ -24,7 +25,9 @@ import io.rnic.verbs.SharedReceiveQueue;
 import io.rnic.verbs.SrqAttributes;
 import io.rnic.verbs.VerbsException;
 import io.rnic.verbs.WorkQueueRing;
+import io.rnic.verbs.WorkRequestRing;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.lang.foreign.MemorySegment;
@@ -175,8 +178,8 @@ public final class RnicDevice
      */
     public EngineQueuePair createQp(final QpInitAttributes init)
     {
-        final RnicEngine engine = init.srq != null ?
-            engines[init.srq.shard()] : engines[Math.floorMod(nextShard.getAndIncrement(), engines.length)];
+        final RnicEngine engine = init.srq instanceof EngineSharedReceiveQueue srq ?
+            engines[srq.shard()] : engines[Math.floorMod(nextShard.getAndIncrement(), engines.length)];
         return createQp(init, engine, 0);
     }
 
@@ -187,10 +190,23 @@ public final class RnicDevice
      *
      * @throws VerbsException EINVAL for a size, entry count or limit out of range.
      */
-    public SharedReceiveQueue createSrq(final ProtectionDomain pd, final SrqAttributes attributes)
+    public EngineSharedReceiveQueue createSrq(final ProtectionDomain pd, final SrqAttributes attributes)
     {
-        return new SharedReceiveQueue(nextHandle.getAndIncrement(), pd, attributes,
+        return new EngineSharedReceiveQueue(nextHandle.getAndIncrement(), pd, attributes,
             Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents);
+    }
+
+    /**
+     * A shared receive queue a driver's client posts into: its engine takes the requests straight from
+     * {@code clientRing}, a receive ring in the client's memory, and counts malformed ones on {@code malformed}.
+     *
+     * @throws VerbsException EINVAL for a limit out of range.
+     */
+    public EngineSharedReceiveQueue createSrq(
+        final ProtectionDomain pd, final WorkRequestRing clientRing, final int srqLimit, final AtomicCounter malformed)
+    {
+        return new EngineSharedReceiveQueue(nextHandle.getAndIncrement(), pd, clientRing, srqLimit,
+            Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents, malformed);
     }
 
     /**
@@ -200,7 +216,16 @@ public final class RnicDevice
      */
     public void destroySrq(final SharedReceiveQueue srq)
     {
-        srq.destroy();
+        engineSrq(srq).destroy();
+    }
+
+    private static EngineSharedReceiveQueue engineSrq(final SharedReceiveQueue srq)
+    {
+        if (!(srq instanceof EngineSharedReceiveQueue engineSrq))
+        {
+            throw new VerbsException(Errno.EINVAL, "SRQ " + srq + " is not one of this device's");
+        }
+        return engineSrq;
     }
 
     /**
@@ -225,7 +250,7 @@ public final class RnicDevice
         {
             throw new VerbsException("a QP needs a protection domain, a send CQ and a receive CQ");
         }
-        final SharedReceiveQueue srq = init.srq;
+        final EngineSharedReceiveQueue srq = init.srq == null ? null : engineSrq(init.srq);
         if (srq != null && init.type != QpType.RC && init.type != QpType.UD)
         {
             throw new VerbsException(Errno.EINVAL, "ibv_create_qp: an SRQ serves RC and UD QPs, not " + init.type);

@@ -3,13 +3,13 @@ package io.rnic.transport;
 import io.rnic.cc.QpCongestion;
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.EngineSharedReceiveQueue;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
-import io.rnic.verbs.SharedReceiveQueue;
 import io.rnic.verbs.WorkQueueRing;
 import io.rnic.wire.Ecn;
 import io.rnic.wire.FrameSpec;
@@ -38,7 +38,7 @@ public final class QpContext
     /** The QP's own receive queue, or null when it has none (it takes its receives from {@link #srq}). */
     final WorkQueueRing<RecvWorkRequest> rq;
     /** The shared receive queue the QP takes its receives from, or null. */
-    final SharedReceiveQueue srq;
+    final EngineSharedReceiveQueue srq;
     /** The receive WQE taken from {@link #srq} for the message arriving, while {@link #srqWqeHeld}. */
     final RecvWorkRequest srqWqe;
     boolean srqWqeHeld;
@@ -186,7 +186,7 @@ public final class QpContext
         final CompletionQueue recvCq,
         final WorkQueueRing<SendWorkRequest> sq,
         final WorkQueueRing<RecvWorkRequest> rq,
-        final SharedReceiveQueue srq,
+        final EngineSharedReceiveQueue srq,
         final boolean signalAll)
     {
         this.srq = srq;
@@ -220,7 +220,7 @@ public final class QpContext
     }
 
     /** The shared receive queue the QP takes its receives from, or null. */
-    public SharedReceiveQueue srq()
+    public EngineSharedReceiveQueue srq()
     {
         return srq;
     }

@@ -23,6 +23,28 @@ public final class VerbsException extends RuntimeException
         this.errno = errno;
     }
 
+    private VerbsException(final String message, final int errno)
+    {
+        super(message);
+        this.errno = errno;
+    }
+
+    /**
+     * A refusal another process made (a driver, for its client), with the errno it named and its message as it wrote
+     * it, the errno's name already first.
+     */
+    public static VerbsException relayed(final int errno, final String message)
+    {
+        return new VerbsException(message, errno);
+    }
+
+    /** Whether the message starts with the errno's name, i.e. the errno was given rather than EINVAL by default. */
+    public boolean namesErrno()
+    {
+        final String message = getMessage();
+        return message != null && message.startsWith(Errno.name(errno) + ": ");
+    }
+
     /** The errno ibverbs would return for the same mistake ({@link Errno}); EINVAL when none was given. */
     public int errno()
     {

@@ -7,6 +7,7 @@ import io.rnic.sim.VirtualClock;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.AsyncEvent;
+import io.rnic.verbs.EngineSharedReceiveQueue;
 import io.rnic.verbs.Errno;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
@@ -81,7 +82,7 @@ class SharedReceiveQueueTest
         assertErrno(Errno.EINVAL, () -> device.createSrq(pd, new SrqAttributes().maxWr(8).srqLimit(9)));
         assertErrno(Errno.EINVAL, () -> device.createSrq(null, new SrqAttributes()));
 
-        final SharedReceiveQueue srq = device.createSrq(pd, new SrqAttributes().maxWr(4).maxSge(2).srqLimit(1));
+        final EngineSharedReceiveQueue srq = device.createSrq(pd, new SrqAttributes().maxWr(4).maxSge(2).srqLimit(1));
         final SrqAttributes attributes = srq.query(new SrqAttributes());
         assertEquals(4, attributes.maxWr);
         assertEquals(2, attributes.maxSge);
@@ -134,7 +135,7 @@ class SharedReceiveQueueTest
         final RnicDevice device = new RnicDevice(new LocalPort(0x02_00_00_00_00_01L), new VirtualClock(0), 3);
         final ProtectionDomain pd = device.allocPd();
         final io.rnic.verbs.CompletionQueue cq = device.createCq(16);
-        final SharedReceiveQueue[] srqs = new SharedReceiveQueue[3];
+        final EngineSharedReceiveQueue[] srqs = new EngineSharedReceiveQueue[3];
         final Set<Integer> shards = new HashSet<>();
         for (int s = 0; s < srqs.length; s++)
         {
@@ -155,7 +156,7 @@ class SharedReceiveQueueTest
     void shouldShareOneSrqBetweenTwoRcQpsByteExactWithTheConsumingQpsNumber()
     {
         final ProtectionDomain pd = fabric.b().allocPd();
-        final SharedReceiveQueue srq = fabric.b().createSrq(pd, new SrqAttributes().maxWr(64).maxSge(1));
+        final EngineSharedReceiveQueue srq = fabric.b().createSrq(pd, new SrqAttributes().maxWr(64).maxSge(1));
         final Connection[] requesters = new Connection[2];
         final Connection[] responders = new Connection[2];
         for (int k = 0; k < 2; k++)
@@ -229,7 +230,7 @@ class SharedReceiveQueueTest
     void shouldDeliverUdDatagramsFromAnSrqAndDropThemWhenItIsEmpty()
     {
         final ProtectionDomain pd = fabric.b().allocPd();
-        final SharedReceiveQueue srq = fabric.b().createSrq(pd, new SrqAttributes().maxWr(8).maxSge(1));
+        final EngineSharedReceiveQueue srq = fabric.b().createSrq(pd, new SrqAttributes().maxWr(8).maxSge(1));
         final Connection sender = new Connection(fabric.a(), arena, QpType.UD, 8192, AccessFlags.ALL);
         final Connection receiver = new Connection(fabric.b(), arena, QpType.UD, 8192, AccessFlags.ALL, pd, srq);
         sender.connect(receiver, TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, PathMtu.MTU_1024, 0x10_0000, 0);
@@ -284,7 +285,7 @@ class SharedReceiveQueueTest
     void shouldRaiseTheLimitEventOnceThenStayDisarmedUntilModifyArmsItAgain()
     {
         final Connection[] pair = srqRcPair(new SrqAttributes().maxWr(16).maxSge(1));
-        final SharedReceiveQueue srq = pair[1].qp.context().srq();
+        final EngineSharedReceiveQueue srq = pair[1].qp.context().srq();
         final AsyncEvent event = new AsyncEvent();
         assertFalse(fabric.b().pollAsyncEvent(event));
         srq.modify(new SrqAttributes().srqLimit(3), SrqAttrMask.LIMIT);
@@ -316,7 +317,7 @@ class SharedReceiveQueueTest
     void shouldRnrNakASendWhileTheSrqIsEmptyAndCompleteItOnceAReceiveIsPosted()
     {
         final Connection[] pair = srqRcPair(new SrqAttributes().maxWr(16).maxSge(1));
-        final SharedReceiveQueue srq = pair[1].qp.context().srq();
+        final EngineSharedReceiveQueue srq = pair[1].qp.context().srq();
         RcOperationsTest.fill(pair[0], 0, 3000, 7);
         final SendWorkRequest send = new SendWorkRequest();
         send.wrId = 1;
@@ -345,7 +346,7 @@ class SharedReceiveQueueTest
     void shouldRaiseLastWqeReachedOnceWhenAQpOfAnSrqGoesToErrorAndLeaveTheSrqsWqesToTheOthers()
     {
         final Connection[] pair = srqRcPair(new SrqAttributes().maxWr(16).maxSge(1));
-        final SharedReceiveQueue srq = pair[1].qp.context().srq();
+        final EngineSharedReceiveQueue srq = pair[1].qp.context().srq();
         final Connection other = new Connection(fabric.b(), arena, QpType.RC, 8192, AccessFlags.ALL, pair[1].pd, srq);
         postReceives(pair[1], srq, 4);
         sendAndAwait(pair, 1);
@@ -373,7 +374,7 @@ class SharedReceiveQueueTest
     void shouldFlushTheWqeAQpOfAnSrqHoldsMidMessageWhenItGoesToError()
     {
         final Connection[] pair = srqRcPair(new SrqAttributes().maxWr(16).maxSge(1));
-        final SharedReceiveQueue srq = pair[1].qp.context().srq();
+        final EngineSharedReceiveQueue srq = pair[1].qp.context().srq();
         postReceives(pair[1], srq, 2);
         // only the first packet of a 3-packet SEND reaches B: its QP holds the SRQ's first WQE, mid-message
         final int[] frames = new int[1];
@@ -414,7 +415,7 @@ class SharedReceiveQueueTest
     private Connection[] srqRcPair(final SrqAttributes attributes)
     {
         final ProtectionDomain pd = fabric.b().allocPd();
-        final SharedReceiveQueue srq = fabric.b().createSrq(pd, attributes);
+        final EngineSharedReceiveQueue srq = fabric.b().createSrq(pd, attributes);
         final Connection a = new Connection(fabric.a(), arena, QpType.RC, 1 << 16, AccessFlags.ALL);
         final Connection b = new Connection(fabric.b(), arena, QpType.RC, 1 << 16, AccessFlags.ALL, pd, srq);
         a.connect(b, TwoNodeFabric.IP_B, TwoNodeFabric.MAC_B, PathMtu.MTU_1024, 0x10_0000, AccessFlags.ALL);
@@ -422,7 +423,7 @@ class SharedReceiveQueueTest
         return new Connection[]{ a, b };
     }
 
-    private static void postReceives(final Connection into, final SharedReceiveQueue srq, final int count)
+    private static void postReceives(final Connection into, final EngineSharedReceiveQueue srq, final int count)
     {
         final RecvWorkRequest recv = new RecvWorkRequest();
         for (int i = 0; i < count; i++)

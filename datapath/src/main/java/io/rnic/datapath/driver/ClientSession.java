@@ -1,5 +1,7 @@
 package io.rnic.datapath.driver;
 
+import io.rnic.cnc.AsyncEventRing;
+import io.rnic.shm.SharedMemory;
 import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -19,10 +21,15 @@ final class ClientSession
     final Int2ObjectHashMap<ClientMr> mrs = new Int2ObjectHashMap<>();
     final Int2ObjectHashMap<ClientCq> cqs = new Int2ObjectHashMap<>();
     final Int2ObjectHashMap<ClientQp> qps = new Int2ObjectHashMap<>();
+    final Int2ObjectHashMap<ClientSrq> srqs = new Int2ObjectHashMap<>();
     /** Its memory windows by handle. */
     final Int2ObjectHashMap<MemoryWindow> mws = new Int2ObjectHashMap<>();
     /** Its RDMA CM ids: the connections it made and the requests to its ports ({@link DriverCm}). */
     final Int2ObjectHashMap<DriverCm.TrackedId> cmIds = new Int2ObjectHashMap<>();
+
+    /** Where its asynchronous events go ({@code OPEN_ASYNC_EVENTS}), and the file holding it; null until opened. */
+    AsyncEventRing events;
+    SharedMemory eventsMemory;
 
     ClientSession(final long clientId, final long pid, final ClientFds fds, final long nowNs)
     {
@@ -34,7 +41,7 @@ final class ClientSession
 
     int resourceCount()
     {
-        return pds.size() + mrs.size() + cqs.size() + qps.size() + mws.size();
+        return pds.size() + mrs.size() + cqs.size() + qps.size() + mws.size() + srqs.size();
     }
 
     public String toString()

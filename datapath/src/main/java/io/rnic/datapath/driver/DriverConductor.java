@@ -1,5 +1,6 @@
 package io.rnic.datapath.driver;
 
+import io.rnic.cnc.AsyncEventRing;
 import io.rnic.cnc.CmIdCodec;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.ControlProtocol;
@@ -12,7 +13,9 @@ import io.rnic.device.RnicDevice;
 import io.rnic.shm.FdSocketServer;
 import io.rnic.shm.SharedMemory;
 import io.rnic.shm.ShmException;
+import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.EngineSharedReceiveQueue;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
@@ -20,9 +23,12 @@ import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.ScatterGatherList;
+import io.rnic.verbs.SrqAttributes;
 import io.rnic.verbs.VerbsException;
+import io.rnic.verbs.WorkRequestRing;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
@@ -49,12 +55,16 @@ import java.util.List;
  * names: a token is looked up only among the descriptors that came over the connection linked to the commanding
  * client (by the nonce of its hello and of its {@code ATTACH}). A descriptor is closed once mapped, and those never
  * used when the client goes. A connection that closes is a client that died: it is reclaimed at once.
+ * <p>
+ * The device's asynchronous events (an SRQ's limit, a QP's last WQE) are routed here to the client that owns the
+ * object, into that client's {@link AsyncEventRing} and named by its own handles; what finds no room is counted.
  */
 final class DriverConductor implements Agent, FdSocketServer.Handler
 {
     /** How often clients' liveness is checked. */
     static final long LIVENESS_CHECK_NS = 100_000_000L;
     private static final int COMMANDS_PER_CYCLE = 32;
+    private static final int EVENTS_PER_CYCLE = 64;
     private static final long MAX_MEMORY_FILE_BYTES = 1L << 40;
     private static final long MAX_RESOLVE_MS = 10_000;
     /** Memfds a connection may have sent and not yet named in a command: more is a client leaking the driver's fds. */
@@ -76,6 +86,11 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
     private final UnsafeBuffer answer = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH +
         4096));
     private final Long2ObjectHashMap<ClientSession> sessions = new Long2ObjectHashMap<>();
+    /** Who owns each client QP (by QPN) and SRQ (by the device's handle): where their events go. */
+    private final Int2ObjectHashMap<ClientSession> qpOwners = new Int2ObjectHashMap<>();
+    private final Int2ObjectHashMap<ClientSrq> srqOwners = new Int2ObjectHashMap<>();
+    private final AsyncEvent event = new AsyncEvent();
+    private final SrqAttributes srqAttributes = new SrqAttributes();
     private final List<ClientFds> fdConnections = new ArrayList<>();
     /** Answers computed off this thread (address resolution waits for the wire), sent from it. */
     private final ManyToOneConcurrentLinkedQueue<long[]> lateResults = new ManyToOneConcurrentLinkedQueue<>();
@@ -84,6 +99,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
     private long nowNs;
     private long lastHeartbeatMs;
     private long nextLivenessCheckNs;
+    private long deviceEventsDropped;
 
     DriverConductor(
         final CncFile cnc, final Endpoint endpoint, final ClientQueues[] queues, final DistinctErrorLog errorLog,
@@ -117,12 +133,14 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         int work = fdServer.poll(this); // first: a command's memfd was sent before the command
         work += toDriver.read(this::onCommand, COMMANDS_PER_CYCLE);
         work += sendLateAnswers();
+        work += routeAsyncEvents();
         work += cm.routeRequests();
         if (nowNs >= nextLivenessCheckNs)
         {
             nextLivenessCheckNs = nowNs + LIVENESS_CHECK_NS;
             work += timeOutClients();
             refreshQpCounters();
+            countDeviceEventsDropped();
         }
         return work;
     }
@@ -303,7 +321,14 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         {
             execute(type, buffer, offset, args, clientId, correlationId);
         }
-        catch (final VerbsException | ShmException | IllegalArgumentException | IllegalStateException ex)
+        catch (final VerbsException ex)
+        {
+            counters.commandErrors.increment();
+            // one naming its errno as the embedded call throws it (the name first), so that the client throws the same
+            error(clientId, correlationId, ControlProtocol.ERROR_VERBS, ex.namesErrno() ? ex.errno() : 0,
+                ex.namesErrno() ? ex.getMessage() : ControlProtocol.commandName(type) + ": " + ex.getMessage());
+        }
+        catch (final ShmException | IllegalArgumentException | IllegalStateException ex)
         {
             counters.commandErrors.increment();
             error(clientId, correlationId, codeOf(ex), ControlProtocol.commandName(type) + ": " + ex.getMessage());
@@ -405,6 +430,13 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
                         throw new VerbsException("PD " + handle + " still has QP 0x" + Integer.toHexString(qp.qp.qpn()));
                     }
                 }
+                for (final ClientSrq srq : session.srqs.values())
+                {
+                    if (srq.srq().pd() == pd)
+                    {
+                        throw new VerbsException("PD " + handle + " still has SRQ " + srq.handle());
+                    }
+                }
                 for (final MemoryWindow window : session.mws.values())
                 {
                     if (window.pd() == pd)
@@ -494,6 +526,31 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
                 result(clientId, correlationId, 0);
             }
             case ControlProtocol.RESOLVE_MAC -> resolveMac(buffer, offset, args, clientId, correlationId);
+            case ControlProtocol.CREATE_SRQ -> createSrq(session, buffer, offset, args, correlationId);
+            case ControlProtocol.MODIFY_SRQ ->
+            {
+                expectArgs(type, args, 3);
+                final ClientSrq srq = srq(session, (int)ControlProtocol.arg(buffer, offset, 0));
+                final long mask = ControlProtocol.arg(buffer, offset, 1);
+                final long limit = ControlProtocol.arg(buffer, offset, 2);
+                srqAttributes.srqLimit = limit < Integer.MIN_VALUE || limit > Integer.MAX_VALUE ? -1 : (int)limit;
+                srq.srq().modify(srqAttributes, mask != (int)mask ? -1 : (int)mask);
+                result(clientId, correlationId, 0);
+            }
+            case ControlProtocol.QUERY_SRQ ->
+            {
+                expectArgs(type, args, 1);
+                final SrqAttributes attributes =
+                    srq(session, (int)ControlProtocol.arg(buffer, offset, 0)).srq().query(srqAttributes);
+                result(clientId, correlationId, attributes.maxWr, attributes.maxSge, attributes.srqLimit);
+            }
+            case ControlProtocol.DESTROY_SRQ ->
+            {
+                expectArgs(type, args, 1);
+                destroySrq(session, srq(session, (int)ControlProtocol.arg(buffer, offset, 0)));
+                result(clientId, correlationId, 0);
+            }
+            case ControlProtocol.OPEN_ASYNC_EVENTS -> openAsyncEvents(session, buffer, offset, args, correlationId);
             case ControlProtocol.CM_LISTEN, ControlProtocol.CM_STOP_LISTEN, ControlProtocol.CM_CONNECT,
                 ControlProtocol.CM_ACCEPT, ControlProtocol.CM_REJECT, ControlProtocol.CM_DISCONNECT,
                 ControlProtocol.CM_RELEASE, ControlProtocol.CM_POLL ->
@@ -706,7 +763,11 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final ClientSession session, final DirectBuffer buffer, final int offset, final int args,
         final long correlationId)
     {
-        expectArgs(ControlProtocol.CREATE_QP, args, 11);
+        if (args != 11)
+        {
+            expectArgs(ControlProtocol.CREATE_QP, args, 12);
+        }
+        final int srqHandle = args == 12 ? (int)ControlProtocol.arg(buffer, offset, 11) : 0;
         final long typeOrdinal = ControlProtocol.arg(buffer, offset, 3);
         final boolean signalAll = ControlProtocol.arg(buffer, offset, 8) != 0;
         final long token = ControlProtocol.arg(buffer, offset, 9);
@@ -718,10 +779,12 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final int maxRecvWr;
         final int maxSendSge;
         final int maxRecvSge;
+        final ClientSrq srq;
         final SharedMemory memory;
         try
         {
             pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+            srq = srqHandle == 0 ? null : srq(session, srqHandle);
             sendCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 1));
             recvCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 2));
             maxSendWr = bounded(ControlProtocol.arg(buffer, offset, 4), 1 << 16, "max send WR");
@@ -756,6 +819,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         init.maxSendSge = maxSendSge;
         init.maxRecvSge = maxRecvSge;
         init.signalAll = signalAll;
+        init.srq = srq == null ? null : srq.srq(); // the device checks its type and PD and puts the QP on its engine
         final EngineQueuePair qp;
         try
         {
@@ -781,8 +845,144 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
             clientQp.counters.refresh();
         }
         session.qps.put(handle, clientQp);
+        qpOwners.put(qp.qpn(), session);
         counted(1);
         result(session.clientId, correlationId, handle, qp.qpn());
+    }
+
+    private void createSrq(
+        final ClientSession session, final DirectBuffer buffer, final int offset, final int args,
+        final long correlationId)
+    {
+        expectArgs(ControlProtocol.CREATE_SRQ, args, 6);
+        final long token = ControlProtocol.arg(buffer, offset, 4);
+        final long fileLength = ControlProtocol.arg(buffer, offset, 5);
+        final ProtectionDomain pd;
+        final int limit;
+        final SharedMemory memory;
+        final int maxWr;
+        final int maxSge;
+        try
+        {
+            pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+            final long wr = ControlProtocol.arg(buffer, offset, 1);
+            final long sge = ControlProtocol.arg(buffer, offset, 2);
+            final long srqLimit = ControlProtocol.arg(buffer, offset, 3);
+            // rxe's checks, with the errno an embedded create gives (a long out of int's range is out of range too)
+            EngineSharedReceiveQueue.check(pd, new SrqAttributes().maxWr(clamp(wr)).maxSge(clamp(sge))
+                .srqLimit(clamp(srqLimit)));
+            maxWr = (int)wr;
+            maxSge = (int)sge;
+            limit = (int)srqLimit;
+            final long expected = QpQueuesLayout.srqFileLength(maxWr, maxSge);
+            if (fileLength != expected)
+            {
+                throw new IllegalArgumentException("an SRQ of " + maxWr + " requests of " + maxSge + " SGEs needs a " +
+                    "file of " + expected + " bytes, not " + fileLength);
+            }
+            memory = mapReceived(session, token, fileLength);
+        }
+        catch (final RuntimeException ex)
+        {
+            discardFd(session, token);
+            throw ex;
+        }
+        final EngineSharedReceiveQueue srq;
+        try
+        {
+            final WorkRequestRing ring = WorkRequestRing.format(WorkRequestRing.RECV, maxWr, maxSge,
+                new UnsafeBuffer(memory.segment().address(), QpQueuesLayout.srqRingLength(maxWr, maxSge)));
+            srq = device.createSrq(pd, ring, limit, counters.malformedWorkRequests);
+        }
+        catch (final RuntimeException ex)
+        {
+            memory.close();
+            throw ex;
+        }
+        final int handle = nextHandle++;
+        final ClientSrq clientSrq = new ClientSrq(handle, srq, memory, session);
+        session.srqs.put(handle, clientSrq);
+        srqOwners.put(srq.handle(), clientSrq);
+        counted(1);
+        result(session.clientId, correlationId, handle, srq.query(srqAttributes).maxWr);
+    }
+
+    /** A long argument as an int, or -1 (out of every range) when it does not fit. */
+    private static int clamp(final long value)
+    {
+        return value < 0 || value > Integer.MAX_VALUE ? -1 : (int)value;
+    }
+
+    /** Refused (EBUSY) while QPs of the client use it; then the ring's file is unmapped: no engine takes from it. */
+    private void destroySrq(final ClientSession session, final ClientSrq srq)
+    {
+        device.destroySrq(srq.srq());
+        srqOwners.remove(srq.srq().handle());
+        session.srqs.remove(srq.handle());
+        srq.memory().close();
+        counted(-1);
+    }
+
+    private void openAsyncEvents(
+        final ClientSession session, final DirectBuffer buffer, final int offset, final int args,
+        final long correlationId)
+    {
+        expectArgs(ControlProtocol.OPEN_ASYNC_EVENTS, args, 2);
+        final long token = ControlProtocol.arg(buffer, offset, 0);
+        final long fileLength = ControlProtocol.arg(buffer, offset, 1);
+        final SharedMemory memory;
+        try
+        {
+            if (session.events != null)
+            {
+                throw new IllegalArgumentException("this client's event ring is open already");
+            }
+            if (fileLength != AsyncEventRing.fileLength())
+            {
+                throw new IllegalArgumentException("an event ring needs a file of " + AsyncEventRing.fileLength() +
+                    " bytes, not " + fileLength);
+            }
+            memory = mapReceived(session, token, fileLength);
+        }
+        catch (final RuntimeException ex)
+        {
+            discardFd(session, token);
+            throw ex;
+        }
+        session.eventsMemory = memory;
+        session.events = AsyncEventRing.format(new UnsafeBuffer(memory.segment().address(), (int)fileLength));
+        result(session.clientId, correlationId, session.events.capacity());
+    }
+
+    /**
+     * Hands the device's events to the clients that own their QPs and SRQs. An event of a QP or SRQ destroyed since
+     * it was raised concerns nobody any more and goes; one that finds its client's ring full (or no ring) is counted.
+     */
+    private int routeAsyncEvents()
+    {
+        int routed = 0;
+        while (routed < EVENTS_PER_CYCLE && device.pollAsyncEvent(event))
+        {
+            routed++;
+            final ClientSession owner;
+            final int srqHandle;
+            if (event.srq != null)
+            {
+                final ClientSrq srq = srqOwners.get(event.srq.handle());
+                owner = srq == null ? null : srq.owner();
+                srqHandle = srq == null ? 0 : srq.handle();
+            }
+            else
+            {
+                owner = qpOwners.get(event.qpNum);
+                srqHandle = 0;
+            }
+            if (owner != null && (owner.events == null || !owner.events.offer(event.eventType, event.qpNum, srqHandle)))
+            {
+                counters.asyncEventsDropped.increment();
+            }
+        }
+        return routed;
     }
 
     private ClientQueues queuesOf(final EngineQueuePair qp)
@@ -807,6 +1007,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
             return null;
         });
         device.destroyQp(qp.qp); // on the engine thread: no frame reaches the QP once this returns
+        qpOwners.remove(qp.qp.qpn());
         qp.memory.close();
         if (qp.counters != null)
         {
@@ -884,6 +1085,17 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         }
     }
 
+    /** Events the device's own queue dropped before this thread routed them (it fell behind): counted too. */
+    private void countDeviceEventsDropped()
+    {
+        final long dropped = device.asyncEvents().droppedEvents();
+        if (dropped != deviceEventsDropped)
+        {
+            counters.asyncEventsDropped.getAndAdd(dropped - deviceEventsDropped);
+            deviceEventsDropped = dropped;
+        }
+    }
+
     private int timeOutClients()
     {
         for (int i = fdConnections.size() - 1; i >= 0; i--)
@@ -917,13 +1129,17 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         return expired.size();
     }
 
-    /** Destroys everything a client holds, QPs first (their peers see them vanish), then CQs and memory. */
+    /** Destroys everything a client holds, QPs first (their peers see them vanish), then SRQs, CQs and memory. */
     private void reclaim(final ClientSession session)
     {
         cm.reclaim(session); // its ports closed and its connections let go of its QPs before these go
         for (final ClientQp qp : new ArrayList<>(session.qps.values()))
         {
             destroyQp(session, qp);
+        }
+        for (final ClientSrq srq : new ArrayList<>(session.srqs.values()))
+        {
+            destroySrq(session, srq); // its QPs are gone: nothing refuses
         }
         for (final ClientCq cq : new ArrayList<>(session.cqs.values()))
         {
@@ -943,6 +1159,12 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         }
         counted(-session.pds.size());
         session.pds.clear();
+        if (session.eventsMemory != null)
+        {
+            session.events = null;
+            session.eventsMemory.close();
+            session.eventsMemory = null;
+        }
         if (session.fds != null)
         {
             closeFds(session.fds); // its unused memfds with it
@@ -974,6 +1196,16 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
             throw new UnknownHandleException("completion queue", handle);
         }
         return cq;
+    }
+
+    private static ClientSrq srq(final ClientSession session, final int handle)
+    {
+        final ClientSrq srq = session.srqs.get(handle);
+        if (srq == null)
+        {
+            throw new UnknownHandleException("shared receive queue", handle);
+        }
+        return srq;
     }
 
     private static ClientQp qp(final ClientSession session, final int handle)
@@ -1030,7 +1262,13 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
 
     private void error(final long clientId, final long correlationId, final int code, final String message)
     {
-        final int length = ControlProtocol.putError(answer, 0, clientId, correlationId, code, message);
+        error(clientId, correlationId, code, 0, message);
+    }
+
+    private void error(
+        final long clientId, final long correlationId, final int code, final int errno, final String message)
+    {
+        final int length = ControlProtocol.putError(answer, 0, clientId, correlationId, code, errno, message);
         toClients.transmit(ControlProtocol.ERROR, answer, 0, length);
     }
 

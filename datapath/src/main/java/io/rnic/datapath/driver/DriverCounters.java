@@ -16,6 +16,7 @@ final class DriverCounters
     final AtomicCounter fdMessagesRefused;
     final AtomicCounter clientsGone;
     final AtomicCounter cmListeners;
+    final AtomicCounter asyncEventsDropped;
 
     DriverCounters(final CountersManager manager)
     {
@@ -28,6 +29,7 @@ final class DriverCounters
         fdMessagesRefused = allocate(manager, 6, "driver fds.sock messages refused");
         clientsGone = allocate(manager, 7, "driver clients gone (fds.sock closed)");
         cmListeners = allocate(manager, 8, "driver RDMA CM ports listened on");
+        asyncEventsDropped = allocate(manager, 9, "driver async events dropped (a client's ring full)");
     }
 
     private static AtomicCounter allocate(final CountersManager manager, final int index, final String label)

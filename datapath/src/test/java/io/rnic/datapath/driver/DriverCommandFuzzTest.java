@@ -1,6 +1,7 @@
 package io.rnic.datapath.driver;
 
 import io.rnic.client.DriverContext;
+import io.rnic.cnc.AsyncEventRing;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.QpAttributesCodec;
@@ -38,10 +39,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The driver's command ring written by a hostile client, without the client library: random bytes and lengths,
- * truncated messages, unknown types, every command with random and absurd arguments, memfds passed over
- * {@code fds.sock} that are too short, unsealed or not memory at all, tokens never sent, sent twice, sent by the other
- * client or never named, attaches with a wrong nonce, another client's handles, and clients that never attached.
- * Every command with a full header gets exactly one answer (none for a keepalive), the errors are counted, a command
+ * truncated messages, unknown types, every command (SRQs and the event ring among them) with random and absurd
+ * arguments, memfds passed over {@code fds.sock} that are too short, unsealed or not memory at all, tokens never sent,
+ * sent twice, sent by the other client or never named, attaches with a wrong nonce, another client's handles, and
+ * clients that never attached. Every command with a full header gets exactly one answer (none for a keepalive), the errors are counted, a command
  * naming a token its own connection did not send never succeeds, nothing is left behind once the clients detach (the
  * driver holds no descriptor of their memory), the driver logs no internal error, and a legitimate client is served
  * byte-exact after.
@@ -57,7 +58,8 @@ class DriverCommandFuzzTest
     private static final int QP_SGE = 1;
     private static final long MEMORY_BYTES = 65_536;
     /** The first files of the pool are good memory: sealed memfds of the length given with them. */
-    private static final int GOOD_FILES = 3;
+    private static final int GOOD_FILES = 5;
+    private static final int SRQ_WR = 4;
 
     private DriverFixture fixture;
     private CncFile cnc;
@@ -80,10 +82,10 @@ class DriverCommandFuzzTest
     private String unexpected;
     private long errorAnswers;
     private final int[] errorCodes = new int[128];
-    private final int[] results = new int[ControlProtocol.RESOLVE_MAC + 1];
+    private final int[] results = new int[ControlProtocol.OPEN_ASYNC_EVENTS + 1];
     /** Commands the mix must have seen succeed, and refusals it must have met, for the run to prove anything. */
     private static final int[] COVERED_RESULTS = { ControlProtocol.ATTACH, ControlProtocol.DETACH,
-        ControlProtocol.ALLOC_PD, ControlProtocol.CREATE_CQ, ControlProtocol.REG_MR };
+        ControlProtocol.ALLOC_PD, ControlProtocol.CREATE_CQ, ControlProtocol.REG_MR, ControlProtocol.CREATE_SRQ };
     private static final int[] COVERED_ERRORS = { ControlProtocol.ERROR_UNKNOWN_HANDLE, ControlProtocol.ERROR_BAD_MEMORY,
         ControlProtocol.ERROR_INVALID, ControlProtocol.ERROR_VERBS, ControlProtocol.ERROR_UNKNOWN_COMMAND,
         ControlProtocol.ERROR_NOT_ATTACHED };
@@ -145,6 +147,10 @@ class DriverCommandFuzzTest
         socketA.sendFd(3, mrMemory.fd());
         final long mrA = call(a, ControlProtocol.REG_MR, pdA, 3, MEMORY_BYTES, 0, MEMORY_BYTES,
             mrMemory.segment().address(), AccessFlags.ALL).value(0);
+        final SharedMemory srqMemory = memory(QpQueuesLayout.srqFileLength(SRQ_WR, QP_SGE));
+        socketA.sendFd(6, srqMemory.fd());
+        final long srqA = call(a, ControlProtocol.CREATE_SRQ, pdA, SRQ_WR, QP_SGE, 2, 6, srqMemory.lengthBytes())
+            .value(0);
         final SharedMemory pendingOfA = SharedMemory.create("rnic-fuzz-pending", cqMemory.lengthBytes(), false);
         memories.add(pendingOfA);
         socketA.sendFd(4, pendingOfA.fd());
@@ -167,8 +173,14 @@ class DriverCommandFuzzTest
 
         final QpAttributes toError = new QpAttributes();
         toError.state = QpState.ERR;
-        for (final long handleOfA : new long[]{ pdA, cqA, qpA, mrA })
+        for (final long handleOfA : new long[]{ pdA, cqA, qpA, mrA, srqA })
         {
+            refusedAsUnknown(b, ControlProtocol.MODIFY_SRQ, handleOfA, 2, 0);
+            refusedAsUnknown(b, ControlProtocol.QUERY_SRQ, handleOfA);
+            refusedAsUnknown(b, ControlProtocol.DESTROY_SRQ, handleOfA);
+            socketB.sendFd(nextToken, qpMemoryB.fd());
+            refusedAsUnknown(b, ControlProtocol.CREATE_QP, withSrq(createQpArgs(pdB, cqB, cqB, nextToken++, qpMemoryB),
+                handleOfA));
             refusedAsUnknown(b, ControlProtocol.DEALLOC_PD, handleOfA);
             refusedAsUnknown(b, ControlProtocol.DEREG_MR, handleOfA);
             refusedAsUnknown(b, ControlProtocol.DESTROY_CQ, handleOfA);
@@ -207,7 +219,9 @@ class DriverCommandFuzzTest
         final long cqOfPending = call(a, ControlProtocol.CREATE_CQ, 4, cqMemory.lengthBytes(), CQ_ENTRIES).value(0);
         call(a, ControlProtocol.DESTROY_CQ, cqOfPending);
         assertEquals(2, OpenDescriptors.ofMemfd("rnic-fuzz-never-named"), "ours, and the one the driver holds");
+        assertEquals(2, call(a, ControlProtocol.QUERY_SRQ, srqA).value(2), "B changed the limit of A's SRQ");
         call(a, ControlProtocol.DESTROY_QP, qpA);
+        call(a, ControlProtocol.DESTROY_SRQ, srqA);
         call(a, ControlProtocol.DESTROY_CQ, cqA);
         call(a, ControlProtocol.DEREG_MR, mrA);
         call(a, ControlProtocol.DEALLOC_PD, pdA);
@@ -301,12 +315,12 @@ class DriverCommandFuzzTest
             else if (kind == 2) // unknown types, the answers' own among them
             {
                 length = ControlProtocol.length(random.nextInt(4));
-                type = new int[]{ ControlProtocol.CM_POLL + 1, 100, ControlProtocol.RESULT, ControlProtocol.ERROR, 1000,
-                    Integer.MAX_VALUE }[random.nextInt(6)];
+                type = new int[]{ ControlProtocol.OPEN_ASYNC_EVENTS + 1, 100, ControlProtocol.RESULT,
+                    ControlProtocol.ERROR, 1000, Integer.MAX_VALUE }[random.nextInt(6)];
             }
             else
             {
-                type = ControlProtocol.KEEPALIVE + random.nextInt(ControlProtocol.CM_POLL - 1);
+                type = ControlProtocol.KEEPALIVE + random.nextInt(ControlProtocol.OPEN_ASYNC_EVENTS - 1);
                 if (clientIndex >= 0 && !attached[clientIndex] && random.nextInt(3) == 0)
                 {
                     type = ControlProtocol.ATTACH;
@@ -380,7 +394,8 @@ class DriverCommandFuzzTest
             else if (answer.type() == ControlProtocol.RESULT)
             {
                 assertTrue(!pool.foreignToken || (type != ControlProtocol.CREATE_CQ &&
-                    type != ControlProtocol.CREATE_QP && type != ControlProtocol.REG_MR),
+                    type != ControlProtocol.CREATE_QP && type != ControlProtocol.REG_MR &&
+                    type != ControlProtocol.CREATE_SRQ && type != ControlProtocol.OPEN_ASYNC_EVENTS),
                     ControlProtocol.commandName(type) + " took memory its client's connection did not send");
                 results[Math.min(type, results.length - 1)]++;
                 if (type == ControlProtocol.ATTACH)
@@ -395,7 +410,7 @@ class DriverCommandFuzzTest
                 }
                 else if (answer.values().length > 0 && (type == ControlProtocol.ALLOC_PD ||
                     type == ControlProtocol.REG_MR || type == ControlProtocol.CREATE_CQ ||
-                    type == ControlProtocol.CREATE_QP))
+                    type == ControlProtocol.CREATE_QP || type == ControlProtocol.CREATE_SRQ))
                 {
                     pool.handles.get(clientIndex).add(answer.value(0));
                     if (type == ControlProtocol.ALLOC_PD)
@@ -480,6 +495,8 @@ class DriverCommandFuzzTest
             final SharedMemory cq = memory(QpQueuesLayout.completionQueueFileLength(CQ_ENTRIES));
             final SharedMemory qp = memory(QpQueuesLayout.fileLength(QP_WR, QP_SGE, QP_WR, QP_SGE));
             final SharedMemory mr = memory(MEMORY_BYTES);
+            final SharedMemory srq = memory(QpQueuesLayout.srqFileLength(SRQ_WR, QP_SGE));
+            final SharedMemory events = memory(AsyncEventRing.fileLength());
             // bad memory of a CQ's length: create_cq, which names no handle, reaches the memory checks often
             final long cqBytes = cq.lengthBytes();
             final SharedMemory tooShort = memory(4096);
@@ -491,6 +508,7 @@ class DriverCommandFuzzTest
             rawFds.add(regular);
             files = new long[][]{
                 { cq.fd(), cqBytes }, { qp.fd(), qp.lengthBytes() }, { mr.fd(), mr.lengthBytes() },
+                { srq.fd(), srq.lengthBytes() }, { events.fd(), events.lengthBytes() },
                 { tooShort.fd(), cqBytes }, { tooShort.fd(), MEMORY_BYTES }, { unsealed, cqBytes },
                 { unsealedForMr, MEMORY_BYTES }, { regular, cqBytes }, { 1_000_000, cqBytes }, { -1, cqBytes },
                 { Integer.MAX_VALUE, 1L << 62 } };
@@ -501,11 +519,14 @@ class DriverCommandFuzzTest
             final int count = anyCount ? random.nextInt(ControlProtocol.MAX_ARGS + 1) : switch (type)
             {
                 case ControlProtocol.DEALLOC_PD, ControlProtocol.DEREG_MR, ControlProtocol.DESTROY_CQ,
-                    ControlProtocol.DESTROY_QP -> 1;
+                    ControlProtocol.DESTROY_QP, ControlProtocol.QUERY_SRQ, ControlProtocol.DESTROY_SRQ -> 1;
+                case ControlProtocol.CREATE_SRQ -> 6;
+                case ControlProtocol.MODIFY_SRQ -> 3;
+                case ControlProtocol.OPEN_ASYNC_EVENTS -> 2;
                 case ControlProtocol.ATTACH -> random.nextInt(4) == 0 ? 1 : 2;
                 case ControlProtocol.REG_MR -> 7;
                 case ControlProtocol.CREATE_CQ -> 3;
-                case ControlProtocol.CREATE_QP -> 11;
+                case ControlProtocol.CREATE_QP -> 11 + random.nextInt(2);
                 case ControlProtocol.MODIFY_QP -> 2 + QpAttributesCodec.ARGS;
                 case ControlProtocol.RESOLVE_MAC -> 5;
                 case ControlProtocol.CM_LISTEN, ControlProtocol.CM_STOP_LISTEN, ControlProtocol.CM_REJECT,
@@ -527,7 +548,28 @@ class DriverCommandFuzzTest
             switch (type)
             {
                 case ControlProtocol.DEALLOC_PD, ControlProtocol.DEREG_MR, ControlProtocol.DESTROY_CQ,
-                    ControlProtocol.DESTROY_QP -> args[0] = handle();
+                    ControlProtocol.DESTROY_QP, ControlProtocol.QUERY_SRQ, ControlProtocol.DESTROY_SRQ ->
+                    args[0] = handle();
+                case ControlProtocol.CREATE_SRQ ->
+                {
+                    args[0] = pd();
+                    args[1] = plausible() ? SRQ_WR : any();
+                    args[2] = plausible() ? QP_SGE : any();
+                    args[3] = plausible() ? random.nextInt(SRQ_WR + 2) : any();
+                    args[4] = token(file);
+                    args[5] = plausible() ? file[1] : any();
+                }
+                case ControlProtocol.MODIFY_SRQ ->
+                {
+                    args[0] = handle();
+                    args[1] = plausible() ? random.nextInt(4) : any();
+                    args[2] = plausible() ? random.nextInt(SRQ_WR + 2) - 1 : any();
+                }
+                case ControlProtocol.OPEN_ASYNC_EVENTS ->
+                {
+                    args[0] = token(file);
+                    args[1] = plausible() ? file[1] : any();
+                }
                 case ControlProtocol.REG_MR ->
                 {
                     args[0] = pd();
@@ -555,6 +597,10 @@ class DriverCommandFuzzTest
                     args[7] = plausible() ? QP_SGE : any();
                     args[9] = token(file);
                     args[10] = plausible() ? file[1] : any();
+                    if (count == 12)
+                    {
+                        args[11] = random.nextBoolean() ? 0 : handle(); // none, or an SRQ (its own or not)
+                    }
                 }
                 case ControlProtocol.MODIFY_QP ->
                 {
@@ -665,6 +711,13 @@ class DriverCommandFuzzTest
     {
         return new long[]{ pd, sendCq, recvCq, QpType.RC.ordinal(), QP_WR, QP_WR, QP_SGE, QP_SGE, 0, token,
             memory.lengthBytes() };
+    }
+
+    private static long[] withSrq(final long[] createQpArgs, final long srq)
+    {
+        final long[] args = java.util.Arrays.copyOf(createQpArgs, createQpArgs.length + 1);
+        args[createQpArgs.length] = srq;
+        return args;
     }
 
     /** A new connection to {@code fds.sock} for raw client {@code index}, hello said with a new nonce. */

@@ -6,15 +6,12 @@ import io.rnic.cnc.CncFile;
 import io.rnic.datapath.endpoint.EndpointPairScenario;
 import io.rnic.device.QueuePair;
 import io.rnic.verbs.AccessFlags;
-import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpState;
-import io.rnic.verbs.SharedReceiveQueue;
-import io.rnic.verbs.SrqAttributes;
 import io.rnic.verbs.VerbsException;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.AfterEach;
@@ -29,7 +26,6 @@ import java.util.HashSet;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -148,26 +144,6 @@ class DriverTest
             }
         });
         return value[0];
-    }
-
-    /** No SRQ through a driver yet: the calls say so in one line, rather than half work. */
-    @Test
-    void shouldRefuseSharedReceiveQueuesThroughADriverInOneLine()
-    {
-        try (DriverContext client = DriverContext.open(fixture.directory))
-        {
-            final ProtectionDomain pd = client.allocPd();
-            final VerbsException refused = assertThrows(VerbsException.class,
-                () -> client.createSrq(pd, new SrqAttributes()));
-            assertEquals("shared receive queues are not available through a driver yet", refused.getMessage());
-            final SharedReceiveQueue embedded = fixture.peer.createSrq(fixture.peer.allocPd(), new SrqAttributes());
-            final CompletionQueue cq = client.createCq(16);
-            final VerbsException qpRefused = assertThrows(VerbsException.class,
-                () -> client.createQp(new QpInitAttributes().pd(pd).cqs(cq, cq).srq(embedded)));
-            assertEquals("shared receive queues are not available through a driver yet", qpRefused.getMessage());
-            assertFalse(client.pollAsyncEvent(new AsyncEvent()));
-            fixture.peer.destroySrq(embedded);
-        }
     }
 
     @Test

@@ -121,6 +121,39 @@ class ToolsThroughDriverTest
     }
 
     /**
+     * srq-pingpong with its SRQ in a driver: -q QPs on one SRQ the client posts into through shared memory, topped up
+     * as it falls to -q (-r 8 for 6 QPs), against an embedded tool's, in both roles; every QP's receives came from it.
+     */
+    @ParameterizedTest
+    @CsvSource({ "client", "server" })
+    void shouldPingpongOverAnSrqThroughADriver(final String driverSide) throws Exception
+    {
+        final List<String> common = new ArrayList<>(List.of("-p", String.valueOf(tcpPort()), "--timeout-ms", "30000",
+            "-s", "3000", "-n", "300", "-q", "6", "-r", "8"));
+        final List<String> throughDriver = new ArrayList<>(common);
+        throughDriver.addAll(List.of("--driver", directory.toString()));
+        final List<String> embedded = new ArrayList<>(common);
+        embedded.addAll(List.of("--port", "memory", "-d", embeddedName, "--idle", "yield"));
+        final boolean driverIsClient = driverSide.equals("client");
+        (driverIsClient ? throughDriver : embedded).add("127.0.0.1");
+
+        final CapturedRun[] results = runPair(ToolKind.SRQ_PINGPONG, driverIsClient ? embedded : throughDriver,
+            driverIsClient ? throughDriver : embedded);
+        final CapturedRun c = results[0];
+        final CapturedRun s = results[1];
+        assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
+        assertEquals(0, s.status(), "server:\n" + s.out() + s.err());
+        for (final CapturedRun run : results)
+        {
+            assertTrue(Pattern.compile("(?m)^300 iters in \\d+\\.\\d\\d seconds = \\d+\\.\\d\\d usec/iter$")
+                .matcher(run.out()).find(), run.out());
+        }
+        final CapturedRun viaDriver = driverIsClient ? c : s;
+        assertTrue(counter(viaDriver.out(), "rdma_recvs") >= 300, viaDriver.out());
+        assertEquals(0, driver.endpoint().engineErrors());
+    }
+
+    /**
      * perftest's {@code -R} through a driver: the exchange and the test QPs connected by the driver's RDMA CM (its one
      * manager on QP1) against an embedded tool's, in both roles, with one QP or several (-q: a CM connection each); the
      * client names the server's RoCE address.
