@@ -238,9 +238,10 @@ both "ib_atomic_bw-R-FETCH_AND_ADD" "ib_atomic_bw $PT -R -A FETCH_AND_ADD" atomi
 both "ib_atomic_lat-R-FETCH_AND_ADD" "ib_atomic_lat $PT -R -A FETCH_AND_ADD" atomic-lat -R -x 1 -n "$ITERS" -A FETCH_AND_ADD
 # -R with -q: one CM connection per test QP to the same port (perftest: each QP its own rdma_cm id)
 # several QPs over perftest's TCP exchange: each QP's keys in two rounds, perftest keeping the second (ib_send_bw
-# -q 2 does not pass yet: BENCHMARKS.md)
+# meets once with QP 0's keys between the rounds)
 both "ib_write_bw-q2" "ib_write_bw $PT -q 2 -s 4096" write-bw -x 1 -n "$ITERS" -s 4096 -q 2
 both "ib_read_bw-q2" "ib_read_bw $PT -q 2 -s 4096" read-bw -x 1 -n "$ITERS" -s 4096 -q 2
+both "ib_send_bw-q2" "ib_send_bw $PT -q 2 -s 4096" send-bw -x 1 -n "$ITERS" -s 4096 -q 2
 both "ib_write_bw-R-q4" "ib_write_bw $PT -R -q 4 -s 4096" write-bw -R -x 1 -n "$ITERS" -s 4096 -q 4
 both "ib_send_bw-R-q2" "ib_send_bw $PT -R -q 2 -s 4096" send-bw -R -x 1 -n "$ITERS" -s 4096 -q 2
 both "ib_read_bw-R-q2" "ib_read_bw $PT -R -q 2 -s 4096" read-bw -R -x 1 -n "$ITERS" -s 4096 -q 2

@@ -19,8 +19,9 @@ import java.util.function.Consumer;
  *     sides use the smaller;</li>
  * <li>per QP the 108-byte key message {@code "%04x:%04x:%06x:%06x:%08x:%016x:"} (LID, outstanding reads, QPN, PSN,
  *     R_Key, buffer address) + the GID as 16 {@code "%02x:"} + {@code "%08x:"} (SRQ number) + NUL; then the same
- *     messages a second time, one per QP (perftest keeps the second round's); then QP 0's message again at each of
- *     perftest's {@code ctx_hand_shake} barriers — how many depends on the test;</li>
+ *     messages a second time, one per QP (perftest keeps the second round's; {@code ib_send_bw} meets once, with QP
+ *     0's message, between the two rounds); then QP 0's message again at each of perftest's {@code ctx_hand_shake}
+ *     barriers — how many depends on the test;</li>
  * <li>after the test: WRITE/READ/atomic bandwidth tests meet once more and exchange their {@code bw_report_data}
  *     (size, iterations as 8-byte big-endian integers; peak MB/s, average MB/s, Mpps as big-endian doubles — a
  *     server that measured nothing sends whatever its stack held); then {@code ctx_close_connection}: one more
@@ -50,15 +51,19 @@ public final class PerftestOutOfBand implements OutOfBand
      * From the captures of perftest 4.5-0.17 between two rxe guests (pcaps/, and ib_write_lat, ib_atomic_lat
      * captured the same way).
      */
-    record Script(int handshakesBefore, boolean bandwidthReports, boolean closeConnection)
+    record Script(int handshakesBefore, int barriersBetweenKeyRounds, boolean bandwidthReports,
+        boolean closeConnection)
     {
         static Script of(final ToolKind kind)
         {
             return switch (kind)
             {
-                case WRITE_BW, READ_BW, ATOMIC_BW -> new Script(3, true, true);
-                case SEND_BW, SEND_LAT, READ_LAT, ATOMIC_LAT -> new Script(4, false, true);
-                case WRITE_LAT -> new Script(4, false, false); // no ctx_close_connection: both just exit
+                case WRITE_BW, READ_BW, ATOMIC_BW -> new Script(3, 0, true, true);
+                // send_bw meets once (QP 0's keys) after its QPs reach RTS, between the two key rounds: with -q 2 a
+                // peer that swapped the second round at once took QP 0's keys for QP 1 (rxe never answered it)
+                case SEND_BW -> new Script(4, 1, false, true);
+                case SEND_LAT, READ_LAT, ATOMIC_LAT -> new Script(4, 0, false, true); // one QP: any order is QP 0's
+                case WRITE_LAT -> new Script(4, 0, false, false); // no ctx_close_connection: both just exit
                 default -> throw new IllegalArgumentException(kind + " does not use perftest's exchange");
             };
         }
@@ -285,27 +290,31 @@ public final class PerftestOutOfBand implements OutOfBand
     RemoteQp[] exchangeKeys(final byte[][] mine, final Consumer<RemoteQp[]> connect) throws IOException
     {
         final RemoteQp[] remote = new RemoteQp[mine.length];
+        lastKeys = mine[0];
         for (int round = 0; round < KEY_ROUNDS; round++)
         {
+            for (int b = 0; round > 0 && b < script.barriersBetweenKeyRounds(); b++)
+            {
+                handShake();
+            }
             for (int i = 0; i < mine.length; i++)
             {
                 remote[i] = decode(swap(mine[i], round == 0 ? "perftest keys" : "perftest keys, second round"),
                     channel.peer());
             }
         }
-        lastKeys = mine[0];
         connect.accept(remote);
         return remote;
     }
 
     /**
      * The remaining barriers before the test (perftest: after RTR, after posting receives, …): the script's count
-     * less the two key rounds (with one QP they are its first two hand-shakes).
+     * less the two key rounds and the barriers between them (with one QP they are its first hand-shakes).
      */
     @Override
     public void sync() throws IOException
     {
-        for (int i = KEY_ROUNDS; i < script.handshakesBefore(); i++)
+        for (int i = KEY_ROUNDS + script.barriersBetweenKeyRounds(); i < script.handshakesBefore(); i++)
         {
             handShake();
         }

@@ -199,6 +199,53 @@ class PerftestOutOfBandTest
         assertEquals("646f6e6500", hex(received.get(received.size() - 1)));
     }
 
+    /**
+     * ib_send_bw -q 2 as perftest 4.5's send_bw.c meets: both QPs' keys, QP 0's alone once the QPs are at RTS, both
+     * QPs' keys again (the round it prints), then one barrier after posting receives; the test; one more and "done".
+     * Without the barrier between the rounds, QP 1 took QP 0's keys of the second round and rxe never answered it.
+     */
+    @Test
+    void shouldMeetOnceBetweenTheKeyRoundsOfSendBandwidthWithSeveralQps() throws Exception
+    {
+        final String first = hex(PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x22, 0x111111, 0x404,
+            0x55e8_8c6c_7000L, 0, 0x0000_FFFF_0A4D_0002L)));
+        final String second = hex(PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x23, 0x222222, 0x404,
+            0x55e8_8c6c_8000L, 0, 0x0000_FFFF_0A4D_0002L)));
+        final List<Step> script = new ArrayList<>(List.of(
+            Step.send("362e3036000000000000000000000000"), Step.receive(16),
+            Step.send("00001000"), Step.receive(4), Step.send("00000040"), Step.receive(4),
+            Step.send("3300"), Step.receive(2),
+            Step.send(first), Step.receive(108), Step.send(second), Step.receive(108), // keys
+            Step.send(first), Step.receive(108), // after RTS
+            Step.send(first), Step.receive(108), Step.send(second), Step.receive(108), // keys, printed
+            Step.send(first), Step.receive(108), // receives posted
+            Step.send(first), Step.receive(108), Step.send("646f6e6500"), Step.receive(5))); // close
+
+        final int port = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        final CompletableFuture<List<byte[]>> peer = CompletableFuture.supplyAsync(() -> playClient(port, script));
+        final byte[] mine0 = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x31, 0x123456, 0x2000,
+            0x7f00_0000_1000L, 0, 0x0000_FFFF_0A4D_0001L));
+        final byte[] mine1 = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x32, 0x654321, 0x2000,
+            0x7f00_0000_2000L, 0, 0x0000_FFFF_0A4D_0001L));
+        try (PerftestOutOfBand oob = PerftestOutOfBand.open(ToolKind.SEND_BW, null, "127.0.0.1", port,
+            new TcpChannel.ServerWait(10_000, () -> null), 10_000, 1024))
+        {
+            final RemoteQp[] remote = oob.exchangeKeys(new byte[][] {mine0, mine1}, r -> { });
+            assertEquals(0x22, remote[0].qpn());
+            assertEquals(0x23, remote[1].qpn());
+            oob.sync();
+            oob.finish(null);
+        }
+        final List<byte[]> received = peer.get(10, TimeUnit.SECONDS);
+        assertArrayEquals(mine0, received.get(4), "QP 0's keys");
+        assertArrayEquals(mine1, received.get(5), "QP 1's keys");
+        assertArrayEquals(mine0, received.get(6), "the barrier at RTS");
+        assertArrayEquals(mine0, received.get(7), "QP 0's keys, second round");
+        assertArrayEquals(mine1, received.get(8), "QP 1's keys, second round");
+        assertEquals(12, received.size());
+        assertEquals("646f6e6500", hex(received.get(received.size() - 1)));
+    }
+
     /** Our client against the captured ib_send_lat server: 4 barriers, the test, 1, "done"; the server answers. */
     @Test
     void shouldConnectToTheCapturedSendLatencyServer() throws Exception
