@@ -29,6 +29,11 @@ import static io.rnic.dpdkbindings.DpdkBindings.MBUF_PKT_LEN;
  * order, for the next flush. Every mbuf goes back to the pool on every path: {@link PacketMempool#inUse} returns to
  * its start once the ports are closed.
  * <p>
+ * Zero-copy transmit, where the device takes chained frames ({@link SharedEthDevice#attachPool}): a frame's payload
+ * from a memory region is not copied into its mbuf but lent to mbufs chained after the headers
+ * ({@link #attachPayload}, {@link AttachedPayloads}), and the pad and ICRC follow in a third mbuf. Deregistration and
+ * {@link #close} wait until the driver has released every mbuf lent a region's memory.
+ * <p>
  * The engine thread registers itself with EAL ({@link #onEngineThreadStart}), as DPDK requires of a thread that
  * polls queues and allocates mbufs. The ports of one device share it and its pool; the last one closed stops it.
  */
@@ -37,6 +42,8 @@ public final class DpdkPort implements PacketPort
     private static final int RX_BURST_MAX = 256;
     private static final int TX_BACKLOG = 512;
     private static final int STASH = 64;
+    /** How long {@link #close} waits for the driver to release the memory it was lent, before stopping the device. */
+    private static final long CLOSE_RELEASE_WAIT_NS = 1_000_000_000L;
 
     private final SharedEthDevice device;
     private final int queue;
@@ -53,6 +60,8 @@ public final class DpdkPort implements PacketPort
     private int stashCount;
     private long claimedMbuf;
     private final PortCounters counters = new PortCounters();
+    /** Null when the device does not send payload from where it lies. */
+    private final AttachedPayloads attached;
     /** Bursts handed to the device: the moments queued frames may leave ({@link #pushes}). */
     private long pushes;
     private boolean closed;
@@ -72,6 +81,7 @@ public final class DpdkPort implements PacketPort
         this.txMbufs = rxMbufs + 8L * RX_BURST_MAX;
         this.stash = txMbufs + 8L * TX_BACKLOG;
         device.holdArrays(queue, arrays);
+        this.attached = device.attachPool() != null ? new AttachedPayloads(device.attachPool()) : null;
     }
 
     /**
@@ -124,7 +134,7 @@ public final class DpdkPort implements PacketPort
                 counters.addReceiveDrops(1); // larger than the pool's data room: the engine needs a frame in one piece
                 continue;
             }
-            final long data = UnsafeApi.getLong(mbuf + MBUF_BUF_ADDR) + (UnsafeApi.getShort(mbuf + MBUF_DATA_OFF) & 0xFFFF);
+            final long data = dataAddress(mbuf);
             rxFrame.wrap(data, length);
             handler.onFrame(rxFrame, 0, length);
         }
@@ -187,6 +197,70 @@ public final class DpdkPort implements PacketPort
             return;
         }
         enqueue(mbuf, length);
+    }
+
+    @Override
+    public boolean attachesPayload()
+    {
+        return attached != null;
+    }
+
+    @Override
+    public boolean attachPayload(final long address, final int length)
+    {
+        return claimedMbuf != 0 && attached != null && attached.attach(address, length);
+    }
+
+    @Override
+    public void detachPayload()
+    {
+        if (attached != null)
+        {
+            attached.detach();
+        }
+    }
+
+    /** The headers stay in the claimed mbuf; the trailer (pad and ICRC) moves into an mbuf of its own, last. */
+    @Override
+    public void commitAttached(final int headerBytes, final int trailerBytes)
+    {
+        final long head = claimedMbuf;
+        claimedMbuf = 0;
+        final long trailer = takeMbuf();
+        if (trailer == 0)
+        {
+            attached.detach();
+            free(head);
+            return; // counted by takeMbuf
+        }
+        UnsafeApi.copyMemory(dataAddress(head) + headerBytes, dataAddress(trailer), trailerBytes);
+        final int segments = attached.pendingCount();
+        attached.chain(head, headerBytes, trailer, trailerBytes);
+        if (queue(head))
+        {
+            counters.addZeroCopySegments(segments);
+        }
+    }
+
+    @Override
+    public long payloadFence()
+    {
+        return attached != null ? attached.fence() : 0;
+    }
+
+    /** Asks the driver to free what it has finished sending first (a NIC frees lazily, when its ring needs room). */
+    @Override
+    public boolean payloadReleased(final long fence)
+    {
+        if (attached == null)
+        {
+            return true;
+        }
+        if (!closed)
+        {
+            DpdkBindings.rte_eth_tx_done_cleanup(device.eth().portId(), (short)queue, 0);
+        }
+        return attached.released(fence);
     }
 
     /** Frames wait in the backlog until a burst hands them to the device: only bursts count. */
@@ -324,8 +398,32 @@ public final class DpdkPort implements PacketPort
             return;
         }
         returnHeldMbufs();
+        awaitPayloadReleased();
         closed = true;
         device.release();
+        if (attached != null && attached.held() != 0)
+        {
+            System.err.println("rnic: DPDK port " + name() + " closed while its driver still holds " +
+                attached.held() + " mbufs lent memory regions' memory: keep that memory allocated");
+        }
+    }
+
+    /**
+     * Before the device stops: the queue's frames still reading memory regions, freed as the driver completes them
+     * (stopping the device then frees the rest). The engine thread has stopped: this thread may clean the queue.
+     */
+    private void awaitPayloadReleased()
+    {
+        if (attached == null)
+        {
+            return;
+        }
+        final long fence = attached.fence();
+        final long startNs = System.nanoTime();
+        while (!payloadReleased(fence) && System.nanoTime() - startNs < CLOSE_RELEASE_WAIT_NS)
+        {
+            Thread.onSpinWait();
+        }
     }
 
     private void returnHeldMbufs()
@@ -346,6 +444,10 @@ public final class DpdkPort implements PacketPort
             free(claimedMbuf);
             claimedMbuf = 0;
         }
+        if (attached != null)
+        {
+            attached.returnHeld();
+        }
     }
 
     private long takeMbuf()
@@ -362,9 +464,14 @@ public final class DpdkPort implements PacketPort
         return UnsafeApi.getLong(stash + 8L * --stashCount);
     }
 
+    private static long dataAddress(final long mbuf)
+    {
+        return UnsafeApi.getLong(mbuf + MBUF_BUF_ADDR) + (UnsafeApi.getShort(mbuf + MBUF_DATA_OFF) & 0xFFFF);
+    }
+
     private UnsafeBuffer dataView(final long mbuf)
     {
-        final long data = UnsafeApi.getLong(mbuf + MBUF_BUF_ADDR) + (UnsafeApi.getShort(mbuf + MBUF_DATA_OFF) & 0xFFFF);
+        final long data = dataAddress(mbuf);
         txFrame.wrap(data, frameCapacity);
         return txFrame;
     }
@@ -373,6 +480,12 @@ public final class DpdkPort implements PacketPort
     {
         UnsafeApi.putShort(mbuf + MBUF_DATA_LEN, (short)length);
         UnsafeApi.putInt(mbuf + MBUF_PKT_LEN, length);
+        return queue(mbuf);
+    }
+
+    /** Into the backlog, in order (a chained frame by its head). */
+    private boolean queue(final long mbuf)
+    {
         if (txCount == TX_BACKLOG)
         {
             flush();
