@@ -10,6 +10,7 @@ import io.rnic.tools.UsageException;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.QpType;
+import io.rnic.verbs.ScatterGatherList;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,6 +57,8 @@ public final class ToolOptions
     public int tcpPort = DEFAULT_TCP_PORT;
     public int qps = 1;
     public int txDepth;
+    /** Scatter/gather entries a send-queue work request's message is split over (perftest's --sge). */
+    public int sges = 1;
     public int rxDepth;
     public boolean verify;
     /** SEND_WITH_IMM instead of SEND: the immediate carries the message number (checked with --verify). */
@@ -280,6 +283,7 @@ public final class ToolOptions
                 }
                 case "-q", "--qp" -> options.qps = (int)number(option, value, 1, 256);
                 case "-t", "--tx-depth" -> options.txDepth = (int)number(option, value, 1, 8192);
+                case "--sge" -> options.sges = (int)number(option, value, 1, ScatterGatherList.MAX_SGE);
                 case "-r", "--rx-depth" -> options.rxDepth = (int)number(option, value, 1, 8192);
                 case "-A", "--atomic_type", "--atomic-type" ->
                 {
@@ -688,7 +692,7 @@ public final class ToolOptions
         "                          else the device's own)",
         "  -h, --help              this help",
         "  Long forms: -d --iface --ib-dev, -s --size, -n --iters, -m --mtu, -x -g --gid-index --gid-idx,",
-        "  -q --qp, -t --tx-depth, -r --rx-depth, -A --atomic_type --atomic-type, -u --qp-timeout, -R --rdma-cm;",
+        "  -q --qp, -t --tx-depth, -r --rx-depth, --sge, -A --atomic_type --atomic-type, -u --qp-timeout, -R --rdma-cm;",
         "  --port N is the TCP port (-p N), --port afpacket|dpdk the packet port.");
 
     /** {@code --accept-timeout-ms}: how long a server waits for its client; 0 (the default): as long as it takes. */
