@@ -19,6 +19,7 @@ import static io.rnic.dpdkbindings.DpdkBindings.MBUF_BUF_ADDR;
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_DATA_LEN;
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_DATA_OFF;
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_NB_SEGS;
+import static io.rnic.dpdkbindings.DpdkBindings.MBUF_NEXT;
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_PKT_LEN;
 
 /**
@@ -54,6 +55,8 @@ public final class DpdkPort implements PacketPort
     private final long rxMbufs;
     private final long txMbufs;
     private final long stash;
+    /** Where a frame that arrives in several segments is joined ({@link #joinSegments}). */
+    private final long rxJoined;
     private final UnsafeBuffer rxFrame = new UnsafeBuffer(0, 0);
     private final UnsafeBuffer txFrame = new UnsafeBuffer(0, 0);
     private int txCount;
@@ -76,10 +79,11 @@ public final class DpdkPort implements PacketPort
         this.mtu = device.mtu();
         // the mbuf pointer arrays live off-heap: DPDK writes and reads them
         final UnsafeBuffer arrays = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
-            8 * (RX_BURST_MAX + TX_BACKLOG + STASH + 1), 64)); // + 1: free()'s scratch slot
+            8 * (RX_BURST_MAX + TX_BACKLOG + STASH + 1) + frameCapacity, 64)); // + 1: free()'s scratch slot
         this.rxMbufs = arrays.addressOffset();
         this.txMbufs = rxMbufs + 8L * RX_BURST_MAX;
         this.stash = txMbufs + 8L * TX_BACKLOG;
+        this.rxJoined = stash + 8L * (STASH + 1);
         device.holdArrays(queue, arrays);
         this.attached = device.attachPool() != null ? new AttachedPayloads(device.attachPool()) : null;
     }
@@ -128,15 +132,20 @@ public final class DpdkPort implements PacketPort
         for (int i = 0; i < received; i++)
         {
             final long mbuf = UnsafeApi.getLong(rxMbufs + 8L * i);
-            final int length = UnsafeApi.getShort(mbuf + MBUF_DATA_LEN) & 0xFFFF;
-            if (UnsafeApi.getShort(mbuf + MBUF_NB_SEGS) != 1)
+            if (UnsafeApi.getShort(mbuf + MBUF_NB_SEGS) == 1)
             {
-                counters.addReceiveDrops(1); // larger than the pool's data room: the engine needs a frame in one piece
-                continue;
+                final int length = UnsafeApi.getShort(mbuf + MBUF_DATA_LEN) & 0xFFFF;
+                rxFrame.wrap(dataAddress(mbuf), length);
+                handler.onFrame(rxFrame, 0, length);
             }
-            final long data = dataAddress(mbuf);
-            rxFrame.wrap(data, length);
-            handler.onFrame(rxFrame, 0, length);
+            else if (joinSegments(mbuf))
+            {
+                handler.onFrame(rxFrame, 0, rxFrame.capacity());
+            }
+            else
+            {
+                counters.addReceiveDrops(1); // longer than any frame of ours
+            }
         }
         if (received > 0)
         {
@@ -318,7 +327,7 @@ public final class DpdkPort implements PacketPort
 
     /**
      * The device's missed and no-mbuf counts (all queues), read from the device by the calling thread (DPDK lets a
-     * control thread read a device's statistics while its queues are polled), and frames in more than one segment.
+     * control thread read a device's statistics while its queues are polled), and frames longer than any of ours.
      */
     @Override
     public long receiveDrops()
@@ -462,6 +471,28 @@ public final class DpdkPort implements PacketPort
             stashCount = STASH;
         }
         return UnsafeApi.getLong(stash + 8L * --stashCount);
+    }
+
+    /**
+     * A frame chained over several mbufs (a peer's zero-copy frame over net_ring, which hands over the sender's
+     * mbufs themselves), copied into one piece, {@link #rxFrame} over it: the engine parses a frame in one piece.
+     */
+    private boolean joinSegments(final long head)
+    {
+        final int length = UnsafeApi.getInt(head + MBUF_PKT_LEN);
+        if (length > frameCapacity)
+        {
+            return false;
+        }
+        int joined = 0;
+        for (long mbuf = head; mbuf != 0 && joined < length; mbuf = UnsafeApi.getLong(mbuf + MBUF_NEXT))
+        {
+            final int n = Math.min(UnsafeApi.getShort(mbuf + MBUF_DATA_LEN) & 0xFFFF, length - joined);
+            UnsafeApi.copyMemory(dataAddress(mbuf), rxJoined + joined, n);
+            joined += n;
+        }
+        rxFrame.wrap(rxJoined, joined);
+        return true;
     }
 
     private static long dataAddress(final long mbuf)

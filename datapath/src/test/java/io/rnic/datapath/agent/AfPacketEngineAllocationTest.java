@@ -30,7 +30,7 @@ class AfPacketEngineAllocationTest
             final LocalPort portA = EngineThreadAllocationTest.addressed(a, 0x0A0D_0001);
             final LocalPort portB = EngineThreadAllocationTest.addressed(b, 0x0A0D_0002);
             EngineThreadAllocationTest.measure(AfPacketPort.open(AfPacketConfig.of(a)),
-                AfPacketPort.open(AfPacketConfig.of(b)), portA, portB, 0x0A0D_0001, 0x0A0D_0002, LIMIT_BYTES);
+                AfPacketPort.open(AfPacketConfig.of(b)), portA, portB, 0x0A0D_0001, 0x0A0D_0002, LIMIT_BYTES, 256);
         }
     }
 }

@@ -49,7 +49,7 @@ public class EngineThreadAllocationTest
      */
     private static final int MEASURED_ROUNDS = 10;
     /** The counter's own granularity (TLAB refills are attributed in chunks): far below one byte per packet. */
-    private static final long LIMIT_BYTES = 16 * 1024;
+    static final long LIMIT_BYTES = 16 * 1024;
 
     @Test
     void shouldNotAllocateOnEngineThreadsOverInMemoryPorts() throws Exception
@@ -78,13 +78,16 @@ public class EngineThreadAllocationTest
         final PacketPort portA, final PacketPort portB, final LocalPort localA, final LocalPort localB, final int ipA,
         final int ipB) throws Exception
     {
-        measure(portA, portB, localA, localB, ipA, ipB, LIMIT_BYTES);
+        measure(portA, portB, localA, localB, ipA, ipB, LIMIT_BYTES, 256);
     }
 
-    /** @param limitBytes what the least round of {@link #MEASURED_WRITES} writes may allocate on the engine threads. */
+    /**
+     * @param limitBytes   what the least round of {@link #MEASURED_WRITES} writes may allocate on the engine threads.
+     * @param messageBytes each WRITE's (at most 4096: one frame).
+     */
     static void measure(
         final PacketPort portA, final PacketPort portB, final LocalPort localA, final LocalPort localB, final int ipA,
-        final int ipB, final long limitBytes) throws Exception
+        final int ipB, final long limitBytes, final int messageBytes) throws Exception
     {
         final EndpointOptions options = EndpointOptions.defaults().withIdleStrategy("yield").withHoldRocePort(false);
         try (Arena arena = Arena.ofShared();
@@ -106,7 +109,7 @@ public class EngineThreadAllocationTest
 
             final SendWorkRequest wr = new SendWorkRequest();
             wr.opcode = WrOpcode.RDMA_WRITE;
-            wr.sgl.add(source.address(), 256, source.lKey());
+            wr.sgl.add(source.address(), messageBytes, source.lKey());
             wr.remoteAddress = target.address();
             wr.rKey = target.rKey();
             final WorkCompletion[] wc = { new WorkCompletion() };
