@@ -6,6 +6,7 @@ import io.rnic.datapath.port.PortCounters;
 import io.rnic.dpdkbindings.DpdkBindings;
 import io.rnic.dpdkbindings.Eal;
 import io.rnic.dpdkbindings.EthDevice;
+import io.rnic.verbs.PathMtu;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -16,7 +17,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@link EngineThreadAllocationTest} over DPDK net_ring ports, in a JVM of its own: 256-byte WRITEs copied into the
- * frame, and 4096-byte ones sent zero-copy (the payload's external mbuf chained after the headers, the peer joining
+ * frame, and 4096-byte ones at path MTU 2048 sent zero-copy (each packet's payload in an external mbuf chained after the headers, the peer joining
  * the chain it receives).
  */
 class DpdkEngineAllocationTest
@@ -24,18 +25,18 @@ class DpdkEngineAllocationTest
     @Test
     void shouldNotAllocateOnEngineThreadsOverDpdkRingPorts() throws Exception
     {
-        measureOverRings("alloc", DpdkConfig.ZeroCopy.AUTO, 256); // net_ring copies: not a CPU-copying driver
+        measureOverRings("alloc", DpdkConfig.ZeroCopy.AUTO, 256, PathMtu.MTU_1024); // net_ring copies unless told
     }
 
     @Test
     void shouldNotAllocateOnEngineThreadsSendingPayloadZeroCopy() throws Exception
     {
-        final DpdkPort[] ports = measureOverRings("allzc", DpdkConfig.ZeroCopy.ON, 4096);
+        final DpdkPort[] ports = measureOverRings("allzc", DpdkConfig.ZeroCopy.ON, 4096, PathMtu.MTU_2048);
         assertTrue(ports[0].counters().get(PortCounters.TX_ZERO_COPY_SEGMENTS) > 100_000, "sent zero-copy");
     }
 
     private static DpdkPort[] measureOverRings(final String name, final DpdkConfig.ZeroCopy zeroCopy,
-        final int messageBytes) throws Exception
+        final int messageBytes, final PathMtu pathMtu) throws Exception
     {
         if (!Boolean.getBoolean("rnic.require.dpdk"))
         {
@@ -54,7 +55,7 @@ class DpdkEngineAllocationTest
             EngineThreadAllocationTest.measure(portA, portB,
                 EngineThreadAllocationTest.port(portA.macAddress(), 0x0A0E_0001),
                 EngineThreadAllocationTest.port(portB.macAddress(), 0x0A0E_0002),
-                0x0A0E_0001, 0x0A0E_0002, EngineThreadAllocationTest.LIMIT_BYTES, messageBytes);
+                0x0A0E_0001, 0x0A0E_0002, EngineThreadAllocationTest.LIMIT_BYTES, messageBytes, pathMtu);
             return new DpdkPort[]{ portA, portB };
         }
     }

@@ -283,13 +283,13 @@ class DpdkEndToEndTest
     {
         // memif buffers of 8 KiB: path MTU 4096; of 2 KiB (the default): path MTU 1024
         return Stream.of(
-            Arguments.of("write-bw", 8192, List.of("-s", "10000", "--sge", "3"), true),
-            Arguments.of("write-bw", 2048, List.of("-s", "3000", "--sge", "4"), true),
-            Arguments.of("write-bw", 8192, List.of("-s", "1100", "--sge", "2"), true),
-            Arguments.of("write-bw", 8192, List.of("-s", "300"), false),
+            Arguments.of("write-bw", 8192, List.of("-s", "10000", "--sge", "3"), true), // 4096, 4096, 1808
+            Arguments.of("write-bw", 8192, List.of("-s", "2100", "--sge", "2"), true),
+            Arguments.of("write-bw", 8192, List.of("-s", "2000"), false), // below the threshold: copied
+            Arguments.of("write-bw", 2048, List.of("-s", "3000", "--sge", "4"), false), // packets of 1024: copied
             Arguments.of("read-bw", 8192, List.of("-s", "9000", "--sge", "2"), true),
             Arguments.of("send-bw", 8192, List.of("-s", "5000", "--sge", "3", "--imm"), true),
-            Arguments.of("send-bw", 2048, List.of("-s", "700"), true));
+            Arguments.of("send-bw", 8192, List.of("-s", "4096"), true));
     }
 
     /**
