@@ -52,7 +52,7 @@ public final class PremaskedIcrcPass
         }
     }
 
-    /** Continues the pass over {@code length} bytes of native memory at {@code address} (bounds checked by the caller). */
+    /** Continues the pass over {@code length} bytes of native memory at {@code address} (checked by the caller). */
     public void add(final long address, final int length)
     {
         crc.update(payloadWindows.view(address, length));

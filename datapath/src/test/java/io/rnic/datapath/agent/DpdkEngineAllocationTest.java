@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@link EngineThreadAllocationTest} over DPDK net_ring ports, in a JVM of its own: 256-byte WRITEs copied into the
- * frame, and 4096-byte ones at path MTU 2048 sent zero-copy (each packet's payload in an external mbuf chained after the headers, the peer joining
- * the chain it receives).
+ * frame, and 4096-byte ones at path MTU 2048 sent zero-copy (each packet's payload in an external mbuf chained after
+ * the headers, the peer joining the chain it receives).
  */
 class DpdkEngineAllocationTest
 {

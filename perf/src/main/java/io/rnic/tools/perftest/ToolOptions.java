@@ -678,6 +678,7 @@ public final class ToolOptions
     public static final String ERROR_DETAILS = String.join("\n",
         "  --timeout-ms MS         the test's time limit once connected (default 60000): a run that has not",
         "                          finished by then fails with its counters",
+        "  --sge N                 each message over N scatter/gather entries, contiguous (default 1; up to 16)",
         "  --accept-timeout-ms MS  a server gives up when no client has connected within MS; without it a server",
         "                          waits for its client as long as it takes, as perftest's does",
         "  --debug                 when a run fails, also each QP's transport state (PSNs, timers, queues)",
@@ -692,7 +693,7 @@ public final class ToolOptions
         "                          else the device's own)",
         "  -h, --help              this help",
         "  Long forms: -d --iface --ib-dev, -s --size, -n --iters, -m --mtu, -x -g --gid-index --gid-idx,",
-        "  -q --qp, -t --tx-depth, -r --rx-depth, --sge, -A --atomic_type --atomic-type, -u --qp-timeout, -R --rdma-cm;",
+        "  -q --qp, -t --tx-depth, -r --rx-depth, -A --atomic_type --atomic-type, -u --qp-timeout, -R --rdma-cm;",
         "  --port N is the TCP port (-p N), --port afpacket|dpdk the packet port.");
 
     /** {@code --accept-timeout-ms}: how long a server waits for its client; 0 (the default): as long as it takes. */
