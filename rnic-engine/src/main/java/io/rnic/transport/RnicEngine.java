@@ -94,6 +94,8 @@ public final class RnicEngine
     public static final long PAYLOAD_RELEASE_TIMEOUT_NS_DEFAULT = 5_000_000_000L;
     /** Between two asks whether the port released them: a duty cycle or so, without spinning a core. */
     private static final long PAYLOAD_RELEASE_POLL_NS = 20_000;
+    /** What the first look answers when the port holds nothing attached before the fence (fences are >= 0). */
+    private static final long NOTHING_HELD = -1;
     private volatile long payloadReleaseTimeoutNs = PAYLOAD_RELEASE_TIMEOUT_NS_DEFAULT;
     /** How long {@link #execute} waits for the engine thread to run a command: far beyond any command's own time. */
     private volatile long commandTimeoutNs = COMMAND_TIMEOUT_NS_DEFAULT;
@@ -163,7 +165,16 @@ public final class RnicEngine
      */
     private void awaitDeregistered(final MemoryRegion region)
     {
-        final long fence = execute(tx::payloadFence);
+        // one command when the port holds nothing attached (the common case): the fence and the first look together
+        final long fence = execute(() ->
+        {
+            final long mark = tx.payloadFence();
+            return tx.payloadReleased(mark) ? NOTHING_HELD : mark;
+        });
+        if (fence == NOTHING_HELD)
+        {
+            return;
+        }
         final long startNs = System.nanoTime();
         while (!execute(() -> tx.payloadReleased(fence)))
         {

@@ -15,6 +15,9 @@ import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_BUF_ADDR;
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_DATA_LEN;
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_DATA_OFF;
@@ -45,6 +48,8 @@ public final class DpdkPort implements PacketPort
     private static final int STASH = 64;
     /** How long {@link #close} waits for the driver to release the memory it was lent, before stopping the device. */
     private static final long CLOSE_RELEASE_WAIT_NS = 1_000_000_000L;
+    /** Accounts of closed ports whose driver kept lent mbufs: kept reachable, their release counters in use. */
+    private static final Queue<AttachedPayloads> STRANDED = new ConcurrentLinkedQueue<>();
 
     private final SharedEthDevice device;
     private final int queue;
@@ -412,6 +417,8 @@ public final class DpdkPort implements PacketPort
         device.release();
         if (attached != null && attached.held() != 0)
         {
+            // their free callbacks will still count into the account's memory: it must never be freed
+            STRANDED.add(attached);
             System.err.println("rnic: DPDK port " + name() + " closed while its driver still holds " +
                 attached.held() + " mbufs lent memory regions' memory: keep that memory allocated");
         }
