@@ -1,7 +1,8 @@
 /*
  * The DPDK fast-path functions rnic needs are `static inline` in DPDK's headers (rte_eth_rx_burst,
  * rte_eth_tx_burst, rte_pktmbuf_alloc_bulk, the per-lcore rte_errno): this shim gives each an exported symbol
- * for the JVM's FFM linker. Nothing else lives here: every other DPDK call is bound directly (DpdkBindings.java).
+ * for the JVM's FFM linker, and the attachment of an external buffer (rnic_dpdk_attach_extbuf: inline too, with a
+ * free callback that must be a C function). Every other DPDK call is bound directly (DpdkBindings.java).
  * rnic_dpdk_layout() reports the sizes and offsets the Java side declares, so it can refuse a DPDK whose ABI
  * differs from the one it was written against instead of corrupting memory.
  */
@@ -38,12 +39,49 @@ void rnic_dpdk_mempool_cache_flush(struct rte_mempool *pool)
     }
 }
 
+/*
+ * The free callback of an external buffer rnic attaches: the memory is a registered memory region's, which the
+ * application owns and frees, so nothing is freed here; the release is counted (+1 at the 64-bit counter the
+ * attachment named), so that the Java side knows when the PMD no longer holds the memory. The mbuf is freed by
+ * whichever thread the PMD frees it on (the engine thread in tx_burst or tx_done_cleanup, a peer's thread for a
+ * ring, a closing thread at device stop): hence an atomic add.
+ */
+static void rnic_dpdk_count_release(void *addr, void *released)
+{
+    (void)addr;
+    __atomic_fetch_add((uint64_t *)released, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Attaches [addr, addr + len) as the external buffer of m, a fresh mbuf of a pool made with
+ * rnic_dpdk_extbuf_priv_size() bytes of private area: its shared info lives there (one per attachment, refcnt 1),
+ * so it lives exactly as long as the attachment. The data is the whole buffer: data_off 0, data_len len. When the
+ * mbuf is freed, *released is incremented. The IOVA is the virtual address: right for devices that copy with the
+ * CPU (memif, af_packet, null); a NIC's DMA would need the memory registered with DPDK first.
+ */
+void rnic_dpdk_attach_extbuf(struct rte_mbuf *m, void *addr, uint16_t len, uint64_t *released)
+{
+    struct rte_mbuf_ext_shared_info *shinfo = rte_mbuf_to_priv(m);
+    shinfo->free_cb = rnic_dpdk_count_release;
+    shinfo->fcb_opaque = released;
+    rte_mbuf_ext_refcnt_set(shinfo, 1);
+    rte_pktmbuf_attach_extbuf(m, addr, (rte_iova_t)(uintptr_t)addr, len, shinfo);
+    m->data_len = len;
+    m->pkt_len = len;
+}
+
+/* The private area an attachment pool's mbufs need for their shared info (RTE_MBUF_PRIV_ALIGN-aligned). */
+int rnic_dpdk_extbuf_priv_size(void)
+{
+    return RTE_ALIGN_CEIL(sizeof(struct rte_mbuf_ext_shared_info), RTE_MBUF_PRIV_ALIGN);
+}
+
 int rnic_dpdk_errno(void)
 {
     return rte_errno;
 }
 
-#define RNIC_LAYOUT_ENTRIES 24
+#define RNIC_LAYOUT_ENTRIES 26
 /* Fills out[0..RNIC_LAYOUT_ENTRIES) in the order DpdkBindings.LAYOUT_NAMES lists; returns the count. */
 int rnic_dpdk_layout(int64_t *out)
 {
@@ -73,5 +111,7 @@ int rnic_dpdk_layout(int64_t *out)
     out[i++] = offsetof(struct rte_eth_fp_ops, txq);
     out[i++] = RTE_PKTMBUF_HEADROOM;
     out[i++] = offsetof(struct rte_eth_dev_info, max_rx_pktlen);
+    out[i++] = offsetof(struct rte_eth_dev_info, tx_offload_capa);
+    out[i++] = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
     return i;
 }

@@ -131,7 +131,9 @@ public final class DpdkBindings
         MemoryLayout.paddingLayout(4),
         JAVA_SHORT.withName("max_rx_queues"),
         JAVA_SHORT.withName("max_tx_queues"),
-        MemoryLayout.paddingLayout(64),
+        MemoryLayout.paddingLayout(32),
+        JAVA_LONG.withName("tx_offload_capa"),
+        MemoryLayout.paddingLayout(24),
         JAVA_LONG.withName("flow_type_rss_offloads"),
         MemoryLayout.paddingLayout(376 - 120));
     public static final long INFO_DRIVER_NAME = RTE_ETH_DEV_INFO.byteOffset(groupElement("driver_name"));
@@ -139,6 +141,9 @@ public final class DpdkBindings
     public static final long INFO_MAX_RX_PKTLEN = RTE_ETH_DEV_INFO.byteOffset(groupElement("max_rx_pktlen"));
     public static final long INFO_MAX_RX_QUEUES = RTE_ETH_DEV_INFO.byteOffset(groupElement("max_rx_queues"));
     public static final long INFO_MAX_TX_QUEUES = RTE_ETH_DEV_INFO.byteOffset(groupElement("max_tx_queues"));
+    public static final long INFO_TX_OFFLOAD_CAPA = RTE_ETH_DEV_INFO.byteOffset(groupElement("tx_offload_capa"));
+    /** {@code RTE_ETH_TX_OFFLOAD_MULTI_SEGS}: the device sends a frame chained over several mbufs. */
+    public static final long RTE_ETH_TX_OFFLOAD_MULTI_SEGS = 1L << 15;
     public static final long INFO_FLOW_TYPE_RSS_OFFLOADS =
         RTE_ETH_DEV_INFO.byteOffset(groupElement("flow_type_rss_offloads"));
 
@@ -191,13 +196,15 @@ public final class DpdkBindings
         "rxmode.mtu", "rss_conf.rss_hf", "sizeof(rte_eth_dev_info)", "dev_info.driver_name", "dev_info.max_mtu",
         "dev_info.max_rx_queues", "dev_info.max_tx_queues", "dev_info.flow_type_rss_offloads",
         "sizeof(rte_eth_stats)", "rte_eth_stats.imissed", "sizeof(rte_eth_link)", "sizeof(rte_eth_fp_ops)",
-        "rte_eth_fp_ops.txq", "RTE_PKTMBUF_HEADROOM", "dev_info.max_rx_pktlen");
+        "rte_eth_fp_ops.txq", "RTE_PKTMBUF_HEADROOM", "dev_info.max_rx_pktlen", "dev_info.tx_offload_capa",
+        "RTE_ETH_TX_OFFLOAD_MULTI_SEGS");
     static final long[] DECLARED_LAYOUT = {
         RTE_MBUF.byteSize(), MBUF_BUF_ADDR, MBUF_DATA_OFF, MBUF_NB_SEGS, MBUF_PKT_LEN, MBUF_DATA_LEN, MBUF_BUF_LEN,
         MBUF_NEXT, RTE_ETH_CONF.byteSize(), CONF_MQ_MODE, CONF_MTU, CONF_RSS_HF, RTE_ETH_DEV_INFO.byteSize(),
         INFO_DRIVER_NAME, INFO_MAX_MTU, INFO_MAX_RX_QUEUES, INFO_MAX_TX_QUEUES, INFO_FLOW_TYPE_RSS_OFFLOADS,
         RTE_ETH_STATS.byteSize(), RTE_ETH_STATS.byteOffset(groupElement("imissed")), RTE_ETH_LINK.byteSize(),
-        RTE_ETH_FP_OPS.byteSize(), FP_TXQ_DATA, RTE_PKTMBUF_HEADROOM, INFO_MAX_RX_PKTLEN };
+        RTE_ETH_FP_OPS.byteSize(), FP_TXQ_DATA, RTE_PKTMBUF_HEADROOM, INFO_MAX_RX_PKTLEN, INFO_TX_OFFLOAD_CAPA,
+        RTE_ETH_TX_OFFLOAD_MULTI_SEGS };
 
     private static final String UNAVAILABLE;
     private static final MemorySegment FP_OPS;
@@ -243,13 +250,16 @@ public final class DpdkBindings
     private static final MethodHandle RNIC_DPDK_ERRNO;
     private static final MethodHandle RNIC_DPDK_MEMPOOL_CACHE_FLUSH;
     private static final MethodHandle RNIC_DPDK_LAYOUT;
+    private static final MethodHandle RNIC_DPDK_ATTACH_EXTBUF;
+    private static final MethodHandle RNIC_DPDK_EXTBUF_PRIV_SIZE;
+    private static final MethodHandle RTE_ETH_TX_DONE_CLEANUP;
     /** {@code uint16_t (*eth_rx_burst_t)(void *rxq, struct rte_mbuf **rx_pkts, uint16_t nb_pkts)}, and tx alike. */
     static final FunctionDescriptor BURST_FUNCTION = FunctionDescriptor.of(JAVA_SHORT, JAVA_LONG, JAVA_LONG, JAVA_SHORT);
 
     static
     {
         String unavailable = null;
-        final MethodHandle[] h = new MethodHandle[41];
+        final MethodHandle[] h = new MethodHandle[44];
         MemorySegment fpOps = MemorySegment.NULL;
         try
         {
@@ -323,6 +333,11 @@ public final class DpdkBindings
             h[i++] = bind(linker, all, "rnic_dpdk_errno", FunctionDescriptor.of(JAVA_INT), critical);
             h[i++] = bind(linker, all, "rnic_dpdk_mempool_cache_flush", FunctionDescriptor.ofVoid(JAVA_LONG));
             h[i++] = bind(linker, all, "rnic_dpdk_layout", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+            h[i++] = bind(linker, all, "rnic_dpdk_attach_extbuf",
+                FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_LONG, JAVA_SHORT, JAVA_LONG), critical);
+            h[i++] = bind(linker, all, "rnic_dpdk_extbuf_priv_size", FunctionDescriptor.of(JAVA_INT));
+            h[i++] = bind(linker, all, "rte_eth_tx_done_cleanup",
+                FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, JAVA_SHORT, JAVA_INT), critical);
             fpOps = all.find("rte_eth_fp_ops").orElseThrow()
                 .reinterpret(RTE_ETH_FP_OPS.byteSize() * RTE_MAX_ETHPORTS);
         }
@@ -374,6 +389,9 @@ public final class DpdkBindings
         RNIC_DPDK_ERRNO = h[i++];
         RNIC_DPDK_MEMPOOL_CACHE_FLUSH = h[i++];
         RNIC_DPDK_LAYOUT = h[i++];
+        RNIC_DPDK_ATTACH_EXTBUF = h[i++];
+        RNIC_DPDK_EXTBUF_PRIV_SIZE = h[i++];
+        RTE_ETH_TX_DONE_CLEANUP = h[i++];
     }
 
     private DpdkBindings()
@@ -965,6 +983,54 @@ public final class DpdkBindings
         catch (final Throwable ex)
         {
             throw downcallFailed("rnic_dpdk_tx_burst", ex);
+        }
+    }
+
+    /**
+     * Attaches {@code length} bytes of native memory at {@code address} to {@code mbuf} (of a pool made for
+     * attaching: {@link #rnic_dpdk_extbuf_priv_size}) as its external buffer and whole data; freeing the mbuf later
+     * adds 1 to the 64-bit counter at {@code released} and frees nothing else.
+     */
+    public static void rnic_dpdk_attach_extbuf(final long mbuf, final long address, final short length,
+        final long released)
+    {
+        try
+        {
+            RNIC_DPDK_ATTACH_EXTBUF.invokeExact(mbuf, address, length, released);
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("rnic_dpdk_attach_extbuf", ex);
+        }
+    }
+
+    /** The private area of an attaching pool's mbufs (where each attachment's shared info lives). */
+    public static int rnic_dpdk_extbuf_priv_size()
+    {
+        try
+        {
+            return (int)RNIC_DPDK_EXTBUF_PRIV_SIZE.invokeExact();
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("rnic_dpdk_extbuf_priv_size", ex);
+        }
+    }
+
+    /**
+     * Asks the driver to free the mbufs of a transmit queue whose sending has completed (up to {@code count}, 0 for
+     * all): a NIC otherwise frees them only when its ring needs the room. The queue's polling thread only. Returns
+     * how many were freed, or a negative errno ({@code -ENOTSUP} when the driver has no such operation).
+     */
+    public static int rte_eth_tx_done_cleanup(final short portId, final short queue, final int count)
+    {
+        try
+        {
+            return (int)RTE_ETH_TX_DONE_CLEANUP.invokeExact(portId, queue, count);
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("rte_eth_tx_done_cleanup", ex);
         }
     }
 }

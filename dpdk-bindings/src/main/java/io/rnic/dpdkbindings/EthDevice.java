@@ -172,10 +172,17 @@ public final class EthDevice
     /**
      * What the driver says it can do. {@code maxRxPacketBytes} is the longest frame it receives (Ethernet header and
      * CRC included): ethdev refuses to configure an MTU whose frame is longer, whatever {@code maxMtu} says.
+     * {@code txOffloads} are its transmit offload capabilities ({@code tx_offload_capa}).
      */
     public record Info(String driverName, int maxMtu, int maxRxQueues, int maxTxQueues, long rssOffloads,
-        int maxRxPacketBytes)
+        int maxRxPacketBytes, long txOffloads)
     {
+        /** Whether it sends a frame chained over several mbufs ({@code RTE_ETH_TX_OFFLOAD_MULTI_SEGS}). */
+        public boolean sendsChainedFrames()
+        {
+            return (txOffloads & DpdkBindings.RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
+        }
+
         /** The largest MTU ethdev accepts for the device: {@code maxMtu}, within {@code maxRxPacketBytes}. */
         public int largestMtu()
         {
@@ -196,7 +203,8 @@ public final class EthDevice
                 info.get(JAVA_SHORT, DpdkBindings.INFO_MAX_RX_QUEUES) & 0xFFFF,
                 info.get(JAVA_SHORT, DpdkBindings.INFO_MAX_TX_QUEUES) & 0xFFFF,
                 info.get(JAVA_LONG, DpdkBindings.INFO_FLOW_TYPE_RSS_OFFLOADS),
-                info.get(JAVA_INT, DpdkBindings.INFO_MAX_RX_PKTLEN));
+                info.get(JAVA_INT, DpdkBindings.INFO_MAX_RX_PKTLEN),
+                info.get(JAVA_LONG, DpdkBindings.INFO_TX_OFFLOAD_CAPA));
         }
     }
 

@@ -37,15 +37,36 @@ public final class PacketMempool implements AutoCloseable
         final String name, final int count, final int cacheSize, final int maxFrameBytes, final int socketId)
     {
         final int dataRoom = maxFrameBytes + DpdkBindings.RTE_PKTMBUF_HEADROOM;
-        if (count < 2 || cacheSize < 0 || cacheSize > 512 || maxFrameBytes < 64 || dataRoom > 0xFFFF)
+        if (maxFrameBytes < 64 || dataRoom > 0xFFFF)
+        {
+            throw new IllegalArgumentException("mempool " + name + ": frame " + maxFrameBytes + " bytes (64.." +
+                (0xFFFF - 128) + ")");
+        }
+        return make(name, count, cacheSize, (short)0, dataRoom, socketId);
+    }
+
+    /**
+     * A pool of mbufs with no data room, each lent memory of the application's instead
+     * ({@link DpdkBindings#rnic_dpdk_attach_extbuf}): their private area holds the attachment's shared info.
+     */
+    public static PacketMempool createForAttaching(final String name, final int count, final int cacheSize,
+        final int socketId)
+    {
+        return make(name, count, cacheSize, (short)DpdkBindings.rnic_dpdk_extbuf_priv_size(), 0, socketId);
+    }
+
+    private static PacketMempool make(final String name, final int count, final int cacheSize, final short privSize,
+        final int dataRoom, final int socketId)
+    {
+        if (count < 2 || cacheSize < 0 || cacheSize > 512)
         {
             throw new IllegalArgumentException("mempool " + name + ": count " + count + " (>= 2), cache " +
-                cacheSize + " (0..512), frame " + maxFrameBytes + " bytes (64.." + (0xFFFF - 128) + ")");
+                cacheSize + " (0..512)");
         }
         final long address;
         try (Arena arena = Arena.ofConfined())
         {
-            address = DpdkBindings.rte_pktmbuf_pool_create(arena.allocateFrom(name), count, cacheSize, (short)0,
+            address = DpdkBindings.rte_pktmbuf_pool_create(arena.allocateFrom(name), count, cacheSize, privSize,
                 (short)dataRoom, socketId);
         }
         if (address == 0)

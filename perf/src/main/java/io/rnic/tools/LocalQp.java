@@ -33,6 +33,8 @@ public final class LocalQp
     public final AddressVector peerAddress = new AddressVector();
     public int psn;
     public RemoteQp remote;
+    /** Scatter/gather entries a message is split over, contiguous in the region (perftest's --sge). */
+    public int sges = 1;
 
     public LocalQp(
         final QueuePair qp, final CompletionQueue sendCq, final CompletionQueue recvCq, final MemorySegment region,
@@ -62,6 +64,7 @@ public final class LocalQp
         final LocalQp view = new LocalQp(qp, sendCq, recvCq, region, lKey, rKey, other);
         view.psn = psn;
         view.remote = remote;
+        view.sges = sges;
         return view;
     }
 
@@ -94,7 +97,7 @@ public final class LocalQp
         return remote.regionAddress() + slot * layout.slotBytes;
     }
 
-    /** Posts a one-SGE send-queue work request; returns the ibverbs code (0 OK). */
+    /** Posts a send-queue work request, its message over {@link #sges} entries; returns the ibverbs code (0 OK). */
     public int post(
         final int opcode, final long wrId, final long localAddress, final int length, final long remoteAddress,
         final boolean signaled)
@@ -104,9 +107,12 @@ public final class LocalQp
         wr.wrId = wrId;
         wr.sendFlags = signaled ? SendFlags.SIGNALED : 0;
         wr.sgl.clear();
-        if (length > 0)
+        final int pieces = Math.min(sges, Math.max(1, length));
+        for (int i = 0, offset = 0; i < pieces && length > 0; i++)
         {
-            wr.sgl.add(localAddress, length, lKey);
+            final int piece = (length - offset) / (pieces - i);
+            wr.sgl.add(localAddress + offset, piece, lKey);
+            offset += piece;
         }
         wr.remoteAddress = remoteAddress;
         wr.rKey = remote.rKey();

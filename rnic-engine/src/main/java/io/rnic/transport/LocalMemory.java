@@ -5,6 +5,7 @@ import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.ScatterGatherList;
+import io.rnic.wire.PayloadPieces;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -63,7 +64,25 @@ final class LocalMemory
         final int dstOffset,
         final int length)
     {
-        return copy(sgl, pd, offset, dst, dstOffset, length, false);
+        return copy(sgl, pd, offset, dst, dstOffset, length, false, null);
+    }
+
+    /**
+     * Where {@code length} bytes starting {@code offset} bytes into the list's memory lie, as native addresses, for
+     * a port that sends them from there (checked as {@link #gather} checks). Every region's memory is native and
+     * stays at its address while registered ({@link MemoryRegionTable#register} takes off-heap segments only).
+     *
+     * @return false on a protection error.
+     */
+    boolean locate(
+        final ScatterGatherList sgl,
+        final ProtectionDomain pd,
+        final long offset,
+        final int length,
+        final PayloadPieces pieces)
+    {
+        pieces.clear();
+        return copy(sgl, pd, offset, null, 0, length, false, pieces);
     }
 
     /**
@@ -79,10 +98,13 @@ final class LocalMemory
         final int srcOffset,
         final int length)
     {
-        return copy(sgl, pd, offset, src, srcOffset, length, true);
+        return copy(sgl, pd, offset, src, srcOffset, length, true, null);
     }
 
-    /** Walks the list from {@code offset}, copying into the regions ({@code intoRegions}) or out of them. */
+    /**
+     * Walks the list from {@code offset}, copying into the regions ({@code intoRegions}) or out of them, or, given
+     * {@code pieces}, noting where the bytes lie instead.
+     */
     private boolean copy(
         final ScatterGatherList sgl,
         final ProtectionDomain pd,
@@ -90,7 +112,8 @@ final class LocalMemory
         final DirectBuffer buffer,
         final int bufferOffset,
         final int length,
-        final boolean intoRegions)
+        final boolean intoRegions,
+        final PayloadPieces pieces)
     {
         long skip = offset;
         int copied = 0;
@@ -109,7 +132,11 @@ final class LocalMemory
             }
             final int n = (int)Math.min(entryLength - skip, length - copied);
             final int regionIndex = (int)(mr.offsetOf(sgl.address(i)) + skip);
-            if (intoRegions)
+            if (pieces != null)
+            {
+                pieces.add(mr.buffer().addressOffset() + regionIndex, n); // never full: one piece per entry
+            }
+            else if (intoRegions)
             {
                 mr.buffer().putBytes(regionIndex, buffer, bufferOffset + copied, n);
             }

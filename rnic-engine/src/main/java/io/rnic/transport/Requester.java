@@ -12,7 +12,6 @@ import io.rnic.wire.FethFlyweight;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.Opcode;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The requester (rxe's {@code rxe_req.c}): turns send work requests into packets. Segments SEND and RDMA WRITE by
@@ -302,14 +301,12 @@ final class Requester
             qp.packetsSinceAckRequest = 0;
         }
 
-        final UnsafeBuffer buffer = tx.buffer();
-        if (!memory.gather(wqe.sgl, qp.pd, qp.reqOffset, buffer, tx.payloadOffset(spec), payload))
+        if (!tx.sendFrom(spec, memory, wqe.sgl, qp.pd, qp.reqOffset, payload))
         {
             counters.increment(TransportCounter.LOCAL_PROTECTION_ERROR);
             fail(qp, WcStatus.LOC_PROT_ERR);
             return false;
         }
-        tx.send(spec, payload);
         advance(qp, 1, retransmit);
         qp.reqOffset += payload;
         if (last)

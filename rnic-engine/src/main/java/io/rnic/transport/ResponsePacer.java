@@ -8,7 +8,6 @@ import io.rnic.verbs.QpState;
 import io.rnic.wire.AethFlyweight;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.Opcode;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Sends the READ responses and atomic acknowledgements a QP owes (rxe's {@code read_reply} and the atomic reply),
@@ -192,18 +191,20 @@ final class ResponsePacer
             return false;
         }
         final FrameSpec spec = qp.frame.destinationQp(qp.destQpn).ackRequest(false).solicitedEvent(false);
-        final UnsafeBuffer out = tx.buffer();
         final int operation = packets == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : i == 0 ?
             Opcode.RC_RDMA_READ_RESPONSE_FIRST : i == packets - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST :
             Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
         spec.opcode(operation).psn(Psn.add(replay.firstPsn(entry), i))
             .aeth(AethFlyweight.ackSyndrome(AethFlyweight.CREDITS_INVALID), replay.msn(entry));
+        final long epoch = wireEpoch(); // before the send: a port that pushes at once moves it past
         if (payload > 0)
         {
-            out.putBytes(tx.payloadOffset(spec), region.buffer(), (int)region.offsetOf(address), payload);
+            tx.sendFromRegion(spec, region, (int)region.offsetOf(address), payload);
         }
-        final long epoch = wireEpoch(); // before the send: a port that pushes at once moves it past
-        tx.send(spec, payload);
+        else
+        {
+            tx.send(spec, 0);
+        }
         if (i == packets - 1)
         {
             answered(qp, entry, epoch);

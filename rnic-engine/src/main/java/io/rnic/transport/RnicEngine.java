@@ -90,6 +90,13 @@ public final class RnicEngine
     private final int shards;
     private boolean callerFlushesAcknowledges;
     private volatile Thread engineThread;
+    /** {@link #awaitDeregistered}'s default limit: a NIC completes a transmission in microseconds. */
+    public static final long PAYLOAD_RELEASE_TIMEOUT_NS_DEFAULT = 5_000_000_000L;
+    /** Between two asks whether the port released them: a duty cycle or so, without spinning a core. */
+    private static final long PAYLOAD_RELEASE_POLL_NS = 20_000;
+    /** What the first look answers when the port holds nothing attached before the fence (fences are >= 0). */
+    private static final long NOTHING_HELD = -1;
+    private volatile long payloadReleaseTimeoutNs = PAYLOAD_RELEASE_TIMEOUT_NS_DEFAULT;
     /** How long {@link #execute} waits for the engine thread to run a command: far beyond any command's own time. */
     private volatile long commandTimeoutNs = COMMAND_TIMEOUT_NS_DEFAULT;
     private long nowNs;
@@ -150,10 +157,41 @@ public final class RnicEngine
      * never a region or an address it found through one, so there is nothing else to invalidate: a WRITE in progress
      * into the region is refused at its next packet (remote access error), so is a READ whose responses wait for
      * room, a retransmission gathering from it fails with a local protection error.
+     * <p>
+     * A port that sends payload from where it lies ({@link PayloadAttachingSink}) may still hold frames that read
+     * the region after that: a NIC until its DMA completes. So the command also takes a fence in what the port holds,
+     * and the call returns once the port has released everything attached before it, or fails in one line after
+     * {@link #payloadReleaseTimeoutNs} (the memory must then stay allocated): never a hang.
      */
     private void awaitDeregistered(final MemoryRegion region)
     {
-        execute(() -> null);
+        // one command when the port holds nothing attached (the common case): the fence and the first look together
+        final long fence = execute(() ->
+        {
+            final long mark = tx.payloadFence();
+            return tx.payloadReleased(mark) ? NOTHING_HELD : mark;
+        });
+        if (fence == NOTHING_HELD)
+        {
+            return;
+        }
+        final long startNs = System.nanoTime();
+        while (!execute(() -> tx.payloadReleased(fence)))
+        {
+            if (System.nanoTime() - startNs > payloadReleaseTimeoutNs)
+            {
+                throw new VerbsException("deregistering " + region + ": the port still sends from its memory " +
+                    java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(payloadReleaseTimeoutNs) + " ms later (its " +
+                    "driver has not released the frames): the region is gone, but its memory must stay allocated");
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(PAYLOAD_RELEASE_POLL_NS);
+        }
+    }
+
+    /** How long a deregistration waits for the port to release frames that send from the region's memory. */
+    public void payloadReleaseTimeoutNs(final long timeoutNs)
+    {
+        this.payloadReleaseTimeoutNs = timeoutNs;
     }
 
     public LocalPort port()

@@ -2,6 +2,7 @@ package io.rnic.wire;
 
 import io.rnic.icrc.Icrc;
 import io.rnic.icrc.PremaskedIcrc;
+import io.rnic.icrc.PremaskedIcrcPass;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -12,8 +13,9 @@ import org.agrona.MutableDirectBuffer;
  * padding after the IP datagram. Lengths are derived, never given.
  * <p>
  * Two ways in: {@link #build} copies the payload from a source buffer; {@link #buildAroundPayload} expects the
- * payload already in place at {@link #payloadOffset} (the engine copies from a memory region straight there).
- * Allocates nothing. Single-threaded.
+ * payload already in place at {@link #payloadOffset} (the engine copies from a memory region straight there);
+ * {@link #buildAroundPayloadElsewhere} leaves it where it lies and writes only what goes around it. Allocates
+ * nothing. Single-threaded.
  */
 public final class PacketBuilder
 {
@@ -32,6 +34,7 @@ public final class PacketBuilder
     private final CnpFlyweight cnp = new CnpFlyweight();
     private final FethFlyweight feth = new FethFlyweight();
     private final PremaskedIcrc icrc = new PremaskedIcrc();
+    private final PremaskedIcrcPass icrcAcross = new PremaskedIcrcPass();
 
     private static final int ALL_DSCP = 0x3F;
     private static final int ALL_ECN = 0x3;
@@ -92,14 +95,55 @@ public final class PacketBuilder
         final MutableDirectBuffer buffer, final int offset, final FrameSpec spec, final int payloadLength)
     {
         checkCapacity(buffer, offset, spec, payloadLength);
+        return build(buffer, offset, spec, payloadLength, null);
+    }
+
+    /**
+     * Writes the headers of a frame whose payload stays where it lies, in {@code payload}'s pieces of native memory
+     * (a DPDK port sends them from the memory region, chained after the headers), and right after the headers the
+     * pad bytes and the ICRC, which the port sends after the payload. The ICRC covers the headers, the payload where
+     * it lies and the pad: one pass, nothing copied. No UDP checksum (it would read the payload a second time): the
+     * caller copies instead when {@link FrameSpec#udpChecksum} is set; nor Ethernet padding, which only a frame of
+     * less than 60 bytes needs.
+     *
+     * @return the bytes written from {@code offset}: {@link #headersLength}, then the pad and the ICRC.
+     */
+    public int buildAroundPayloadElsewhere(
+        final MutableDirectBuffer buffer, final int offset, final FrameSpec spec, final PayloadPieces payload)
+    {
+        final int payloadLength = payload.totalLength();
+        if (!buildsAroundPayloadElsewhere(spec, payloadLength))
+        {
+            throw new IllegalArgumentException("a frame with a UDP checksum or Ethernet padding is built around " +
+                "its payload in place");
+        }
+        checkCapacity(buffer, offset, spec, 3); // the headers, the longest pad and the ICRC
+        return build(buffer, offset, spec, payloadLength, payload);
+    }
+
+    /** Whether {@link #buildAroundPayloadElsewhere} builds this frame: no UDP checksum, no Ethernet padding. */
+    public static boolean buildsAroundPayloadElsewhere(final FrameSpec spec, final int payloadLength)
+    {
+        return !spec.udpChecksum && frameLength(spec, payloadLength) > EthernetFlyweight.MIN_FRAME_LENGTH;
+    }
+
+    /** The frame around its payload: in place at the payload offset, or {@code elsewhere} when not null. */
+    private int build(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final FrameSpec spec,
+        final int payloadLength,
+        final PayloadPieces elsewhere)
+    {
         final int opcode = spec.opcode;
         final int pad = padCount(spec, payloadLength);
         final int ipOffset = offset + l2Length(spec);
         final int udpOffset = ipOffset + l3Length(spec);
         final int bthOffset = udpOffset + UdpFlyweight.LENGTH;
         final int payloadOffset = bthOffset + Opcode.headerLength(opcode);
-        final int icrcOffset = payloadOffset + payloadLength + pad;
-        final int datagramEnd = icrcOffset + Icrc.LENGTH;
+        final int payloadEnd = elsewhere == null ? payloadOffset + payloadLength : payloadOffset;
+        final int icrcOffset = payloadEnd + pad;
+        final int datagramEnd = payloadOffset + payloadLength + pad + Icrc.LENGTH;
         final int udpLength = datagramEnd - udpOffset;
 
         // The ICRC first, over the frame with ones in every masked field and in the 8 bytes before the IP header
@@ -147,11 +191,12 @@ public final class PacketBuilder
 
         writeExtensionHeaders(buffer, bthOffset, spec);
 
-        for (int i = payloadOffset + payloadLength; i < icrcOffset; i++)
+        for (int i = payloadEnd; i < icrcOffset; i++)
         {
             buffer.putByte(i, (byte)0);
         }
-        Icrc.writeWire(buffer, icrcOffset, icrc.compute(buffer, ipOffset, icrcOffset));
+        Icrc.writeWire(buffer, icrcOffset, elsewhere == null ? icrc.compute(buffer, ipOffset, icrcOffset) :
+            icrcAcross(buffer, ipOffset, payloadOffset, elsewhere, icrcOffset));
 
         if (spec.ipv6)
         {
@@ -178,6 +223,10 @@ public final class PacketBuilder
             ethernet.etherType(etherType);
         }
 
+        if (elsewhere != null)
+        {
+            return icrcOffset + Icrc.LENGTH - offset;
+        }
         int frameEnd = datagramEnd;
         final int minimumEnd = offset + EthernetFlyweight.MIN_FRAME_LENGTH;
         while (frameEnd < minimumEnd)
@@ -185,6 +234,19 @@ public final class PacketBuilder
             buffer.putByte(frameEnd++, (byte)0);
         }
         return frameEnd - offset;
+    }
+
+    /** The ICRC over the headers, then the payload's pieces where they lie, then the pad after the headers. */
+    private int icrcAcross(final MutableDirectBuffer buffer, final int ipOffset, final int payloadOffset,
+        final PayloadPieces payload, final int icrcOffset)
+    {
+        icrcAcross.start(buffer, ipOffset, payloadOffset);
+        for (int i = 0; i < payload.count(); i++)
+        {
+            icrcAcross.add(payload.address(i), payload.length(i));
+        }
+        icrcAcross.add(buffer, payloadOffset, icrcOffset);
+        return icrcAcross.finish();
     }
 
     private void writeExtensionHeaders(final MutableDirectBuffer buffer, final int bthOffset, final FrameSpec spec)

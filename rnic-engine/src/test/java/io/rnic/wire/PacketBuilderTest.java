@@ -207,6 +207,55 @@ class PacketBuilderTest
         }
     }
 
+    /**
+     * The headers, the payload left in pieces elsewhere and the trailer (pad and ICRC) written after the headers
+     * make, end to end, the frame built around the payload in place: same bytes, same ICRC (for every pad count,
+     * IPv4 and IPv6, tagged or not, pieces on and off heap boundaries).
+     */
+    @Test
+    void shouldBuildAroundAPayloadElsewhereTheSameFrameAsInPlace()
+    {
+        final PacketBuilder builder = new PacketBuilder();
+        final UnsafeBuffer region = new UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(8192));
+        for (int i = 0; i < region.capacity(); i++)
+        {
+            region.putByte(i, (byte)(i * 31 + 7));
+        }
+        for (final boolean ipv6 : new boolean[]{ false, true })
+        {
+            for (final boolean vlan : new boolean[]{ false, true })
+            {
+                for (final int payloadLength : new int[]{ 512, 1021, 1022, 1023, 4096 })
+                {
+                    final FrameSpec spec = Frames.spec(Opcode.RC_SEND_ONLY, ipv6, vlan).trafficClass(46, 3)
+                        .hopLimit(17).fecnBecn(true, false);
+                    final UnsafeBuffer expected = new UnsafeBuffer(new byte[PacketBuilder.frameLength(spec,
+                        payloadLength)]);
+                    builder.build(expected, 0, spec, region, 100, payloadLength);
+
+                    final PayloadPieces pieces = new PayloadPieces();
+                    final int first = payloadLength / 3;
+                    pieces.add(region.addressOffset() + 100, first);
+                    pieces.add(region.addressOffset() + 100 + first, payloadLength - first);
+                    final UnsafeBuffer headers = new UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(256));
+                    final int written = builder.buildAroundPayloadElsewhere(headers, 0, spec, pieces);
+                    final int headerBytes = PacketBuilder.headersLength(spec);
+
+                    final String what = (ipv6 ? "IPv6" : "IPv4") + (vlan ? " tagged" : "") + ", " + payloadLength;
+                    assertEquals(expected.capacity(), written + payloadLength, what);
+                    for (int i = 0; i < headerBytes; i++)
+                    {
+                        assertEquals(expected.getByte(i), headers.getByte(i), what + ": header byte " + i);
+                    }
+                    for (int i = headerBytes; i < written; i++)
+                    {
+                        assertEquals(expected.getByte(i + payloadLength), headers.getByte(i), what + ": trailer " + i);
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void shouldRejectUnknownOpcodesAndTooSmallBuffersWithAClearError()
     {

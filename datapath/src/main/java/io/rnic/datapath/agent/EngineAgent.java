@@ -7,7 +7,7 @@ import io.rnic.datapath.port.PacketPort;
 import io.rnic.pcap.PcapWriter;
 import io.rnic.status.CounterBlock;
 import io.rnic.status.CounterTypes;
-import io.rnic.transport.FrameBufferSink;
+import io.rnic.transport.PayloadAttachingSink;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.PacketSink;
 import io.rnic.transport.RnicEngine;
@@ -372,8 +372,11 @@ public final class EngineAgent implements Agent
         engine.onFrame(buffer, index, length);
     }
 
-    /** To the port (and the capture); frames are built in the port's memory when it lends some. */
-    private final class TransmitSink implements FrameBufferSink
+    /**
+     * To the port (and the capture); frames are built in the port's memory when it lends some, their payload sent
+     * from where it lies when the port can (not while capturing: the capture writes each frame whole).
+     */
+    private final class TransmitSink implements PayloadAttachingSink
     {
         private UnsafeBuffer claimed;
 
@@ -413,6 +416,42 @@ public final class EngineAgent implements Agent
                 capture.write(claimed, 0, length, clock.nanoTime());
             }
             port.commitFrame(length);
+        }
+
+        @Override
+        public boolean attachesPayload()
+        {
+            return capture == null && port.attachesPayload();
+        }
+
+        @Override
+        public boolean attachPayload(final long address, final int length)
+        {
+            return port.attachPayload(address, length);
+        }
+
+        @Override
+        public void detachPayload()
+        {
+            port.detachPayload();
+        }
+
+        @Override
+        public void commitAttached(final int headerBytes, final int trailerBytes)
+        {
+            port.commitAttached(headerBytes, trailerBytes);
+        }
+
+        @Override
+        public long payloadFence()
+        {
+            return port.payloadFence();
+        }
+
+        @Override
+        public boolean payloadReleased(final long fence)
+        {
+            return port.payloadReleased(fence);
         }
     }
 }

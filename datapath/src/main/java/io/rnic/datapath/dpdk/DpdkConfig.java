@@ -14,10 +14,26 @@ import java.util.List;
  * @param descriptors   receive and transmit descriptors per queue.
  * @param poolSize      mbufs in the device's pool (rings, in-flight bursts and each queue's transmit backlog).
  * @param fpOpsBursts   call the drivers' burst functions through {@code rte_eth_fp_ops} instead of the C shim.
+ * @param zeroCopy      whether payload from memory regions is sent from where it lies ({@link ZeroCopy}).
  */
 public record DpdkConfig(
-    String device, List<String> ealArgs, int queues, int mtu, int descriptors, int poolSize, boolean fpOpsBursts)
+    String device, List<String> ealArgs, int queues, int mtu, int descriptors, int poolSize, boolean fpOpsBursts,
+    ZeroCopy zeroCopy)
 {
+    /** Zero-copy transmit: payload from a memory region lent to mbufs chained after the headers, not copied. */
+    public enum ZeroCopy
+    {
+        /**
+         * Where the device declares chained frames ({@code RTE_ETH_TX_OFFLOAD_MULTI_SEGS}) and its driver copies
+         * them with the CPU (memif, af_packet, null): a NIC's DMA would need the regions' memory mapped for the
+         * device first ({@code rte_extmem_register}, {@code rte_dev_dma_map}), which is not done yet.
+         */
+        AUTO,
+        OFF,
+        /** Whatever the device declares (tests: net_ring, whose peer then receives the chains). */
+        ON
+    }
+
     public static final int DESCRIPTORS_DEFAULT = 1024;
     public static final int POOL_SIZE_DEFAULT = 8191;
     /**
@@ -47,25 +63,34 @@ public record DpdkConfig(
             throw new IllegalArgumentException("descriptors " + descriptors + ": a power of two in 64..4096");
         }
         ealArgs = List.copyOf(ealArgs);
+        if (zeroCopy == null)
+        {
+            throw new IllegalArgumentException("zeroCopy: AUTO, OFF or ON");
+        }
     }
 
     public static DpdkConfig of(final String device, final List<String> ealArgs)
     {
-        return new DpdkConfig(device, ealArgs, 1, 0, DESCRIPTORS_DEFAULT, POOL_SIZE_DEFAULT, false);
+        return new DpdkConfig(device, ealArgs, 1, 0, DESCRIPTORS_DEFAULT, POOL_SIZE_DEFAULT, false, ZeroCopy.AUTO);
     }
 
     public DpdkConfig withQueues(final int count)
     {
-        return new DpdkConfig(device, ealArgs, count, mtu, descriptors, poolSize, fpOpsBursts);
+        return new DpdkConfig(device, ealArgs, count, mtu, descriptors, poolSize, fpOpsBursts, zeroCopy);
     }
 
     public DpdkConfig withMtu(final int bytes)
     {
-        return new DpdkConfig(device, ealArgs, queues, bytes, descriptors, poolSize, fpOpsBursts);
+        return new DpdkConfig(device, ealArgs, queues, bytes, descriptors, poolSize, fpOpsBursts, zeroCopy);
     }
 
     public DpdkConfig withFpOpsBursts(final boolean fpOps)
     {
-        return new DpdkConfig(device, ealArgs, queues, mtu, descriptors, poolSize, fpOps);
+        return new DpdkConfig(device, ealArgs, queues, mtu, descriptors, poolSize, fpOps, zeroCopy);
+    }
+
+    public DpdkConfig withZeroCopy(final ZeroCopy mode)
+    {
+        return new DpdkConfig(device, ealArgs, queues, mtu, descriptors, poolSize, fpOpsBursts, mode);
     }
 }

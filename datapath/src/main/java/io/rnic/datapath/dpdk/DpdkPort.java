@@ -15,10 +15,14 @@ import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_BUF_ADDR;
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_DATA_LEN;
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_DATA_OFF;
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_NB_SEGS;
+import static io.rnic.dpdkbindings.DpdkBindings.MBUF_NEXT;
 import static io.rnic.dpdkbindings.DpdkBindings.MBUF_PKT_LEN;
 
 /**
@@ -29,6 +33,11 @@ import static io.rnic.dpdkbindings.DpdkBindings.MBUF_PKT_LEN;
  * order, for the next flush. Every mbuf goes back to the pool on every path: {@link PacketMempool#inUse} returns to
  * its start once the ports are closed.
  * <p>
+ * Zero-copy transmit, where the device takes chained frames ({@link SharedEthDevice#attachPool}): a frame's payload
+ * from a memory region is not copied into its mbuf but lent to mbufs chained after the headers
+ * ({@link #attachPayload}, {@link AttachedPayloads}), and the pad and ICRC follow in a third mbuf. Deregistration and
+ * {@link #close} wait until the driver has released every mbuf lent a region's memory.
+ * <p>
  * The engine thread registers itself with EAL ({@link #onEngineThreadStart}), as DPDK requires of a thread that
  * polls queues and allocates mbufs. The ports of one device share it and its pool; the last one closed stops it.
  */
@@ -37,6 +46,10 @@ public final class DpdkPort implements PacketPort
     private static final int RX_BURST_MAX = 256;
     private static final int TX_BACKLOG = 512;
     private static final int STASH = 64;
+    /** How long {@link #close} waits for the driver to release the memory it was lent, before stopping the device. */
+    private static final long CLOSE_RELEASE_WAIT_NS = 1_000_000_000L;
+    /** Accounts of closed ports whose driver kept lent mbufs: kept reachable, their release counters in use. */
+    private static final Queue<AttachedPayloads> STRANDED = new ConcurrentLinkedQueue<>();
 
     private final SharedEthDevice device;
     private final int queue;
@@ -47,12 +60,16 @@ public final class DpdkPort implements PacketPort
     private final long rxMbufs;
     private final long txMbufs;
     private final long stash;
+    /** Where a frame that arrives in several segments is joined ({@link #joinSegments}). */
+    private final long rxJoined;
     private final UnsafeBuffer rxFrame = new UnsafeBuffer(0, 0);
     private final UnsafeBuffer txFrame = new UnsafeBuffer(0, 0);
     private int txCount;
     private int stashCount;
     private long claimedMbuf;
     private final PortCounters counters = new PortCounters();
+    /** Null when the device does not send payload from where it lies. */
+    private final AttachedPayloads attached;
     /** Bursts handed to the device: the moments queued frames may leave ({@link #pushes}). */
     private long pushes;
     private boolean closed;
@@ -67,11 +84,13 @@ public final class DpdkPort implements PacketPort
         this.mtu = device.mtu();
         // the mbuf pointer arrays live off-heap: DPDK writes and reads them
         final UnsafeBuffer arrays = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
-            8 * (RX_BURST_MAX + TX_BACKLOG + STASH + 1), 64)); // + 1: free()'s scratch slot
+            8 * (RX_BURST_MAX + TX_BACKLOG + STASH + 1) + frameCapacity, 64)); // + 1: free()'s scratch slot
         this.rxMbufs = arrays.addressOffset();
         this.txMbufs = rxMbufs + 8L * RX_BURST_MAX;
         this.stash = txMbufs + 8L * TX_BACKLOG;
+        this.rxJoined = stash + 8L * (STASH + 1);
         device.holdArrays(queue, arrays);
+        this.attached = device.attachPool() != null ? new AttachedPayloads(device.attachPool()) : null;
     }
 
     /**
@@ -118,15 +137,20 @@ public final class DpdkPort implements PacketPort
         for (int i = 0; i < received; i++)
         {
             final long mbuf = UnsafeApi.getLong(rxMbufs + 8L * i);
-            final int length = UnsafeApi.getShort(mbuf + MBUF_DATA_LEN) & 0xFFFF;
-            if (UnsafeApi.getShort(mbuf + MBUF_NB_SEGS) != 1)
+            if (UnsafeApi.getShort(mbuf + MBUF_NB_SEGS) == 1)
             {
-                counters.addReceiveDrops(1); // larger than the pool's data room: the engine needs a frame in one piece
-                continue;
+                final int length = UnsafeApi.getShort(mbuf + MBUF_DATA_LEN) & 0xFFFF;
+                rxFrame.wrap(dataAddress(mbuf), length);
+                handler.onFrame(rxFrame, 0, length);
             }
-            final long data = UnsafeApi.getLong(mbuf + MBUF_BUF_ADDR) + (UnsafeApi.getShort(mbuf + MBUF_DATA_OFF) & 0xFFFF);
-            rxFrame.wrap(data, length);
-            handler.onFrame(rxFrame, 0, length);
+            else if (joinSegments(mbuf))
+            {
+                handler.onFrame(rxFrame, 0, rxFrame.capacity());
+            }
+            else
+            {
+                counters.addReceiveDrops(1); // longer than any frame of ours
+            }
         }
         if (received > 0)
         {
@@ -189,6 +213,70 @@ public final class DpdkPort implements PacketPort
         enqueue(mbuf, length);
     }
 
+    @Override
+    public boolean attachesPayload()
+    {
+        return attached != null;
+    }
+
+    @Override
+    public boolean attachPayload(final long address, final int length)
+    {
+        return claimedMbuf != 0 && attached != null && attached.attach(address, length);
+    }
+
+    @Override
+    public void detachPayload()
+    {
+        if (attached != null)
+        {
+            attached.detach();
+        }
+    }
+
+    /** The headers stay in the claimed mbuf; the trailer (pad and ICRC) moves into an mbuf of its own, last. */
+    @Override
+    public void commitAttached(final int headerBytes, final int trailerBytes)
+    {
+        final long head = claimedMbuf;
+        claimedMbuf = 0;
+        final long trailer = takeMbuf();
+        if (trailer == 0)
+        {
+            attached.detach();
+            free(head);
+            return; // counted by takeMbuf
+        }
+        UnsafeApi.copyMemory(dataAddress(head) + headerBytes, dataAddress(trailer), trailerBytes);
+        final int segments = attached.pendingCount();
+        attached.chain(head, headerBytes, trailer, trailerBytes);
+        if (queue(head))
+        {
+            counters.addZeroCopySegments(segments);
+        }
+    }
+
+    @Override
+    public long payloadFence()
+    {
+        return attached != null ? attached.fence() : 0;
+    }
+
+    /** Asks the driver to free what it has finished sending first (a NIC frees lazily, when its ring needs room). */
+    @Override
+    public boolean payloadReleased(final long fence)
+    {
+        if (attached == null)
+        {
+            return true;
+        }
+        if (!closed)
+        {
+            DpdkBindings.rte_eth_tx_done_cleanup(device.eth().portId(), (short)queue, 0);
+        }
+        return attached.released(fence);
+    }
+
     /** Frames wait in the backlog until a burst hands them to the device: only bursts count. */
     @Override
     public long pushes()
@@ -244,7 +332,7 @@ public final class DpdkPort implements PacketPort
 
     /**
      * The device's missed and no-mbuf counts (all queues), read from the device by the calling thread (DPDK lets a
-     * control thread read a device's statistics while its queues are polled), and frames in more than one segment.
+     * control thread read a device's statistics while its queues are polled), and frames longer than any of ours.
      */
     @Override
     public long receiveDrops()
@@ -324,8 +412,34 @@ public final class DpdkPort implements PacketPort
             return;
         }
         returnHeldMbufs();
+        awaitPayloadReleased();
         closed = true;
         device.release();
+        if (attached != null && attached.held() != 0)
+        {
+            // their free callbacks will still count into the account's memory: it must never be freed
+            STRANDED.add(attached);
+            System.err.println("rnic: DPDK port " + name() + " closed while its driver still holds " +
+                attached.held() + " mbufs lent memory regions' memory: keep that memory allocated");
+        }
+    }
+
+    /**
+     * Before the device stops: the queue's frames still reading memory regions, freed as the driver completes them
+     * (stopping the device then frees the rest). The engine thread has stopped: this thread may clean the queue.
+     */
+    private void awaitPayloadReleased()
+    {
+        if (attached == null)
+        {
+            return;
+        }
+        final long fence = attached.fence();
+        final long startNs = System.nanoTime();
+        while (!payloadReleased(fence) && System.nanoTime() - startNs < CLOSE_RELEASE_WAIT_NS)
+        {
+            Thread.onSpinWait();
+        }
     }
 
     private void returnHeldMbufs()
@@ -346,6 +460,10 @@ public final class DpdkPort implements PacketPort
             free(claimedMbuf);
             claimedMbuf = 0;
         }
+        if (attached != null)
+        {
+            attached.returnHeld();
+        }
     }
 
     private long takeMbuf()
@@ -362,9 +480,36 @@ public final class DpdkPort implements PacketPort
         return UnsafeApi.getLong(stash + 8L * --stashCount);
     }
 
+    /**
+     * A frame chained over several mbufs (a peer's zero-copy frame over net_ring, which hands over the sender's
+     * mbufs themselves), copied into one piece, {@link #rxFrame} over it: the engine parses a frame in one piece.
+     */
+    private boolean joinSegments(final long head)
+    {
+        final int length = UnsafeApi.getInt(head + MBUF_PKT_LEN);
+        if (length > frameCapacity)
+        {
+            return false;
+        }
+        int joined = 0;
+        for (long mbuf = head; mbuf != 0 && joined < length; mbuf = UnsafeApi.getLong(mbuf + MBUF_NEXT))
+        {
+            final int n = Math.min(UnsafeApi.getShort(mbuf + MBUF_DATA_LEN) & 0xFFFF, length - joined);
+            UnsafeApi.copyMemory(dataAddress(mbuf), rxJoined + joined, n);
+            joined += n;
+        }
+        rxFrame.wrap(rxJoined, joined);
+        return true;
+    }
+
+    private static long dataAddress(final long mbuf)
+    {
+        return UnsafeApi.getLong(mbuf + MBUF_BUF_ADDR) + (UnsafeApi.getShort(mbuf + MBUF_DATA_OFF) & 0xFFFF);
+    }
+
     private UnsafeBuffer dataView(final long mbuf)
     {
-        final long data = UnsafeApi.getLong(mbuf + MBUF_BUF_ADDR) + (UnsafeApi.getShort(mbuf + MBUF_DATA_OFF) & 0xFFFF);
+        final long data = dataAddress(mbuf);
         txFrame.wrap(data, frameCapacity);
         return txFrame;
     }
@@ -373,6 +518,12 @@ public final class DpdkPort implements PacketPort
     {
         UnsafeApi.putShort(mbuf + MBUF_DATA_LEN, (short)length);
         UnsafeApi.putInt(mbuf + MBUF_PKT_LEN, length);
+        return queue(mbuf);
+    }
+
+    /** Into the backlog, in order (a chained frame by its head). */
+    private boolean queue(final long mbuf)
+    {
         if (txCount == TX_BACKLOG)
         {
             flush();

@@ -5,6 +5,7 @@ import io.rnic.dpdkbindings.EthDevice;
 import io.rnic.dpdkbindings.PacketMempool;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -20,9 +21,13 @@ final class SharedEthDevice
     private static final int MEMIF_BUFFER_BYTES_DEFAULT = 2048;
     /** What a frame adds to its MTU: the Ethernet header and a VLAN tag. */
     private static final int FRAME_OVERHEAD = 18;
+    /** Drivers that copy a frame's segments with the CPU: the IOVA of memory they are lent does not matter. */
+    private static final Set<String> CPU_COPYING_DRIVERS = Set.of(MEMIF, "net_af_packet", "net_null");
 
     private final EthDevice eth;
     private final PacketMempool pool;
+    /** Mbufs lent memory regions' memory for zero-copy transmit, or null when the device does not get any. */
+    private final PacketMempool attachPool;
     private final int queues;
     private final int mtu;
     private final long mac;
@@ -53,8 +58,14 @@ final class SharedEthDevice
         final int frameBytes = (mtuBytes + 18 + 63) & ~63;
         pool = PacketMempool.create("rnic_" + eth.portId() + "_" + System.nanoTime() % 1_000_000,
             config.poolSize(), 256, Math.max(2048, frameBytes), eth.socketId());
+        PacketMempool attaching = null;
         try
         {
+            if (sendsFromRegions(config.zeroCopy(), info))
+            {
+                attaching = PacketMempool.createForAttaching("rnic_x" + eth.portId() + "_" + System.nanoTime() %
+                    1_000_000, config.poolSize(), 256, eth.socketId());
+            }
             eth.configure(queues, memif ? 0 : mtuBytes); // memif's ethdev refuses any MTU over 1500 (see above)
             for (int q = 0; q < queues; q++)
             {
@@ -75,12 +86,27 @@ final class SharedEthDevice
                 // the original failure is the one to report
             }
             pool.close();
+            if (attaching != null)
+            {
+                attaching.close();
+            }
             throw ex;
         }
+        attachPool = attaching;
         mtu = mtuBytes;
         mac = addressOf(eth);
         arrays = new UnsafeBuffer[queues];
         open = new AtomicInteger(queues);
+    }
+
+    private static boolean sendsFromRegions(final DpdkConfig.ZeroCopy mode, final EthDevice.Info info)
+    {
+        return switch (mode)
+        {
+            case OFF -> false;
+            case ON -> true;
+            case AUTO -> info.sendsChainedFrames() && CPU_COPYING_DRIVERS.contains(info.driverName());
+        };
     }
 
     /**
@@ -117,6 +143,12 @@ final class SharedEthDevice
     PacketMempool pool()
     {
         return pool;
+    }
+
+    /** The pool of mbufs lent memory regions' memory ({@link AttachedPayloads}), or null: no zero-copy. */
+    PacketMempool attachPool()
+    {
+        return attachPool;
     }
 
     int queues()
@@ -163,19 +195,25 @@ final class SharedEthDevice
         {
             eth.stop();
             eth.close();
-            final int leaked = pool.inUse();
+            final int leaked = freeIfAllBack(pool) + (attachPool != null ? freeIfAllBack(attachPool) : 0);
             inUseAtClose = leaked;
-            if (leaked == 0)
-            {
-                pool.close();
-            }
-            else
-            {
-                // a pool with mbufs out must not be freed under them: report, keep it
-                System.err.println("rnic: DPDK pool " + pool.name() + " still has " + leaked +
-                    " mbufs in use after closing " + eth.name() + "; not freed");
-            }
         }
+    }
+
+    /** Frees the pool if every mbuf came back; a pool with mbufs out must not be freed under them: reported, kept. */
+    private int freeIfAllBack(final PacketMempool mempool)
+    {
+        final int leaked = mempool.inUse();
+        if (leaked == 0)
+        {
+            mempool.close();
+        }
+        else
+        {
+            System.err.println("rnic: DPDK pool " + mempool.name() + " still has " + leaked +
+                " mbufs in use after closing " + eth.name() + "; not freed");
+        }
+        return leaked;
     }
 
     /**

@@ -7,6 +7,7 @@ import io.rnic.datapath.agent.ShardRouter;
 import io.rnic.datapath.neighbour.NeighbourDiscovery;
 import io.rnic.datapath.neighbour.NeighbourTable;
 import io.rnic.datapath.port.PacketPort;
+import io.rnic.datapath.port.PortCounters;
 import io.rnic.device.JvmFlags;
 import io.rnic.device.RnicDevice;
 import io.rnic.pcap.PcapWriter;
@@ -374,9 +375,10 @@ public final class Endpoint implements AutoCloseable
             }
         }
         long received = 0, transmitted = 0, receiveDrops = 0, transmitDrops = 0, ignored = 0, invalid = 0;
-        long requests = 0, replies = 0, handedOver = 0, handOverDrops = 0, stalls = 0;
+        long requests = 0, replies = 0, handedOver = 0, handOverDrops = 0, stalls = 0, zeroCopySegments = 0;
         for (final EngineAgent each : agents)
         {
+            zeroCopySegments += each.port().counters().get(PortCounters.TX_ZERO_COPY_SEGMENTS);
             received += each.port().framesReceived();
             transmitted += each.port().framesTransmitted();
             receiveDrops += each.port().receiveDrops();
@@ -393,6 +395,10 @@ public final class Endpoint implements AutoCloseable
         line(text, "port frames transmitted", transmitted);
         line(text, "port receive drops", receiveDrops);
         line(text, "port transmit drops", transmitDrops);
+        if (zeroCopySegments > 0) // only on a port that sends payload from where it lies
+        {
+            line(text, "port tx zero-copy segments", zeroCopySegments);
+        }
         line(text, "frames not for rnic (kernel traffic)", ignored);
         line(text, "invalid RoCEv2 frames dropped", invalid);
         line(text, "neighbour requests sent", requests);

@@ -56,6 +56,55 @@ public interface PacketPort extends AutoCloseable
     }
 
     /**
+     * Whether the next claimed frame may carry payload sent from where it lies ({@link #attachPayload}): a DPDK port
+     * whose device takes chained frames. The engine then builds only the headers in the claimed buffer.
+     */
+    default boolean attachesPayload()
+    {
+        return false;
+    }
+
+    /**
+     * Appends {@code length} bytes of native memory at {@code address} (a registered memory region's) to the claimed
+     * frame's payload, sent from there, not copied.
+     *
+     * @return false when the port cannot now: nothing appended ({@link #detachPayload}, then build with a copy).
+     */
+    default boolean attachPayload(final long address, final int length)
+    {
+        return false;
+    }
+
+    /** Gives back what was attached to the claimed frame, which stays claimed. */
+    default void detachPayload()
+    {
+    }
+
+    /**
+     * Queues the claimed frame as {@link #commitFrame} does: its first {@code headerBytes}, the attached payload,
+     * then the {@code trailerBytes} that follow the headers in the claimed buffer (pad and ICRC).
+     */
+    default void commitAttached(final int headerBytes, final int trailerBytes)
+    {
+        throw new IllegalStateException(name() + " sends no attached payload");
+    }
+
+    /** A mark after every attachment so far (engine thread; see {@link #payloadReleased}). */
+    default long payloadFence()
+    {
+        return 0;
+    }
+
+    /**
+     * Whether the port no longer holds anything attached before {@code fence}, so that the memory may be freed
+     * (engine thread, or any thread once it stopped). A port that attaches nothing holds nothing.
+     */
+    default boolean payloadReleased(final long fence)
+    {
+        return true;
+    }
+
+    /**
      * Called once on the engine thread before its first receive (DPDK registers the thread with EAL here), and
      * {@link #onEngineThreadStop} once after its last flush.
      */

@@ -16,8 +16,10 @@ public final class PortCounters
     public static final int FRAMES_TRANSMITTED = 1;
     public static final int RECEIVE_DROPS = 2;
     public static final int TRANSMIT_DROPS = 3;
+    /** Payload segments sent from where they lie in a memory region, not copied (a DPDK port's external mbufs). */
+    public static final int TX_ZERO_COPY_SEGMENTS = 4;
     private static final String[] LABELS =
-        { "frames received", "frames transmitted", "receive drops", "transmit drops" };
+        { "frames received", "frames transmitted", "receive drops", "transmit drops", "tx zero-copy segments" };
 
     private final CounterBlock block = CounterBlock.standalone(CounterTypes.PORT, "port: ", LABELS);
 
@@ -46,6 +48,11 @@ public final class PortCounters
     public void addTransmitDrops(final long delta)
     {
         block.add(TRANSMIT_DROPS, delta);
+    }
+
+    public void addZeroCopySegments(final long delta)
+    {
+        block.add(TX_ZERO_COPY_SEGMENTS, delta);
     }
 
     /** One of the counters by index ({@link #FRAMES_RECEIVED} …): any thread. */

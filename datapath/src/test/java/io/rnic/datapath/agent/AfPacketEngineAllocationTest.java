@@ -3,6 +3,7 @@ package io.rnic.datapath.agent;
 import io.rnic.datapath.afpacket.AfPacketConfig;
 import io.rnic.datapath.afpacket.AfPacketPort;
 import io.rnic.transport.LocalPort;
+import io.rnic.verbs.PathMtu;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -30,7 +31,8 @@ class AfPacketEngineAllocationTest
             final LocalPort portA = EngineThreadAllocationTest.addressed(a, 0x0A0D_0001);
             final LocalPort portB = EngineThreadAllocationTest.addressed(b, 0x0A0D_0002);
             EngineThreadAllocationTest.measure(AfPacketPort.open(AfPacketConfig.of(a)),
-                AfPacketPort.open(AfPacketConfig.of(b)), portA, portB, 0x0A0D_0001, 0x0A0D_0002, LIMIT_BYTES);
+                AfPacketPort.open(AfPacketConfig.of(b)), portA, portB, 0x0A0D_0001, 0x0A0D_0002, LIMIT_BYTES, 256,
+                PathMtu.MTU_1024);
         }
     }
 }

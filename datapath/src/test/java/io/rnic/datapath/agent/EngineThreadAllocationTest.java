@@ -13,6 +13,7 @@ import io.rnic.transport.LocalPort;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
+import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.SendFlags;
@@ -49,7 +50,7 @@ public class EngineThreadAllocationTest
      */
     private static final int MEASURED_ROUNDS = 10;
     /** The counter's own granularity (TLAB refills are attributed in chunks): far below one byte per packet. */
-    private static final long LIMIT_BYTES = 16 * 1024;
+    static final long LIMIT_BYTES = 16 * 1024;
 
     @Test
     void shouldNotAllocateOnEngineThreadsOverInMemoryPorts() throws Exception
@@ -78,13 +79,17 @@ public class EngineThreadAllocationTest
         final PacketPort portA, final PacketPort portB, final LocalPort localA, final LocalPort localB, final int ipA,
         final int ipB) throws Exception
     {
-        measure(portA, portB, localA, localB, ipA, ipB, LIMIT_BYTES);
+        measure(portA, portB, localA, localB, ipA, ipB, LIMIT_BYTES, 256, PathMtu.MTU_1024);
     }
 
-    /** @param limitBytes what the least round of {@link #MEASURED_WRITES} writes may allocate on the engine threads. */
+    /**
+     * @param limitBytes   what the least round of {@link #MEASURED_WRITES} writes may allocate on the engine threads.
+     * @param messageBytes each WRITE's (at most 4096).
+     * @param pathMtu      the QPs'.
+     */
     static void measure(
         final PacketPort portA, final PacketPort portB, final LocalPort localA, final LocalPort localB, final int ipA,
-        final int ipB, final long limitBytes) throws Exception
+        final int ipB, final long limitBytes, final int messageBytes, final PathMtu pathMtu) throws Exception
     {
         final EndpointOptions options = EndpointOptions.defaults().withIdleStrategy("yield").withHoldRocePort(false);
         try (Arena arena = Arena.ofShared();
@@ -101,12 +106,12 @@ public class EngineThreadAllocationTest
                 AccessFlags.LOCAL_WRITE);
             final MemoryRegion target = b.device().registerMemoryRegion(pdB, arena.allocate(4096, 4096),
                 AccessFlags.ALL);
-            connect(qpA, qpB.qpn(), ipB, localB.mac());
-            connect(qpB, qpA.qpn(), ipA, localA.mac());
+            connect(qpA, qpB.qpn(), ipB, localB.mac(), pathMtu);
+            connect(qpB, qpA.qpn(), ipA, localA.mac(), pathMtu);
 
             final SendWorkRequest wr = new SendWorkRequest();
             wr.opcode = WrOpcode.RDMA_WRITE;
-            wr.sgl.add(source.address(), 256, source.lKey());
+            wr.sgl.add(source.address(), messageBytes, source.lKey());
             wr.remoteAddress = target.address();
             wr.rKey = target.rKey();
             final WorkCompletion[] wc = { new WorkCompletion() };
@@ -168,9 +173,10 @@ public class EngineThreadAllocationTest
         return total;
     }
 
-    private static void connect(final EngineQueuePair qp, final int remoteQpn, final int remoteIp, final long mac)
+    private static void connect(final EngineQueuePair qp, final int remoteQpn, final int remoteIp, final long mac,
+        final PathMtu pathMtu)
     {
-        final ConnectParameters parameters = new ConnectParameters().remote(remoteQpn, 0).localPsn(0);
+        final ConnectParameters parameters = new ConnectParameters().remote(remoteQpn, 0).localPsn(0).pathMtu(pathMtu);
         parameters.addressVector.destinationIpv4(remoteIp).destinationMac(mac);
         parameters.applyTo(qp);
     }

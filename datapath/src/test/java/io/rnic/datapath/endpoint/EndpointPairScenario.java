@@ -8,6 +8,7 @@ import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryWindow;
+import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.VerbsException;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
@@ -41,9 +42,16 @@ public final class EndpointPairScenario
     public static void rcOperations(
         final Endpoint a, final Endpoint b, final byte[] ipA, final byte[] ipB, final Arena arena) throws Exception
     {
+        rcOperations(a, b, ipA, ipB, arena, PathMtu.MTU_1024);
+    }
+
+    /** The operations with the QPs connected at {@code pathMtu}. */
+    public static void rcOperations(final Endpoint a, final Endpoint b, final byte[] ipA, final byte[] ipB,
+        final Arena arena, final PathMtu pathMtu) throws Exception
+    {
         // the endpoints stay the caller's: the contexts are views, not closed here (their memory is freed at the end)
         rcOperations(EmbeddedContext.of(a), EmbeddedContext.of(b), InetAddress.getByAddress(ipA),
-            InetAddress.getByAddress(ipB));
+            InetAddress.getByAddress(ipB), pathMtu);
         final String report = a.countersReport();
         assertTrue(report.contains("port frames transmitted"), report);
         assertEquals(0, a.engineErrors() + b.engineErrors());
@@ -60,10 +68,16 @@ public final class EndpointPairScenario
     public static void rcOperations(
         final RnicContext a, final RnicContext b, final InetAddress ipA, final InetAddress ipB) throws Exception
     {
+        rcOperations(a, b, ipA, ipB, PathMtu.MTU_1024);
+    }
+
+    private static void rcOperations(final RnicContext a, final RnicContext b, final InetAddress ipA,
+        final InetAddress ipB, final PathMtu pathMtu) throws Exception
+    {
         final Side sa = new Side(a, QpType.RC);
         final Side sb = new Side(b, QpType.RC);
-        connect(sa, sb, ipB, 1);
-        connect(sb, sa, ipA, 1);
+        connect(sa, sb, ipB, 1, pathMtu);
+        connect(sb, sa, ipA, 1, pathMtu);
 
         final int size = 100_000;
         for (int i = 0; i < size; i++)
@@ -137,8 +151,8 @@ public final class EndpointPairScenario
     {
         final Side so = new Side(owner, QpType.RC);
         final Side sa = new Side(accessor, QpType.RC);
-        connect(so, sa, ipAccessor, 1);
-        connect(sa, so, ipOwner, 1);
+        connect(so, sa, ipAccessor, 1, PathMtu.MTU_1024);
+        connect(sa, so, ipOwner, 1, PathMtu.MTU_1024);
         final MemoryRegion bindable = owner.registerMemoryRegion(so.pd, so.memory, AccessFlags.ALL | AccessFlags.MW_BIND);
         final int rights = AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE;
         final int length = 8192;
@@ -213,12 +227,14 @@ public final class EndpointPairScenario
         return side.await(side.sendCq).status();
     }
 
-    private static void connect(final Side local, final Side remote, final InetAddress peer, final int sgidIndex)
+    private static void connect(final Side local, final Side remote, final InetAddress peer, final int sgidIndex,
+        final PathMtu pathMtu)
     {
         final long mac = local.context.resolveMac(peer, sgidIndex, Duration.ofSeconds(5));
         final ConnectParameters parameters = new ConnectParameters()
             .remote(remote.qp.qpn(), 0x100)
             .localPsn(0x100)
+            .pathMtu(pathMtu)
             .readAtomic(4, 4);
         parameters.addressVector.destinationIpv4(
             (int)InterfaceAddresses.gidOf(peer)[1]).destinationMac(mac).sourceGidIndex(sgidIndex);

@@ -10,6 +10,7 @@ import io.rnic.tools.UsageException;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.QpType;
+import io.rnic.verbs.ScatterGatherList;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,6 +57,8 @@ public final class ToolOptions
     public int tcpPort = DEFAULT_TCP_PORT;
     public int qps = 1;
     public int txDepth;
+    /** Scatter/gather entries a send-queue work request's message is split over (perftest's --sge). */
+    public int sges = 1;
     public int rxDepth;
     public boolean verify;
     /** SEND_WITH_IMM instead of SEND: the immediate carries the message number (checked with --verify). */
@@ -280,6 +283,7 @@ public final class ToolOptions
                 }
                 case "-q", "--qp" -> options.qps = (int)number(option, value, 1, 256);
                 case "-t", "--tx-depth" -> options.txDepth = (int)number(option, value, 1, 8192);
+                case "--sge" -> options.sges = (int)number(option, value, 1, ScatterGatherList.MAX_SGE);
                 case "-r", "--rx-depth" -> options.rxDepth = (int)number(option, value, 1, 8192);
                 case "-A", "--atomic_type", "--atomic-type" ->
                 {
@@ -674,6 +678,7 @@ public final class ToolOptions
     public static final String ERROR_DETAILS = String.join("\n",
         "  --timeout-ms MS         the test's time limit once connected (default 60000): a run that has not",
         "                          finished by then fails with its counters",
+        "  --sge N                 each message over N scatter/gather entries, contiguous (default 1; up to 16)",
         "  --accept-timeout-ms MS  a server gives up when no client has connected within MS; without it a server",
         "                          waits for its client as long as it takes, as perftest's does",
         "  --debug                 when a run fails, also each QP's transport state (PSNs, timers, queues)",

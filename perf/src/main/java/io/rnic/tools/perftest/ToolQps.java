@@ -47,6 +47,7 @@ final class ToolQps
             qps[i] = new LocalQp(qp, sendCq, recvCq, buffer.asSlice(i * layout.regionBytes, layout.regionBytes),
                 mr.lKey(), mr.rKey(), layout);
             qps[i].psn = random.nextInt(1 << 24);
+            qps[i].sges = options.sges;
         }
         return qps;
     }

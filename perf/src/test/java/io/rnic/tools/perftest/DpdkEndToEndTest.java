@@ -260,6 +260,14 @@ class DpdkEndToEndTest
         final String serverNs, final List<String> server, final String clientNs, final List<String> client)
         throws Exception
     {
+        return runPairForBoth(serverNs, server, clientNs, client)[1];
+    }
+
+    /** The server's output and the client's, each having verified its memory. */
+    private static String[] runPairForBoth(
+        final String serverNs, final List<String> server, final String clientNs, final List<String> client)
+        throws Exception
+    {
         final ToolProcess serverProcess = ToolProcess.start(serverNs, server);
         final ToolProcess clientProcess = ToolProcess.start(clientNs, client);
         final ToolProcess.Result c = clientProcess.await(120);
@@ -268,6 +276,63 @@ class DpdkEndToEndTest
         assertEquals(0, s.status(), "server failed:\n" + s.output() + "\n--- client:\n" + c.output());
         assertTrue(c.output().contains("verify: OK"), c.output());
         assertTrue(s.output().contains("verify: OK"), s.output());
-        return c.output();
+        return new String[]{ s.output(), c.output() };
+    }
+
+    static Stream<Arguments> zeroCopyOperations()
+    {
+        // memif buffers of 8 KiB: path MTU 4096; of 2 KiB (the default): path MTU 1024
+        return Stream.of(
+            Arguments.of("write-bw", 8192, List.of("-s", "10000", "--sge", "3"), true), // 4096, 4096, 1808
+            Arguments.of("write-bw", 8192, List.of("-s", "2100", "--sge", "2"), true),
+            Arguments.of("write-bw", 8192, List.of("-s", "2000"), false), // below the threshold: copied
+            Arguments.of("write-bw", 2048, List.of("-s", "3000", "--sge", "4"), false), // packets of 1024: copied
+            Arguments.of("read-bw", 8192, List.of("-s", "9000", "--sge", "2"), true),
+            Arguments.of("send-bw", 8192, List.of("-s", "5000", "--sge", "3", "--imm"), true),
+            Arguments.of("send-bw", 8192, List.of("-s", "4096"), true));
+    }
+
+    /**
+     * Zero-copy transmit over memif: the payload of WRITEs, READ responses and SENDs goes from the memory region in
+     * mbufs chained after the headers (sizes below and above the threshold, over and under the MTU, messages over
+     * several scatter/gather entries), byte-exact; the receiver checks every frame's ICRC and drops none, and the
+     * sender's port counts the segments it sent from the region (none below the threshold: those are copied).
+     */
+    @ParameterizedTest(name = "{0} {2} over net_memif bsize={1}: payload sent from the region: {3}")
+    @MethodSource("zeroCopyOperations")
+    void shouldSendPayloadFromTheRegionWithoutCopyingAndTheReceiverShouldCheckItsIcrc(final String tool,
+        final int memifBufferBytes, final List<String> arguments, final boolean zeroCopy) throws Exception
+    {
+        final String socket = "/run/rnic-test-" + ProcessHandle.current().pid() + "-zc.sock";
+        final String oobPort = Integer.toString(20_002 + (int)(ProcessHandle.current().pid() % 20_000));
+        final List<String> common = new ArrayList<>(List.of(tool, "--port", "dpdk", "-d", "net_memif0",
+            "--verify", "--timeout-ms", "60000", "-p", oobPort, "-n", "2000", "--warmup", "200"));
+        common.addAll(arguments);
+        final String memif = ",bsize=" + memifBufferBytes + ",socket=" + socket;
+        final List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("--eal", EAL + " --file-prefix rs" + oobPort + " --vdev=net_memif0,role=server" + memif,
+            "--ip", "10.52.0.1/24", "--oob", "127.0.0.1"));
+        final List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("--eal", EAL + " --file-prefix rc" + oobPort + " --vdev=net_memif0,role=client" + memif,
+            "--ip", "10.52.0.2/24", "--oob", "127.0.0.1", "10.52.0.1"));
+        final String[] outputs = runPairForBoth(null, server, null, client);
+        final String sender = tool.equals("read-bw") ? outputs[0] : outputs[1]; // READ responses come from the server
+        final java.util.regex.Matcher segments =
+            java.util.regex.Pattern.compile("port tx zero-copy segments\\s+([\\d,]+)").matcher(sender);
+        if (zeroCopy)
+        {
+            assertTrue(segments.find() && Long.parseLong(segments.group(1).replace(",", "")) >= 2000, sender);
+        }
+        else
+        {
+            assertFalse(segments.find(), sender);
+        }
+        System.out.println(tool + " " + arguments + ": " + sender.lines().filter(l -> l.contains("zero-copy") ||
+            l.contains("frames transmitted")).toList()); // the counts, in the test's report
+        for (final String output : outputs)
+        {
+            assertTrue(output.matches("(?s).*invalid RoCEv2 frames dropped\\s+0\\n.*"), output);
+            assertTrue(output.matches("(?s).*port receive drops\\s+0\\n.*"), output);
+        }
     }
 }
