@@ -151,10 +151,8 @@ class PerftestOutOfBandTest
     @Test
     void shouldSwapEveryQpsKeysTwiceWithSeveralQps() throws Exception
     {
-        final String first = hex(PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x22, 0x111111, 0x404,
-            0x55e8_8c6c_7000L, 0, 0x0000_FFFF_0A4D_0002L)));
-        final String second = hex(PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x23, 0x222222, 0x404,
-            0x55e8_8c6c_8000L, 0, 0x0000_FFFF_0A4D_0002L)));
+        final String first = hex(PEER_QP0_KEYS);
+        final String second = hex(PEER_QP1_KEYS);
         final List<Step> script = new ArrayList<>(List.of(
             Step.send("362e3036000000000000000000000000"), Step.receive(16),
             Step.send("00001000"), Step.receive(4), Step.send("00000040"), Step.receive(4),
@@ -173,29 +171,13 @@ class PerftestOutOfBandTest
         }
         script.addAll(List.of(Step.send(first), Step.receive(108), Step.send("646f6e6500"), Step.receive(5)));
 
-        final int port = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
-        final CompletableFuture<List<byte[]>> peer = CompletableFuture.supplyAsync(() -> playClient(port, script));
-        final byte[] mine0 = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x31, 0x123456, 0x2000,
-            0x7f00_0000_1000L, 0, 0x0000_FFFF_0A4D_0001L));
-        final byte[] mine1 = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x32, 0x654321, 0x2000,
-            0x7f00_0000_2000L, 0, 0x0000_FFFF_0A4D_0001L));
-        try (PerftestOutOfBand oob = PerftestOutOfBand.open(ToolKind.WRITE_BW, null, "127.0.0.1", port,
-            new TcpChannel.ServerWait(10_000, () -> null), 10_000, 1024))
-        {
-            final RemoteQp[] remote = oob.exchangeKeys(new byte[][] {mine0, mine1}, r -> { });
-            assertEquals(0x22, remote[0].qpn());
-            assertEquals(0x23, remote[1].qpn());
-            assertEquals(0x55e8_8c6c_8000L, remote[1].regionAddress());
-            oob.sync();
-            oob.finish(null);
-        }
-        final List<byte[]> received = peer.get(10, TimeUnit.SECONDS);
+        final List<byte[]> received = serveTwoQps(ToolKind.WRITE_BW, script);
         for (int i = 4; i < 8; i += 2)
         {
-            assertArrayEquals(mine0, received.get(i), "QP 0's keys, round " + (i - 2) / 2);
-            assertArrayEquals(mine1, received.get(i + 1), "QP 1's keys, round " + (i - 2) / 2);
+            assertArrayEquals(MY_QP0_KEYS, received.get(i), "QP 0's keys, round " + (i - 2) / 2);
+            assertArrayEquals(MY_QP1_KEYS, received.get(i + 1), "QP 1's keys, round " + (i - 2) / 2);
         }
-        assertArrayEquals(mine0, received.get(8), "the barrier after RTR");
+        assertArrayEquals(MY_QP0_KEYS, received.get(8), "the barrier after RTR");
         assertEquals("646f6e6500", hex(received.get(received.size() - 1)));
     }
 
@@ -207,10 +189,8 @@ class PerftestOutOfBandTest
     @Test
     void shouldMeetOnceBetweenTheKeyRoundsOfSendBandwidthWithSeveralQps() throws Exception
     {
-        final String first = hex(PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x22, 0x111111, 0x404,
-            0x55e8_8c6c_7000L, 0, 0x0000_FFFF_0A4D_0002L)));
-        final String second = hex(PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x23, 0x222222, 0x404,
-            0x55e8_8c6c_8000L, 0, 0x0000_FFFF_0A4D_0002L)));
+        final String first = hex(PEER_QP0_KEYS);
+        final String second = hex(PEER_QP1_KEYS);
         final List<Step> script = new ArrayList<>(List.of(
             Step.send("362e3036000000000000000000000000"), Step.receive(16),
             Step.send("00001000"), Step.receive(4), Step.send("00000040"), Step.receive(4),
@@ -221,27 +201,12 @@ class PerftestOutOfBandTest
             Step.send(first), Step.receive(108), // receives posted
             Step.send(first), Step.receive(108), Step.send("646f6e6500"), Step.receive(5))); // close
 
-        final int port = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
-        final CompletableFuture<List<byte[]>> peer = CompletableFuture.supplyAsync(() -> playClient(port, script));
-        final byte[] mine0 = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x31, 0x123456, 0x2000,
-            0x7f00_0000_1000L, 0, 0x0000_FFFF_0A4D_0001L));
-        final byte[] mine1 = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x32, 0x654321, 0x2000,
-            0x7f00_0000_2000L, 0, 0x0000_FFFF_0A4D_0001L));
-        try (PerftestOutOfBand oob = PerftestOutOfBand.open(ToolKind.SEND_BW, null, "127.0.0.1", port,
-            new TcpChannel.ServerWait(10_000, () -> null), 10_000, 1024))
-        {
-            final RemoteQp[] remote = oob.exchangeKeys(new byte[][] {mine0, mine1}, r -> { });
-            assertEquals(0x22, remote[0].qpn());
-            assertEquals(0x23, remote[1].qpn());
-            oob.sync();
-            oob.finish(null);
-        }
-        final List<byte[]> received = peer.get(10, TimeUnit.SECONDS);
-        assertArrayEquals(mine0, received.get(4), "QP 0's keys");
-        assertArrayEquals(mine1, received.get(5), "QP 1's keys");
-        assertArrayEquals(mine0, received.get(6), "the barrier at RTS");
-        assertArrayEquals(mine0, received.get(7), "QP 0's keys, second round");
-        assertArrayEquals(mine1, received.get(8), "QP 1's keys, second round");
+        final List<byte[]> received = serveTwoQps(ToolKind.SEND_BW, script);
+        assertArrayEquals(MY_QP0_KEYS, received.get(4), "QP 0's keys");
+        assertArrayEquals(MY_QP1_KEYS, received.get(5), "QP 1's keys");
+        assertArrayEquals(MY_QP0_KEYS, received.get(6), "the barrier at RTS");
+        assertArrayEquals(MY_QP0_KEYS, received.get(7), "QP 0's keys, second round");
+        assertArrayEquals(MY_QP1_KEYS, received.get(8), "QP 1's keys, second round");
         assertEquals(12, received.size());
         assertEquals("646f6e6500", hex(received.get(received.size() - 1)));
     }
@@ -302,6 +267,37 @@ class PerftestOutOfBandTest
         {
             return new Step(false, null, length);
         }
+    }
+
+    /** Two QPs' keys each side: the peer's (a perftest client's) and ours. */
+    private static final byte[] PEER_QP0_KEYS = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x22, 0x111111,
+        0x404, 0x55e8_8c6c_7000L, 0, 0x0000_FFFF_0A4D_0002L));
+    private static final byte[] PEER_QP1_KEYS = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x23, 0x222222,
+        0x404, 0x55e8_8c6c_8000L, 0, 0x0000_FFFF_0A4D_0002L));
+    private static final byte[] MY_QP0_KEYS = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x31, 0x123456,
+        0x2000, 0x7f00_0000_1000L, 0, 0x0000_FFFF_0A4D_0001L));
+    private static final byte[] MY_QP1_KEYS = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x32, 0x654321,
+        0x2000, 0x7f00_0000_2000L, 0, 0x0000_FFFF_0A4D_0001L));
+
+    /**
+     * Our server of {@code kind} with two QPs against a client playing {@code script}: each QP takes the peer's keys
+     * of its own QP; returns what we sent.
+     */
+    private static List<byte[]> serveTwoQps(final ToolKind kind, final List<Step> script) throws Exception
+    {
+        final int port = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        final CompletableFuture<List<byte[]>> peer = CompletableFuture.supplyAsync(() -> playClient(port, script));
+        try (PerftestOutOfBand oob = PerftestOutOfBand.open(kind, null, "127.0.0.1", port,
+            new TcpChannel.ServerWait(10_000, () -> null), 10_000, 1024))
+        {
+            final RemoteQp[] remote = oob.exchangeKeys(new byte[][] {MY_QP0_KEYS, MY_QP1_KEYS}, r -> { });
+            assertEquals(0x22, remote[0].qpn());
+            assertEquals(0x23, remote[1].qpn());
+            assertEquals(0x55e8_8c6c_8000L, remote[1].regionAddress());
+            oob.sync();
+            oob.finish(null);
+        }
+        return peer.get(10, TimeUnit.SECONDS);
     }
 
     private static List<byte[]> playClient(final int port, final List<Step> script)
