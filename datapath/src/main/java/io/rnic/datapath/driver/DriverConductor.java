@@ -257,6 +257,15 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
      * Maps the memfd the client sent with {@code token} over its own connection. The socket is read again first when
      * it has not arrived: the client sent it before the command, so it waits in the socket if not yet read.
      */
+    /** A client's file for {@code what} must be exactly the length its layout gives: nothing is mapped otherwise. */
+    private static void checkFileLength(final long fileLength, final long expected, final String what)
+    {
+        if (fileLength != expected)
+        {
+            throw new IllegalArgumentException(what + " needs a file of " + expected + " bytes, not " + fileLength);
+        }
+    }
+
     private SharedMemory mapReceived(final ClientSession session, final long token, final long fileLength)
     {
         if (session.fds == null)
@@ -730,11 +739,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
                 throw new VerbsException("CQ size " + entries + " out of range 1.." + (1 << 22));
             }
             final long expected = QpQueuesLayout.completionQueueFileLength((int)entries);
-            if (fileLength != expected)
-            {
-                throw new IllegalArgumentException("a CQ of " + entries + " entries needs a file of " + expected +
-                    " bytes, not " + fileLength);
-            }
+            checkFileLength(fileLength, expected, "a CQ of " + entries + " entries");
             memory = mapReceived(session, token, fileLength);
         }
         catch (final RuntimeException ex)
@@ -797,11 +802,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
                 throw new IllegalArgumentException("QP type " + typeOrdinal + " is not a type");
             }
             final long expected = QpQueuesLayout.fileLength(maxSendWr, maxSendSge, maxRecvWr, maxRecvSge);
-            if (fileLength != expected)
-            {
-                throw new IllegalArgumentException("this QP's queues need a file of " + expected + " bytes, not " +
-                    fileLength);
-            }
+            checkFileLength(fileLength, expected, "a QP of these queue sizes");
             memory = mapReceived(session, token, fileLength);
         }
         catch (final RuntimeException ex)
@@ -875,11 +876,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
             maxSge = (int)sge;
             limit = (int)srqLimit;
             final long expected = QpQueuesLayout.srqFileLength(maxWr, maxSge);
-            if (fileLength != expected)
-            {
-                throw new IllegalArgumentException("an SRQ of " + maxWr + " requests of " + maxSge + " SGEs needs a " +
-                    "file of " + expected + " bytes, not " + fileLength);
-            }
+            checkFileLength(fileLength, expected, "an SRQ of " + maxWr + " requests of " + maxSge + " SGEs");
             memory = mapReceived(session, token, fileLength);
         }
         catch (final RuntimeException ex)
@@ -937,11 +934,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
             {
                 throw new IllegalArgumentException("this client's event ring is open already");
             }
-            if (fileLength != AsyncEventRing.fileLength())
-            {
-                throw new IllegalArgumentException("an event ring needs a file of " + AsyncEventRing.fileLength() +
-                    " bytes, not " + fileLength);
-            }
+            checkFileLength(fileLength, AsyncEventRing.fileLength(), "an event ring");
             memory = mapReceived(session, token, fileLength);
         }
         catch (final RuntimeException ex)
