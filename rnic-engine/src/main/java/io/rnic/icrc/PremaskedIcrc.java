@@ -1,16 +1,13 @@
 package io.rnic.icrc;
 
-import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
-
-import java.util.zip.CRC32;
 
 /**
  * The ICRC of a frame being built, computed before its variant fields get their values: the builder writes ones
  * into every masked field (IPv4 TOS, TTL and header checksum; IPv6 traffic class, flow label and hop limit; the UDP
  * checksum; BTH byte 4) and into the 8 bytes just before the IP header (where the Ethernet header will go), asks for
  * the ICRC, then writes the real values. The ICRC input is then exactly the bytes in the buffer from
- * {@code ipOffset - 8} to the ICRC field, so the ICRC is the plain CRC-32 of them: one pass of the {@link CRC32}
+ * {@code ipOffset - 8} to the ICRC field, so the ICRC is the plain CRC-32 of them: one pass of the {@link java.util.zip.CRC32}
  * intrinsic over the frame where it lies, with no masked copy (what {@link VectorIcrc} does for small frames, whose
  * stores the CRC then reads back) and no table lookups to fold the masks in (what {@link SeededIcrc} does for a
  * frame it only reads). The pass starts 8 bytes before the IP header, so a 4 KiB payload hands the intrinsic whole
@@ -27,8 +24,8 @@ public final class PremaskedIcrc
 {
     private static final long[] NO_MASKS = new long[0];
 
-    private final CRC32 crc = new CRC32();
-    private final NativeWindows windows = new NativeWindows();
+    /** The intrinsic's pass over the frame in one window (the same pass a frame sent in pieces takes). */
+    private final PremaskedIcrcPass pass = new PremaskedIcrcPass();
 
     /**
      * @param buffer     holding the frame, its masked fields and the 8 bytes before {@code ipOffset} set to ones.
@@ -44,19 +41,7 @@ public final class PremaskedIcrc
             return ~ScalarIcrc.update(Icrc.REGISTER_AFTER_PREFIX, buffer.byteArray(), buffer.addressOffset() + ipOffset,
                 length, NO_MASKS);
         }
-        final int start = ipOffset - Icrc.PREFIX_LENGTH;
-        final int length = Icrc.checkedLength(buffer, start, icrcOffset);
-        final CRC32 crc = this.crc;
-        crc.reset();
-        final byte[] array = buffer.byteArray();
-        if (array != null)
-        {
-            crc.update(array, (int)(buffer.addressOffset() - BufferUtil.ARRAY_BASE_OFFSET) + start, length);
-        }
-        else
-        {
-            crc.update(windows.view(buffer.addressOffset() + start, length));
-        }
-        return (int)crc.getValue();
+        pass.start(buffer, ipOffset, icrcOffset);
+        return pass.finish();
     }
 }
