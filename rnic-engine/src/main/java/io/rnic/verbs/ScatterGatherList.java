@@ -14,6 +14,12 @@ public final class ScatterGatherList
     final int[] lengths;
     final int[] lKeys;
     int count;
+    /**
+     * The sum of the first {@link #count} lengths, kept as entries are written: the requester, the completer and the
+     * responder ask for it several times per work request (it was 1.8% of the single-thread 64 B benchmark's time,
+     * summed each time).
+     */
+    long total;
 
     /** A list of up to {@link #MAX_SGE} entries. */
     public ScatterGatherList()
@@ -42,6 +48,7 @@ public final class ScatterGatherList
     public ScatterGatherList clear()
     {
         count = 0;
+        total = 0;
         return this;
     }
 
@@ -60,6 +67,7 @@ public final class ScatterGatherList
         lengths[count] = length;
         lKeys[count] = lKey;
         count++;
+        total += length;
         return this;
     }
 
@@ -92,11 +100,6 @@ public final class ScatterGatherList
     /** Sum of the entry lengths, in bytes (a long: 16 entries of 2 GiB do not fit an int). */
     public long totalLength()
     {
-        long total = 0;
-        for (int i = 0; i < count; i++)
-        {
-            total += lengths[i];
-        }
         return total;
     }
 
@@ -104,6 +107,7 @@ public final class ScatterGatherList
     public void copyFrom(final ScatterGatherList other)
     {
         count = other.count;
+        total = other.total;
         System.arraycopy(other.addresses, 0, addresses, 0, count);
         System.arraycopy(other.lengths, 0, lengths, 0, count);
         System.arraycopy(other.lKeys, 0, lKeys, 0, count);

@@ -504,8 +504,10 @@ public final class WorkRequestRing
         if (count < 0 || count > maxSge)
         {
             sgl.count = 0;
+            sgl.total = 0;
             return false;
         }
+        long total = 0;
         for (int i = 0; i < count; i++)
         {
             final long sge = offset + i * SGE_LENGTH;
@@ -513,13 +515,16 @@ public final class WorkRequestRing
             if (length < 0)
             {
                 sgl.count = i;
+                sgl.total = total;
                 return false;
             }
             sgl.addresses[i] = UnsafeApi.getLong(base, sge + SGE_ADDRESS_OFFSET);
             sgl.lengths[i] = length;
             sgl.lKeys[i] = UnsafeApi.getInt(base, sge + SGE_LKEY_OFFSET);
+            total += length;
         }
         sgl.count = count;
+        sgl.total = total;
         return true;
     }
 }

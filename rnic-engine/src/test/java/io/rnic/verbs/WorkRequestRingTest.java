@@ -43,6 +43,7 @@ class WorkRequestRingTest
             assertEquals(expected.length(i), actual.length(i), "length " + i);
             assertEquals(expected.lKey(i), actual.lKey(i), "lKey " + i);
         }
+        assertEquals(expected.totalLength(), actual.totalLength(), "total length");
     }
 
     @Test
