@@ -63,19 +63,26 @@ final class IcrcTables
         return ZERO_EXTENDED[(reg ^ b) & 0xFF] ^ (reg >>> 8);
     }
 
-    /** Slicing-by-8: the register after the 8 bytes of {@code w} (little-endian, first byte lowest). */
+    /**
+     * Slicing-by-8: the register after the 8 bytes of {@code w} (little-endian, first byte lowest).
+     * <p>
+     * The XORs are grouped, not chained: Java evaluates {@code a ^ b ^ c ^ ...} left to right and C2 keeps that
+     * order, so a chain starting with the four lookups that wait for the register made every lookup after them wait
+     * too. Grouped, the lookups of the bytes the register does not touch run while the register is still being
+     * computed, and the path from one register to the next is one load and three XORs.
+     */
     static int update8(final int reg, final long w)
     {
         final int[] t = ZERO_EXTENDED;
         final int lo = (int)w ^ reg;
         final int hi = (int)(w >>> 32);
-        return t[7 * 256 + (lo & 0xFF)] ^ t[6 * 256 + ((lo >>> 8) & 0xFF)] ^
-            t[5 * 256 + ((lo >>> 16) & 0xFF)] ^ t[4 * 256 + (lo >>> 24)] ^
-            t[3 * 256 + (hi & 0xFF)] ^ t[2 * 256 + ((hi >>> 8) & 0xFF)] ^
-            t[256 + ((hi >>> 16) & 0xFF)] ^ t[hi >>> 24];
+        final int independent = (t[3 * 256 + (hi & 0xFF)] ^ t[2 * 256 + ((hi >>> 8) & 0xFF)]) ^
+            (t[256 + ((hi >>> 16) & 0xFF)] ^ t[hi >>> 24]);
+        return ((t[7 * 256 + (lo & 0xFF)] ^ t[6 * 256 + ((lo >>> 8) & 0xFF)]) ^
+            (t[5 * 256 + ((lo >>> 16) & 0xFF)] ^ t[4 * 256 + (lo >>> 24)])) ^ independent;
     }
 
-    /** Slicing-by-16: the register after the 16 bytes of {@code w0} then {@code w1}. */
+    /** Slicing-by-16: the register after the 16 bytes of {@code w0} then {@code w1} (XORs grouped: see update8). */
     static int update16(final int reg, final long w0, final long w1)
     {
         final int[] t = ZERO_EXTENDED;
@@ -83,14 +90,15 @@ final class IcrcTables
         final int b = (int)(w0 >>> 32);
         final int c = (int)w1;
         final int d = (int)(w1 >>> 32);
-        return t[15 * 256 + (a & 0xFF)] ^ t[14 * 256 + ((a >>> 8) & 0xFF)] ^
-            t[13 * 256 + ((a >>> 16) & 0xFF)] ^ t[12 * 256 + (a >>> 24)] ^
-            t[11 * 256 + (b & 0xFF)] ^ t[10 * 256 + ((b >>> 8) & 0xFF)] ^
-            t[9 * 256 + ((b >>> 16) & 0xFF)] ^ t[8 * 256 + (b >>> 24)] ^
-            t[7 * 256 + (c & 0xFF)] ^ t[6 * 256 + ((c >>> 8) & 0xFF)] ^
-            t[5 * 256 + ((c >>> 16) & 0xFF)] ^ t[4 * 256 + (c >>> 24)] ^
-            t[3 * 256 + (d & 0xFF)] ^ t[2 * 256 + ((d >>> 8) & 0xFF)] ^
-            t[256 + ((d >>> 16) & 0xFF)] ^ t[d >>> 24];
+        final int independent =
+            ((t[11 * 256 + (b & 0xFF)] ^ t[10 * 256 + ((b >>> 8) & 0xFF)]) ^
+            (t[9 * 256 + ((b >>> 16) & 0xFF)] ^ t[8 * 256 + (b >>> 24)])) ^
+            ((t[7 * 256 + (c & 0xFF)] ^ t[6 * 256 + ((c >>> 8) & 0xFF)]) ^
+            (t[5 * 256 + ((c >>> 16) & 0xFF)] ^ t[4 * 256 + (c >>> 24)])) ^
+            ((t[3 * 256 + (d & 0xFF)] ^ t[2 * 256 + ((d >>> 8) & 0xFF)]) ^
+            (t[256 + ((d >>> 16) & 0xFF)] ^ t[d >>> 24]));
+        return ((t[15 * 256 + (a & 0xFF)] ^ t[14 * 256 + ((a >>> 8) & 0xFF)]) ^
+            (t[13 * 256 + ((a >>> 16) & 0xFF)] ^ t[12 * 256 + (a >>> 24)])) ^ independent;
     }
 
     /**
