@@ -32,12 +32,13 @@ public final class AdaptiveIcrc implements IcrcCalculator
     public static final int SMALL_LIMIT = VectorApi.ACCELERATED ? 120 : 0;
 
     /**
-     * Without 64-byte vectors (AMD Zen 2, measured 2026-11-22 in BENCHMARKS.md) the intrinsic pass has a fixed cost
-     * of about 60 ns, and the table-driven {@link ScalarIcrc} is faster up to about 128 bytes of ICRC input, i.e.
-     * 120 region bytes (scalar vs seeded: 37 vs 64 ns at 64 input bytes, 52 vs 68 at 96, 67 vs 72 at 128, 96 vs 75
-     * at 192).
+     * Without 64-byte vectors the intrinsic pass has a fixed latency of 40–60 ns, and the table-driven
+     * {@link ScalarIcrc} is faster up to about 144 bytes of ICRC input, i.e. 136 region bytes (AMD Zen 3, measured
+     * 2026-11-27 in BENCHMARKS.md, after the table lookups' XORs were grouped: scalar vs seeded 52.6 vs 68.8 ns at 128
+     * input bytes, 59.3 vs 62.1 at 144, 66.0 vs 64.9 at 160, 76.6 vs 69.8 at 192; on Zen 2 before that change the
+     * limit was 120).
      */
-    public static final int SCALAR_LIMIT = VectorApi.ACCELERATED ? 0 : 120;
+    public static final int SCALAR_LIMIT = VectorApi.ACCELERATED ? 0 : 136;
 
     private final ScalarIcrc scalar = new ScalarIcrc();
 
