@@ -1,8 +1,6 @@
 package io.rnic.bench;
 
-import io.rnic.device.QueuePair;
 import io.rnic.sim.TwoNodeFabric;
-import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -47,9 +45,6 @@ public class CrossThreadPostBenchmark
     public int messageBytes;
 
     private WritePair pair;
-    private TwoNodeFabric fabric;
-    private QueuePair requester;
-    private CompletionQueue sendCq;
     private final WorkCompletion[] completions = { new WorkCompletion() };
     /** A batch posted whose signaled completion the application has not seen (an iteration ended in between). */
     private boolean awaiting;
@@ -60,9 +55,7 @@ public class CrossThreadPostBenchmark
     public void setUp()
     {
         pair = new WritePair(messageBytes);
-        fabric = pair.fabric;
-        requester = pair.requester;
-        sendCq = pair.sendCq;
+        final TwoNodeFabric fabric = pair.fabric;
         engineThread = new Thread(() ->
         {
             while (!stopping)
@@ -89,15 +82,15 @@ public class CrossThreadPostBenchmark
         {
             for (int i = 0; i < BATCH - 1; i++)
             {
-                requester.postSend(pair.unsignaled);
+                pair.requester.postSend(pair.unsignaled);
             }
-            requester.postSend(pair.signaled);
+            pair.requester.postSend(pair.signaled);
             awaiting = true;
         }
         int polled;
         do
         {
-            polled = sendCq.poll(completions, 1);
+            polled = pair.sendCq.poll(completions, 1);
         }
         while (polled == 0 && !control.stopMeasurement);
         if (polled > 0)

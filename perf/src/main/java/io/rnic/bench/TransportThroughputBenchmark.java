@@ -1,9 +1,5 @@
 package io.rnic.bench;
 
-import io.rnic.device.QueuePair;
-import io.rnic.sim.TwoNodeFabric;
-import io.rnic.verbs.CompletionQueue;
-import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -46,22 +42,12 @@ public class TransportThroughputBenchmark
     public int messageBytes;
 
     private WritePair pair;
-    private TwoNodeFabric fabric;
-    private QueuePair requester;
-    private CompletionQueue sendCq;
-    private SendWorkRequest unsignaled;
-    private SendWorkRequest signaled;
     private final WorkCompletion[] completions = { new WorkCompletion() };
 
     @Setup(Level.Trial)
     public void setUp()
     {
         pair = new WritePair(messageBytes);
-        fabric = pair.fabric;
-        requester = pair.requester;
-        sendCq = pair.sendCq;
-        unsignaled = pair.unsignaled;
-        signaled = pair.signaled;
     }
 
     @TearDown(Level.Trial)
@@ -74,16 +60,17 @@ public class TransportThroughputBenchmark
     @OperationsPerInvocation(BATCH)
     public int rdmaWrite()
     {
+        final WritePair pair = this.pair;
         for (int i = 0; i < BATCH - 1; i++)
         {
-            requester.postSend(unsignaled);
+            pair.requester.postSend(pair.unsignaled);
         }
-        requester.postSend(signaled);
+        pair.requester.postSend(pair.signaled);
         int polled;
         do
         {
-            fabric.step();
-            polled = sendCq.poll(completions, 1);
+            pair.fabric.step();
+            polled = pair.sendCq.poll(completions, 1);
         }
         while (polled == 0);
         if (completions[0].status() != WcStatus.SUCCESS)
