@@ -85,8 +85,14 @@ public final class Ipv4Flyweight extends HeaderFlyweight
 
     public Ipv4Flyweight dscpEcn(final int dscp, final int ecn)
     {
-        putU8(TOS_OFFSET, ((dscp & 0x3F) << 2) | (ecn & 0x3));
+        putU8(TOS_OFFSET, tosOf(dscp, ecn));
         return this;
+    }
+
+    /** The TOS byte of a DSCP and an ECN codepoint. */
+    public static int tosOf(final int dscp, final int ecn)
+    {
+        return ((dscp & 0x3F) << 2) | (ecn & 0x3);
     }
 
     public int totalLength()
@@ -205,6 +211,31 @@ public final class Ipv4Flyweight extends HeaderFlyweight
             (getInt(12, NETWORK) & 0xFFFF_FFFFL) +
             (getInt(16, NETWORK) & 0xFFFF_FFFFL);
         sum = (sum & 0xFFFF) + (sum >>> 16);
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        return (int)(~sum & 0xFFFF);
+    }
+
+    /**
+     * The checksum of an option-less header (version 4, IHL 5) with these field values, from the values themselves:
+     * what {@link #computeChecksum} gives once they are written. A builder that has just written the header with
+     * 8- and 16-bit stores would otherwise read it back with 32-bit loads, which the CPU cannot serve from the pending
+     * stores: each waits for them to reach the cache (store-to-load forwarding fails across differently sized
+     * accesses), about 18 ns a frame on the memif sender's profile of 2026-11-27.
+     */
+    public static int checksumOf(
+        final int tos,
+        final int totalLength,
+        final int identification,
+        final int flagsAndFragmentOffset,
+        final int ttl,
+        final int protocol,
+        final int source,
+        final int destination)
+    {
+        long sum = (0x4500 | (tos & 0xFF)) + (totalLength & 0xFFFF) + (identification & 0xFFFF) +
+            (flagsAndFragmentOffset & 0xFFFF) + (((ttl & 0xFF) << 8) | (protocol & 0xFF)) +
+            (source >>> 16) + (source & 0xFFFF) + (destination >>> 16) + (destination & 0xFFFF);
         sum = (sum & 0xFFFF) + (sum >>> 16);
         sum = (sum & 0xFFFF) + (sum >>> 16);
         return (int)(~sum & 0xFFFF);

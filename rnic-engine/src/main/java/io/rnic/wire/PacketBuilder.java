@@ -205,7 +205,10 @@ public final class PacketBuilder
         else
         {
             ipv4.dscpEcn(spec.dscp, spec.ecn).ttl(spec.hopLimit);
-            ipv4.checksum(ipv4.computeChecksum());
+            // from the values, not read back from the stores just made (see Ipv4Flyweight.checksumOf)
+            ipv4.checksum(Ipv4Flyweight.checksumOf(Ipv4Flyweight.tosOf(spec.dscp, spec.ecn), datagramEnd - ipOffset,
+                spec.ipv4Identification, spec.ipv4FlagsAndFragmentOffset, spec.hopLimit, Ipv4Flyweight.PROTOCOL_UDP,
+                spec.ipv4Source, spec.ipv4Destination));
         }
         bth.fecnBecn(spec.fecn, spec.becn);
         // The ICRC masks the UDP checksum, so it can be filled in last, over the datagram including the ICRC.
