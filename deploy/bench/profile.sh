@@ -8,7 +8,7 @@
 # frames by self time and by total time; and `perf stat`'s software counters for each process where perf runs.
 #
 #   deploy/bench/profile.sh [--sizes "64 4096"] [--delay S] [--seconds S] [--interval NS] [--iters N] [--veth]
-#                           [--out DIR]
+#                           [--lat] [--out DIR]
 #
 # --delay: seconds from the traffic's start (the exchange done) to the profile's (default 5: the 300 000 warm-up
 # messages and C2's compilation of the engine come first); --seconds: how long to profile at most (default 5; less
@@ -32,8 +32,9 @@ seconds=5
 interval=1000000
 iters=
 veth=0
+lat=0
 out=/tmp/rnic-profile-$(date -u +%Y%m%dT%H%M)
-usage="usage: $0 [--sizes \"64 4096\"] [--delay S] [--seconds S] [--interval NS] [--iters N] [--veth] [--out DIR]"
+usage="usage: $0 [--sizes \"64 4096\"] [--delay S] [--seconds S] [--interval NS] [--iters N] [--veth] [--lat] [--out DIR]"
 while (($#)); do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;
@@ -42,6 +43,7 @@ while (($#)); do
     --interval) interval=$2; shift 2 ;;
     --iters) iters=$2; shift 2 ;;
     --veth) veth=1; shift ;;
+    --lat) lat=1; shift ;;
     --out) out=$2; shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
@@ -152,11 +154,12 @@ report() { # FILE MPPS FRAMES_PER_MESSAGE
     }' "$1" | sed 's/^[0-9]*\t//'
 }
 
-profile_pair() { # SIZE: one write-bw run, both sides profiled over the same seconds
-  local size=$1 n=$iters sargs cargs sns= cns=
-  [[ -n $n ]] || { ((size <= 256)) && n=20000000 || n=3000000; }
+profile_pair() { # SIZE: one write-bw (--lat: write-lat) run, both sides profiled over the same seconds
+  local size=$1 n=$iters sargs cargs sns= cns= tool=write-bw
+  ((lat)) && tool=write-lat
+  [[ -n $n ]] || { ((lat)) && n=5000000; } || { ((size <= 256)) && n=20000000 || n=3000000; }
   # -u 18 (1.07 s ACK timeout) and a long --timeout-ms: a loaded machine deschedules engine threads for many ms
-  local common=(write-bw -s "$size" -n "$n" --warmup 300000 -u 18 --timeout-ms 600000)
+  local common=("$tool" -s "$size" -n "$n" --warmup 300000 -u 18 --timeout-ms 600000)
   if ((veth)); then
     sns=$RNIC_NS_B; cns=$RNIC_NS_A
     sargs=(-d "$RNIC_IF_B" --cpu 1); cargs=(-d "$RNIC_IF_A" --cpu 0 "$RNIC_IP4_B")
@@ -208,15 +211,25 @@ profile_pair() { # SIZE: one write-bw run, both sides profiled over the same sec
   [[ -n $sock ]] && rm -f "$sock"
   local line mpps frames=1
   line=$(grep -E "^ *$size +[0-9]+ " "$out/$size-client.log" | head -1 || true)
-  mpps=$(awk '{print $5}' <<<"$line") # perftest's columns: bytes, iterations, BW peak, BW average, MsgRate
+  if ((lat)); then
+    # perftest's latency columns: bytes, iterations, t_min, t_max, t_typical, t_avg (µs): one message a round trip
+    mpps=$(awk '$6 > 0 {printf "%.6f", 1 / $6}' <<<"$line")
+  else
+    mpps=$(awk '{print $5}' <<<"$line") # perftest's columns: bytes, iterations, BW peak, BW average, MsgRate
+  fi
   [[ $mpps =~ ^[0-9.]+$ ]] || mpps=0
   local path_mtu
   path_mtu=$(grep -o 'Mtu *: *[0-9]*' "$out/$size-client.log" | head -1 | grep -o '[0-9]*$' || true)
   frames=$(((size + ${path_mtu:-1024} - 1) / ${path_mtu:-1024})) # the run's path MTU, as the tool printed it
   for side in client server; do
     {
-      echo "## write-bw -s $size, $side ($([[ $side == client ]] && echo "requester + completer: sends the WRITEs" ||
-        echo "responder: receives the WRITEs, sends the ACKs")), over $( ((veth)) && echo "veth (AF_PACKET)" || echo "net_memif (DPDK)")"
+      if ((lat)); then
+        echo "## write-lat -s $size, $side (each side answers the other's WRITE with its own: a round trip a message)," \
+          "over $( ((veth)) && echo "veth (AF_PACKET)" || echo "net_memif (DPDK)")"
+      else
+        echo "## write-bw -s $size, $side ($([[ $side == client ]] && echo "requester + completer: sends the WRITEs" ||
+          echo "responder: receives the WRITEs, sends the ACKs")), over $( ((veth)) && echo "veth (AF_PACKET)" || echo "net_memif (DPDK)")"
+      fi
       echo "command: ${common[*]} ($side side), profiled from ${delay} s after the traffic started, for ${seconds} s at most"
       [[ $mpps == 0 ]] && echo "the client reported no rate (run killed or failed; see $size-client.log)"
       if [[ -s $out/$size-$side.collapsed ]]; then
