@@ -253,10 +253,6 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         fds.connection.close();
     }
 
-    /**
-     * Maps the memfd the client sent with {@code token} over its own connection. The socket is read again first when
-     * it has not arrived: the client sent it before the command, so it waits in the socket if not yet read.
-     */
     /** A client's file for {@code what} must be exactly the length its layout gives: nothing is mapped otherwise. */
     private static void checkFileLength(final long fileLength, final long expected, final String what)
     {
@@ -266,6 +262,22 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         }
     }
 
+    /**
+     * Reads the memfd token of a command that passes memory (argument {@code index}) and notes it: if the command
+     * fails before {@link #mapReceived} takes the memfd, {@link #onCommand} discards it, whatever check failed.
+     */
+    private long memfdToken(final ClientSession session, final DirectBuffer buffer, final int offset, final int index)
+    {
+        final long token = ControlProtocol.arg(buffer, offset, index);
+        unmappedFdSession = session;
+        unmappedFdToken = token;
+        return token;
+    }
+
+    /**
+     * Maps the memfd the client sent with {@code token} over its own connection. The socket is read again first when
+     * it has not arrived: the client sent it before the command, so it waits in the socket if not yet read.
+     */
     private SharedMemory mapReceived(final ClientSession session, final long token, final long fileLength)
     {
         if (session.fds == null)
@@ -284,8 +296,13 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
             throw new ShmException("no memfd with token " + token + " came over this client's " +
                 ControlProtocol.FD_SOCKET_FILE_NAME + " connection: send it there before the command");
         }
+        unmappedFdSession = null; // taken: mapped or refused, fromReceivedFd closes it
         return SharedMemory.fromReceivedFd(fd, fileLength);
     }
+
+    /** The memfd the executing command named and has not mapped yet ({@link #memfdToken}); null: none. */
+    private ClientSession unmappedFdSession;
+    private long unmappedFdToken;
 
     /**
      * A command that named {@code token} failed before mapping it: its memfd is of no more use. It may still wait in
@@ -348,6 +365,14 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
             errorLog.record(ex);
             error(clientId, correlationId, ControlProtocol.ERROR_INVALID,
                 ControlProtocol.commandName(type) + " failed in the driver: " + ex);
+        }
+        finally
+        {
+            if (unmappedFdSession != null) // the command failed before it mapped the memory it was sent
+            {
+                discardFd(unmappedFdSession, unmappedFdToken);
+                unmappedFdSession = null;
+            }
         }
     }
 
@@ -675,7 +700,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final long correlationId)
     {
         expectArgs(ControlProtocol.REG_MR, args, 7);
-        final long token = ControlProtocol.arg(buffer, offset, 1);
+        final long token = memfdToken(session, buffer, offset, 1);
         final long fileLength = ControlProtocol.arg(buffer, offset, 2);
         final long fileOffset = ControlProtocol.arg(buffer, offset, 3);
         final long length = ControlProtocol.arg(buffer, offset, 4);
@@ -683,22 +708,14 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final int access = (int)ControlProtocol.arg(buffer, offset, 6);
         final ProtectionDomain pd;
         final SharedMemory memory;
-        try
+        pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+        if (fileLength <= 0 || fileLength > MAX_MEMORY_FILE_BYTES || fileOffset < 0 || length <= 0 ||
+            length > Integer.MAX_VALUE || fileOffset > fileLength - length)
         {
-            pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
-            if (fileLength <= 0 || fileLength > MAX_MEMORY_FILE_BYTES || fileOffset < 0 || length <= 0 ||
-                length > Integer.MAX_VALUE || fileOffset > fileLength - length)
-            {
-                throw new IllegalArgumentException("region of " + length + " bytes at offset " + fileOffset +
-                    " does not lie in a file of " + fileLength + " bytes");
-            }
-            memory = mapReceived(session, token, fileLength);
+            throw new IllegalArgumentException("region of " + length + " bytes at offset " + fileOffset +
+                " does not lie in a file of " + fileLength + " bytes");
         }
-        catch (final RuntimeException ex)
-        {
-            discardFd(session, token);
-            throw ex;
-        }
+        memory = mapReceived(session, token, fileLength);
         final MemoryRegion region;
         try
         {
@@ -728,25 +745,17 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final long correlationId)
     {
         expectArgs(ControlProtocol.CREATE_CQ, args, 3);
-        final long token = ControlProtocol.arg(buffer, offset, 0);
+        final long token = memfdToken(session, buffer, offset, 0);
         final long fileLength = ControlProtocol.arg(buffer, offset, 1);
         final long entries = ControlProtocol.arg(buffer, offset, 2);
         final SharedMemory memory;
-        try
+        if (entries < 1 || entries > (1 << 22))
         {
-            if (entries < 1 || entries > (1 << 22))
-            {
-                throw new VerbsException("CQ size " + entries + " out of range 1.." + (1 << 22));
-            }
-            final long expected = QpQueuesLayout.completionQueueFileLength((int)entries);
-            checkFileLength(fileLength, expected, "a CQ of " + entries + " entries");
-            memory = mapReceived(session, token, fileLength);
+            throw new VerbsException("CQ size " + entries + " out of range 1.." + (1 << 22));
         }
-        catch (final RuntimeException ex)
-        {
-            discardFd(session, token);
-            throw ex;
-        }
+        final long expected = QpQueuesLayout.completionQueueFileLength((int)entries);
+        checkFileLength(fileLength, expected, "a CQ of " + entries + " entries");
+        memory = mapReceived(session, token, fileLength);
         final int handle = nextHandle++;
         final CompletionQueue cq;
         try
@@ -775,7 +784,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final int srqHandle = args == 12 ? (int)ControlProtocol.arg(buffer, offset, 11) : 0;
         final long typeOrdinal = ControlProtocol.arg(buffer, offset, 3);
         final boolean signalAll = ControlProtocol.arg(buffer, offset, 8) != 0;
-        final long token = ControlProtocol.arg(buffer, offset, 9);
+        final long token = memfdToken(session, buffer, offset, 9);
         final long fileLength = ControlProtocol.arg(buffer, offset, 10);
         final ProtectionDomain pd;
         final ClientCq sendCq;
@@ -786,30 +795,22 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final int maxRecvSge;
         final ClientSrq srq;
         final SharedMemory memory;
-        try
+        pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+        srq = srqHandle == 0 ? null : srq(session, srqHandle);
+        sendCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 1));
+        recvCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 2));
+        maxSendWr = bounded(ControlProtocol.arg(buffer, offset, 4), 1 << 16, "max send WR");
+        maxRecvWr = bounded(ControlProtocol.arg(buffer, offset, 5), 1 << 16, "max receive WR");
+        maxSendSge = bounded(ControlProtocol.arg(buffer, offset, 6), ScatterGatherList.MAX_SGE, "max send SGE");
+        maxRecvSge = bounded(ControlProtocol.arg(buffer, offset, 7), ScatterGatherList.MAX_SGE,
+            "max receive SGE");
+        if (typeOrdinal < 0 || typeOrdinal >= QpType.values().length)
         {
-            pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
-            srq = srqHandle == 0 ? null : srq(session, srqHandle);
-            sendCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 1));
-            recvCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 2));
-            maxSendWr = bounded(ControlProtocol.arg(buffer, offset, 4), 1 << 16, "max send WR");
-            maxRecvWr = bounded(ControlProtocol.arg(buffer, offset, 5), 1 << 16, "max receive WR");
-            maxSendSge = bounded(ControlProtocol.arg(buffer, offset, 6), ScatterGatherList.MAX_SGE, "max send SGE");
-            maxRecvSge = bounded(ControlProtocol.arg(buffer, offset, 7), ScatterGatherList.MAX_SGE,
-                "max receive SGE");
-            if (typeOrdinal < 0 || typeOrdinal >= QpType.values().length)
-            {
-                throw new IllegalArgumentException("QP type " + typeOrdinal + " is not a type");
-            }
-            final long expected = QpQueuesLayout.fileLength(maxSendWr, maxSendSge, maxRecvWr, maxRecvSge);
-            checkFileLength(fileLength, expected, "a QP of these queue sizes");
-            memory = mapReceived(session, token, fileLength);
+            throw new IllegalArgumentException("QP type " + typeOrdinal + " is not a type");
         }
-        catch (final RuntimeException ex)
-        {
-            discardFd(session, token);
-            throw ex;
-        }
+        final long expected = QpQueuesLayout.fileLength(maxSendWr, maxSendSge, maxRecvWr, maxRecvSge);
+        checkFileLength(fileLength, expected, "a QP of these queue sizes");
+        memory = mapReceived(session, token, fileLength);
         final QpInitAttributes init = new QpInitAttributes();
         init.type = QpType.values()[(int)typeOrdinal];
         init.pd = pd;
@@ -856,34 +857,26 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final long correlationId)
     {
         expectArgs(ControlProtocol.CREATE_SRQ, args, 6);
-        final long token = ControlProtocol.arg(buffer, offset, 4);
+        final long token = memfdToken(session, buffer, offset, 4);
         final long fileLength = ControlProtocol.arg(buffer, offset, 5);
         final ProtectionDomain pd;
         final int limit;
         final SharedMemory memory;
         final int maxWr;
         final int maxSge;
-        try
-        {
-            pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
-            final long wr = ControlProtocol.arg(buffer, offset, 1);
-            final long sge = ControlProtocol.arg(buffer, offset, 2);
-            final long srqLimit = ControlProtocol.arg(buffer, offset, 3);
-            // rxe's checks, with the errno an embedded create gives (a long out of int's range is out of range too)
-            EngineSharedReceiveQueue.check(pd, new SrqAttributes().maxWr(clamp(wr)).maxSge(clamp(sge))
-                .srqLimit(clamp(srqLimit)));
-            maxWr = (int)wr;
-            maxSge = (int)sge;
-            limit = (int)srqLimit;
-            final long expected = QpQueuesLayout.srqFileLength(maxWr, maxSge);
-            checkFileLength(fileLength, expected, "an SRQ of " + maxWr + " requests of " + maxSge + " SGEs");
-            memory = mapReceived(session, token, fileLength);
-        }
-        catch (final RuntimeException ex)
-        {
-            discardFd(session, token);
-            throw ex;
-        }
+        pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+        final long wr = ControlProtocol.arg(buffer, offset, 1);
+        final long sge = ControlProtocol.arg(buffer, offset, 2);
+        final long srqLimit = ControlProtocol.arg(buffer, offset, 3);
+        // rxe's checks, with the errno an embedded create gives (a long out of int's range is out of range too)
+        EngineSharedReceiveQueue.check(pd, new SrqAttributes().maxWr(clamp(wr)).maxSge(clamp(sge))
+            .srqLimit(clamp(srqLimit)));
+        maxWr = (int)wr;
+        maxSge = (int)sge;
+        limit = (int)srqLimit;
+        final long expected = QpQueuesLayout.srqFileLength(maxWr, maxSge);
+        checkFileLength(fileLength, expected, "an SRQ of " + maxWr + " requests of " + maxSge + " SGEs");
+        memory = mapReceived(session, token, fileLength);
         final EngineSharedReceiveQueue srq;
         try
         {
@@ -925,23 +918,15 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final long correlationId)
     {
         expectArgs(ControlProtocol.OPEN_ASYNC_EVENTS, args, 2);
-        final long token = ControlProtocol.arg(buffer, offset, 0);
+        final long token = memfdToken(session, buffer, offset, 0);
         final long fileLength = ControlProtocol.arg(buffer, offset, 1);
         final SharedMemory memory;
-        try
+        if (session.events != null)
         {
-            if (session.events != null)
-            {
-                throw new IllegalArgumentException("this client's event ring is open already");
-            }
-            checkFileLength(fileLength, AsyncEventRing.fileLength(), "an event ring");
-            memory = mapReceived(session, token, fileLength);
+            throw new IllegalArgumentException("this client's event ring is open already");
         }
-        catch (final RuntimeException ex)
-        {
-            discardFd(session, token);
-            throw ex;
-        }
+        checkFileLength(fileLength, AsyncEventRing.fileLength(), "an event ring");
+        memory = mapReceived(session, token, fileLength);
         session.eventsMemory = memory;
         session.events = AsyncEventRing.format(new UnsafeBuffer(memory.segment().address(), (int)fileLength));
         result(session.clientId, correlationId, session.events.capacity());

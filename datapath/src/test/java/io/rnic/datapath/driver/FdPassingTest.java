@@ -113,6 +113,28 @@ class FdPassingTest
     }
 
     @Test
+    void shouldCloseTheMemfdOfACommandRefusedBeforeItMapsIt()
+    {
+        try (RawClient client = new RawClient(cnc, fixture.directory, 0x3334);
+            SharedMemory memory = SharedMemory.create("rnic-test-refused", CQ_FILE_BYTES, false))
+        {
+            client.attach();
+            client.sendFd(1, memory.fd());
+            client.sendFd(2, memory.fd());
+            client.sendFd(3, memory.fd());
+
+            // refused by the checks before the mapping, each command another way: its memfd goes with the answer
+            assertTrue(client.call(ControlProtocol.CREATE_CQ, 1, CQ_FILE_BYTES, 0).startsWith("error "), "size 0");
+            assertTrue(client.call(ControlProtocol.CREATE_CQ, 2, CQ_FILE_BYTES + 4096, CQ_ENTRIES)
+                .startsWith("error "), "a file length the layout does not give");
+            assertTrue(client.call(ControlProtocol.REG_MR, 99, 3, 4096, 0, 4096, 0, 0).startsWith("error "),
+                "an unknown PD");
+
+            assertEquals(1, OpenDescriptors.ofMemfd("rnic-test-refused"), "only ours is open: the driver kept none");
+        }
+    }
+
+    @Test
     void shouldCloseTheMemfdsAClientNeverUsedWhenItDetaches()
     {
         try (RawClient client = new RawClient(cnc, fixture.directory, 0x4444);
