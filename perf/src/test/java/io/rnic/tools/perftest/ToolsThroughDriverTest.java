@@ -96,16 +96,8 @@ class ToolsThroughDriverTest
             case RC_PINGPONG -> common.addAll(List.of("-s", "3000", "-n", "300"));
             default -> common.addAll(List.of("-s", "3000", "-n", "300", "--warmup", "20"));
         }
-        final List<String> throughDriver = new ArrayList<>(common);
-        throughDriver.addAll(List.of("--driver", directory.toString()));
-        final List<String> embedded = new ArrayList<>(common);
-        embedded.addAll(List.of("--port", "memory", "-d", embeddedName, "--idle", "yield"));
         final boolean driverIsClient = driverSide.equals("client");
-        // the client names the server's IPv4 address: the exchange runs over loopback TCP, the GIDs say the rest
-        (driverIsClient ? throughDriver : embedded).add("127.0.0.1");
-
-        final CapturedRun[] results = runPair(kind, driverIsClient ? embedded : throughDriver,
-            driverIsClient ? throughDriver : embedded);
+        final CapturedRun[] results = runAgainstEmbedded(kind, common, driverIsClient);
         final CapturedRun c = results[0];
         final CapturedRun s = results[1];
         assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
@@ -130,15 +122,8 @@ class ToolsThroughDriverTest
     {
         final List<String> common = new ArrayList<>(List.of("-p", String.valueOf(tcpPort()), "--timeout-ms", "30000",
             "-s", "3000", "-n", "300", "-q", "6", "-r", "8"));
-        final List<String> throughDriver = new ArrayList<>(common);
-        throughDriver.addAll(List.of("--driver", directory.toString()));
-        final List<String> embedded = new ArrayList<>(common);
-        embedded.addAll(List.of("--port", "memory", "-d", embeddedName, "--idle", "yield"));
         final boolean driverIsClient = driverSide.equals("client");
-        (driverIsClient ? throughDriver : embedded).add("127.0.0.1");
-
-        final CapturedRun[] results = runPair(ToolKind.SRQ_PINGPONG, driverIsClient ? embedded : throughDriver,
-            driverIsClient ? throughDriver : embedded);
+        final CapturedRun[] results = runAgainstEmbedded(ToolKind.SRQ_PINGPONG, common, driverIsClient);
         final CapturedRun c = results[0];
         final CapturedRun s = results[1];
         assertEquals(0, c.status(), "client:\n" + c.out() + c.err() + "\nserver:\n" + s.out() + s.err());
@@ -301,6 +286,22 @@ class ToolsThroughDriverTest
     }
 
     /** Server and client on two threads; returns {client, server}. */
+    /**
+     * The tool {@code kind} with {@code common} arguments through the driver on one side and embedded (an in-memory
+     * port) on the other; the client names the server's IPv4 address: the exchange runs over loopback TCP, the GIDs
+     * say the rest. Returns the client's run, then the server's.
+     */
+    private CapturedRun[] runAgainstEmbedded(final ToolKind kind, final List<String> common, final boolean driverIsClient)
+        throws Exception
+    {
+        final List<String> throughDriver = new ArrayList<>(common);
+        throughDriver.addAll(List.of("--driver", directory.toString()));
+        final List<String> embedded = new ArrayList<>(common);
+        embedded.addAll(List.of("--port", "memory", "-d", embeddedName, "--idle", "yield"));
+        (driverIsClient ? throughDriver : embedded).add("127.0.0.1");
+        return runPair(kind, driverIsClient ? embedded : throughDriver, driverIsClient ? throughDriver : embedded);
+    }
+
     private static CapturedRun[] runPair(final ToolKind kind, final List<String> server, final List<String> client)
         throws Exception
     {
