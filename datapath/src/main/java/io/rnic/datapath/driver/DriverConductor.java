@@ -706,9 +706,8 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final long length = ControlProtocol.arg(buffer, offset, 4);
         final long iova = ControlProtocol.arg(buffer, offset, 5);
         final int access = (int)ControlProtocol.arg(buffer, offset, 6);
-        final ProtectionDomain pd;
         final SharedMemory memory;
-        pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+        final ProtectionDomain pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
         if (fileLength <= 0 || fileLength > MAX_MEMORY_FILE_BYTES || fileOffset < 0 || length <= 0 ||
             length > Integer.MAX_VALUE || fileOffset > fileLength - length)
         {
@@ -748,14 +747,13 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final long token = memfdToken(session, buffer, offset, 0);
         final long fileLength = ControlProtocol.arg(buffer, offset, 1);
         final long entries = ControlProtocol.arg(buffer, offset, 2);
-        final SharedMemory memory;
         if (entries < 1 || entries > (1 << 22))
         {
             throw new VerbsException("CQ size " + entries + " out of range 1.." + (1 << 22));
         }
         final long expected = QpQueuesLayout.completionQueueFileLength((int)entries);
         checkFileLength(fileLength, expected, "a CQ of " + entries + " entries");
-        memory = mapReceived(session, token, fileLength);
+        final SharedMemory memory = mapReceived(session, token, fileLength);
         final int handle = nextHandle++;
         final CompletionQueue cq;
         try
@@ -786,23 +784,15 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final boolean signalAll = ControlProtocol.arg(buffer, offset, 8) != 0;
         final long token = memfdToken(session, buffer, offset, 9);
         final long fileLength = ControlProtocol.arg(buffer, offset, 10);
-        final ProtectionDomain pd;
-        final ClientCq sendCq;
-        final ClientCq recvCq;
-        final int maxSendWr;
-        final int maxRecvWr;
-        final int maxSendSge;
-        final int maxRecvSge;
-        final ClientSrq srq;
-        final SharedMemory memory;
-        pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
-        srq = srqHandle == 0 ? null : srq(session, srqHandle);
-        sendCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 1));
-        recvCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 2));
-        maxSendWr = bounded(ControlProtocol.arg(buffer, offset, 4), 1 << 16, "max send WR");
-        maxRecvWr = bounded(ControlProtocol.arg(buffer, offset, 5), 1 << 16, "max receive WR");
-        maxSendSge = bounded(ControlProtocol.arg(buffer, offset, 6), ScatterGatherList.MAX_SGE, "max send SGE");
-        maxRecvSge = bounded(ControlProtocol.arg(buffer, offset, 7), ScatterGatherList.MAX_SGE,
+        final ProtectionDomain pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+        final ClientSrq srq = srqHandle == 0 ? null : srq(session, srqHandle);
+        final ClientCq sendCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 1));
+        final ClientCq recvCq = cq(session, (int)ControlProtocol.arg(buffer, offset, 2));
+        final int maxSendWr = bounded(ControlProtocol.arg(buffer, offset, 4), 1 << 16, "max send WR");
+        final int maxRecvWr = bounded(ControlProtocol.arg(buffer, offset, 5), 1 << 16, "max receive WR");
+        final int maxSendSge = bounded(ControlProtocol.arg(buffer, offset, 6), ScatterGatherList.MAX_SGE,
+            "max send SGE");
+        final int maxRecvSge = bounded(ControlProtocol.arg(buffer, offset, 7), ScatterGatherList.MAX_SGE,
             "max receive SGE");
         if (typeOrdinal < 0 || typeOrdinal >= QpType.values().length)
         {
@@ -810,7 +800,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         }
         final long expected = QpQueuesLayout.fileLength(maxSendWr, maxSendSge, maxRecvWr, maxRecvSge);
         checkFileLength(fileLength, expected, "a QP of these queue sizes");
-        memory = mapReceived(session, token, fileLength);
+        final SharedMemory memory = mapReceived(session, token, fileLength);
         final QpInitAttributes init = new QpInitAttributes();
         init.type = QpType.values()[(int)typeOrdinal];
         init.pd = pd;
@@ -859,24 +849,19 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         expectArgs(ControlProtocol.CREATE_SRQ, args, 6);
         final long token = memfdToken(session, buffer, offset, 4);
         final long fileLength = ControlProtocol.arg(buffer, offset, 5);
-        final ProtectionDomain pd;
-        final int limit;
-        final SharedMemory memory;
-        final int maxWr;
-        final int maxSge;
-        pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+        final ProtectionDomain pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
         final long wr = ControlProtocol.arg(buffer, offset, 1);
         final long sge = ControlProtocol.arg(buffer, offset, 2);
         final long srqLimit = ControlProtocol.arg(buffer, offset, 3);
         // rxe's checks, with the errno an embedded create gives (a long out of int's range is out of range too)
         EngineSharedReceiveQueue.check(pd, new SrqAttributes().maxWr(clamp(wr)).maxSge(clamp(sge))
             .srqLimit(clamp(srqLimit)));
-        maxWr = (int)wr;
-        maxSge = (int)sge;
-        limit = (int)srqLimit;
+        final int maxWr = (int)wr;
+        final int maxSge = (int)sge;
+        final int limit = (int)srqLimit;
         final long expected = QpQueuesLayout.srqFileLength(maxWr, maxSge);
         checkFileLength(fileLength, expected, "an SRQ of " + maxWr + " requests of " + maxSge + " SGEs");
-        memory = mapReceived(session, token, fileLength);
+        final SharedMemory memory = mapReceived(session, token, fileLength);
         final EngineSharedReceiveQueue srq;
         try
         {
@@ -920,13 +905,12 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         expectArgs(ControlProtocol.OPEN_ASYNC_EVENTS, args, 2);
         final long token = memfdToken(session, buffer, offset, 0);
         final long fileLength = ControlProtocol.arg(buffer, offset, 1);
-        final SharedMemory memory;
         if (session.events != null)
         {
             throw new IllegalArgumentException("this client's event ring is open already");
         }
         checkFileLength(fileLength, AsyncEventRing.fileLength(), "an event ring");
-        memory = mapReceived(session, token, fileLength);
+        final SharedMemory memory = mapReceived(session, token, fileLength);
         session.eventsMemory = memory;
         session.events = AsyncEventRing.format(new UnsafeBuffer(memory.segment().address(), (int)fileLength));
         result(session.clientId, correlationId, session.events.capacity());

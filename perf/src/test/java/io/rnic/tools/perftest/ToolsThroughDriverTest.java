@@ -291,8 +291,8 @@ class ToolsThroughDriverTest
      * port) on the other; the client names the server's IPv4 address: the exchange runs over loopback TCP, the GIDs
      * say the rest. Returns the client's run, then the server's.
      */
-    private CapturedRun[] runAgainstEmbedded(final ToolKind kind, final List<String> common, final boolean driverIsClient)
-        throws Exception
+    private CapturedRun[] runAgainstEmbedded(
+        final ToolKind kind, final List<String> common, final boolean driverIsClient) throws Exception
     {
         final List<String> throughDriver = new ArrayList<>(common);
         throughDriver.addAll(List.of("--driver", directory.toString()));
