@@ -122,6 +122,14 @@ public record CapturedRun(int status, String out, String err)
         }
     }
 
+    /** Both sides' output, client first, for a failure message: one side's failure is often the other's doing. */
+    public static String both(final CapturedRun[] clientAndServer)
+    {
+        return "client (status " + clientAndServer[0].status() + "):\n" + clientAndServer[0].out() +
+            clientAndServer[0].err() + "\nserver (status " + clientAndServer[1].status() + "):\n" +
+            clientAndServer[1].out() + clientAndServer[1].err();
+    }
+
     /** Runs the tool; an IOException is reported as RnicCli reports it (its message, status 2). */
     public static CapturedRun of(final Tool tool, final List<String> args)
     {

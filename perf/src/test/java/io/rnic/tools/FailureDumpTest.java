@@ -79,7 +79,7 @@ class FailureDumpTest
         Ports.registerInMemory(name + "-c", ports[1], addressing(MAC_CLIENT, 2));
         // -u 17: retransmissions every 537 ms, so that the run's 400 ms end it, not RETRY_EXC_ERR
         final List<String> common = new ArrayList<>(List.of("--port", "memory", "-p",
-            String.valueOf(20_000 + ThreadLocalRandom.current().nextInt(20_000)), "--idle", "yield", "-n", "100",
+            String.valueOf(TcpPorts.free()), "--idle", "yield", "-n", "100",
             "--warmup", "0", "-u", "17", "--timeout-ms", "400", "--accept-timeout-ms", "30000"));
         if (debug)
         {

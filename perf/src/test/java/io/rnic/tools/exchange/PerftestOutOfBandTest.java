@@ -1,6 +1,7 @@
 package io.rnic.tools.exchange;
 
 import io.rnic.tools.RemoteQp;
+import io.rnic.tools.TcpPorts;
 import io.rnic.tools.ToolKind;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +18,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -103,7 +103,7 @@ class PerftestOutOfBandTest
         }
         script.addAll(List.of(Step.send(keys), Step.receive(108), Step.send("646f6e6500"), Step.receive(5)));
 
-        final int port = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        final int port = TcpPorts.free();
         final CompletableFuture<List<byte[]>> peer = CompletableFuture.supplyAsync(() -> playClient(port, script));
         final byte[] mine = PerftestOutOfBand.padded(PerftestOutOfBand.encode(0x31, 0x123456, 0x2000,
             0x7f0000001000L, 0, 0x0000_FFFF_0A4D_0001L));
@@ -285,7 +285,7 @@ class PerftestOutOfBandTest
      */
     private static List<byte[]> serveTwoQps(final ToolKind kind, final List<Step> script) throws Exception
     {
-        final int port = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        final int port = TcpPorts.free();
         final CompletableFuture<List<byte[]>> peer = CompletableFuture.supplyAsync(() -> playClient(port, script));
         try (PerftestOutOfBand oob = PerftestOutOfBand.open(kind, null, "127.0.0.1", port,
             new TcpChannel.ServerWait(10_000, () -> null), 10_000, 1024))

@@ -8,6 +8,7 @@ import io.rnic.tools.DropOnceTransmitPort;
 import io.rnic.tools.EngineStartSignalPort;
 import io.rnic.tools.Ports;
 import io.rnic.tools.SlowFirstRequestPort;
+import io.rnic.tools.TcpPorts;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
 import io.rnic.tools.exchange.RdmaCmConversation;
@@ -183,7 +184,7 @@ class ToolsInMemoryTest
         final String header = kind.isLatency() ? ToolReport.LATENCY_HEADER : ToolReport.BANDWIDTH_HEADER;
         for (final CapturedRun side : results)
         {
-            assertEquals(0, side.status(), side.out() + side.err());
+            assertEquals(0, side.status(), CapturedRun.both(results));
             assertTrue(side.out().contains(ToolReport.RULE + "\n" + header + "\n"), side.out());
             assertTrue(Pattern.compile("(?m)^" + Pattern.quote(header) + "\n 1024\\s+1000\\s").matcher(side.out())
                 .find(), side.out());
@@ -794,7 +795,7 @@ class ToolsInMemoryTest
 
     static int tcpPort()
     {
-        return 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        return TcpPorts.free();
     }
 
 

@@ -8,6 +8,7 @@ import io.rnic.datapath.port.InMemoryPort;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.tools.CapturedRun;
 import io.rnic.tools.Ports;
+import io.rnic.tools.TcpPorts;
 import io.rnic.tools.ToolKind;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.TransportCounter;
@@ -319,6 +320,6 @@ class ToolsThroughDriverTest
 
     private static int tcpPort()
     {
-        return 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+        return TcpPorts.free();
     }
 }
