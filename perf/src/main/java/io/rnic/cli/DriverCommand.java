@@ -3,6 +3,7 @@ package io.rnic.cli;
 import io.rnic.datapath.driver.Driver;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.EndpointOptions;
+import io.rnic.datapath.port.PortException;
 import io.rnic.tools.Arguments;
 import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
@@ -101,7 +102,7 @@ final class DriverCommand
             opened = Ports.open(new PortFactory.Request(portKind, iface, 1, false, eal, addresses, portMtu, vlanId,
                 cnpDscp, cnpPriority));
         }
-        catch (final IllegalArgumentException ex)
+        catch (final IllegalArgumentException | PortException ex)
         {
             throw new UsageException(ex.getMessage());
         }

@@ -6,6 +6,8 @@ import io.rnic.datapath.dpdk.DpdkConfig;
 import io.rnic.datapath.dpdk.DpdkPort;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.port.PacketPort;
+import io.rnic.datapath.port.PortException;
+import io.rnic.dpdkbindings.DpdkException;
 import io.rnic.dpdkbindings.Eal;
 import io.rnic.tools.UsageException;
 import io.rnic.transport.LocalPort;
@@ -101,8 +103,17 @@ public final class Ports
         // refusing, no such device) is not a usage mistake: its one line, without the tool's usage, is what the user
         // sees (its message names the fix, --port afpacket where DPDK is missing)
         Eal.init(eal, System.getenv("RNIC_DEBUG") != null);
-        final DpdkPort[] ports = DpdkPort.open(
-            DpdkConfig.of(request.iface(), eal).withQueues(request.engines()).withMtu(request.portMtu()));
+        final DpdkPort[] ports;
+        try
+        {
+            ports = DpdkPort.open(
+                DpdkConfig.of(request.iface(), eal).withQueues(request.engines()).withMtu(request.portMtu()));
+        }
+        catch (final PortException ex)
+        {
+            // DPDK's refusal, not a usage mistake (the tools turn a PortException into one): its own line
+            throw ex.getCause() instanceof DpdkException dpdk ? dpdk : ex;
+        }
         final LocalPort local = new LocalPort(ports[0].macAddress()).ethernetMtu(ports[0].mtu());
         local.addGid(0xFE80_0000_0000_0000L, InterfaceAddresses.eui64(ports[0].macAddress()));
         for (final String address : request.addresses())

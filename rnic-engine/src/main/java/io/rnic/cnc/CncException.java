@@ -1,7 +1,9 @@
 package io.rnic.cnc;
 
+import io.rnic.RnicException;
+
 /** A driver that is not there, not ready, gone, or that refused a command: one line naming the fix. */
-public class CncException extends RuntimeException
+public class CncException extends RnicException
 {
     public CncException(final String message)
     {

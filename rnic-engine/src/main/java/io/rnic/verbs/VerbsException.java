@@ -1,11 +1,13 @@
 package io.rnic.verbs;
 
+import io.rnic.RnicException;
+
 /**
  * A verbs call that cannot be honoured, with a message that says what was wrong (the JVM's counterpart of an
  * ibverbs call returning EINVAL, ENOMEM, …). Only ever thrown on the control path, never on the datapath. Calls that
  * have an ibverbs counterpart with a defined errno carry it ({@link #errno()}), its name first in the message.
  */
-public final class VerbsException extends RuntimeException
+public final class VerbsException extends RnicException
 {
     private static final long serialVersionUID = 1L;
 

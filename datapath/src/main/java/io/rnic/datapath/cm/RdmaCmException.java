@@ -1,10 +1,12 @@
 package io.rnic.datapath.cm;
 
+import io.rnic.RnicException;
+
 /**
  * A connection that could not be made or accepted, with one line naming the cause: the peer's REJ and its reason,
  * no reply within the timeout, no ARP / neighbour answer from the peer, no connect request within the timeout.
  */
-public final class RdmaCmException extends RuntimeException
+public final class RdmaCmException extends RnicException
 {
     private final int rejectReason;
     private final byte[] rejectPrivateData;

@@ -3,6 +3,7 @@ package io.rnic.datapath.dpdk;
 import io.rnic.datapath.port.FrameHandler;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.datapath.port.PortCounters;
+import io.rnic.datapath.port.PortException;
 import io.rnic.device.JvmFlags;
 import io.rnic.dpdkbindings.BurstFunctions;
 import io.rnic.dpdkbindings.DpdkBindings;
@@ -97,13 +98,22 @@ public final class DpdkPort implements PacketPort
      * Initialises EAL (first time in the process), configures the device with {@code config.queues()} queue pairs
      * and starts it: one port per queue, for one engine thread each.
      *
-     * @throws DpdkException naming the problem: DPDK missing, a wrong EAL argument, no such device, no memory.
+     * @throws PortException naming the problem (DPDK missing, a wrong EAL argument, no such device, no memory), with
+     *         DPDK's {@link DpdkException} as its cause: an embedder catches rnic's failures as one type.
      */
     public static DpdkPort[] open(final DpdkConfig config)
     {
         JvmFlags.check(); // an embedder's first call: before the rings' Agrona buffers
-        Eal.init(config.ealArgs());
-        final SharedEthDevice device = new SharedEthDevice(config);
+        final SharedEthDevice device;
+        try
+        {
+            Eal.init(config.ealArgs());
+            device = new SharedEthDevice(config);
+        }
+        catch (final DpdkException ex)
+        {
+            throw new PortException(ex.getMessage(), ex);
+        }
         final DpdkPort[] ports = new DpdkPort[config.queues()];
         for (int q = 0; q < ports.length; q++)
         {

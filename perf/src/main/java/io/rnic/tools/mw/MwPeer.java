@@ -3,6 +3,7 @@ package io.rnic.tools.mw;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.EndpointOptions;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.datapath.port.PortException;
 import io.rnic.device.ConnectParameters;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicContext;
@@ -146,7 +147,7 @@ public final class MwPeer
         {
             opened = Ports.open(new PortFactory.Request("afpacket", name, 1, false, null, List.of()));
         }
-        catch (final IllegalArgumentException ex)
+        catch (final IllegalArgumentException | PortException ex)
         {
             throw new UsageException(ex.getMessage());
         }

@@ -2,6 +2,7 @@ package io.rnic.tools.perftest;
 
 import io.rnic.datapath.dpdk.DpdkPort;
 import io.rnic.datapath.endpoint.EndpointOptions;
+import io.rnic.datapath.port.PortException;
 import io.rnic.tools.GidSelection;
 import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
@@ -42,7 +43,7 @@ final class PerftestPort
                 options.qdiscBypass, options.ealArgs, options.addresses, options.portMtu, options.vlanId,
                 options.cnpDscp, options.cnpPriority));
         }
-        catch (final IllegalArgumentException ex)
+        catch (final IllegalArgumentException | PortException ex)
         {
             throw new UsageException(ex.getMessage());
         }

@@ -8,6 +8,7 @@ import io.rnic.cm.ConnectionManager;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.EndpointOptions;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.datapath.port.PortException;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicContext;
 import io.rnic.tools.Arguments;
@@ -227,7 +228,7 @@ public final class Rping
             opened = Ports.open(new PortFactory.Request(portKind, name, 1, false, null, java.util.List.of(), 0,
                 vlanId, LocalPort.CNP_DSCP_DEFAULT, LocalPort.CNP_PRIORITY_DEFAULT));
         }
-        catch (final IllegalArgumentException ex)
+        catch (final IllegalArgumentException | PortException ex)
         {
             throw new UsageException(ex.getMessage());
         }
