@@ -1,5 +1,6 @@
 package io.rnic.device;
 
+import io.rnic.RnicException;
 import io.rnic.icrc.Icrc;
 
 import java.util.StringJoiner;
@@ -8,8 +9,9 @@ import java.util.StringJoiner;
  * The JVM flags rnic needs, checked where an embedder first reaches rnic (the datapath's port factories and
  * {@code Endpoint.start}, {@link RnicDevice}) before anything touches Agrona or FFM. Without them the failure comes
  * from deep inside a library: an {@link IllegalAccessError} from Agrona's first buffer, a warning per restricted FFM
- * call. Here it is one line that names the missing flags, all of them at once. The parent pom's
- * {@code rnic.jvm.flags} property is the list every launcher and test takes.
+ * call. Here it is one line that names the missing flags, all of them at once, and then every flag rnic takes
+ * ({@link #ALL}), ready to paste: an embedder's project has no parent pom to look them up in. The parent pom's
+ * {@code rnic.jvm.flags} property is the same list, which every launcher and test takes.
  * <p>
  * The Vector API is optional: without {@code --add-modules jdk.incubator.vector} the ICRC runs without it (exact,
  * a few nanoseconds slower per small packet on AVX-512), and a one-line note says so once per JVM.
@@ -26,6 +28,8 @@ public final class JvmFlags
     public static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
     /** Optional: the vectorised ICRC. */
     public static final String VECTOR_MODULE = "--add-modules jdk.incubator.vector";
+    /** Every flag rnic takes, as a {@code java} command line or a pom's {@code argLine} has them. */
+    public static final String ALL = String.join(" ", OPEN_MISC, OPEN_NIO, NATIVE_ACCESS, VECTOR_MODULE);
 
     private static volatile boolean checked;
 
@@ -59,7 +63,7 @@ public final class JvmFlags
     /**
      * Throws when a required flag is missing; notes once on standard error that the Vector API is absent.
      *
-     * @throws IllegalStateException with one line naming every missing flag.
+     * @throws RnicException with one line naming every missing flag, then all of rnic's flags.
      */
     public static void check()
     {
@@ -70,8 +74,8 @@ public final class JvmFlags
         final String missing = missing();
         if (!missing.isEmpty())
         {
-            throw new IllegalStateException("rnic needs the JVM flags: " + missing +
-                " (the parent pom's rnic.jvm.flags lists them all)");
+            throw new RnicException("rnic needs the JVM flags: " + missing + "; start java with all of rnic's: " +
+                ALL);
         }
         if (!Icrc.isVectorApiPresent())
         {

@@ -1,5 +1,6 @@
 package io.rnic.device;
 
+import io.rnic.RnicException;
 import io.rnic.icrc.Icrc;
 import io.rnic.sim.VirtualClock;
 import io.rnic.testing.TestVectors;
@@ -27,7 +28,7 @@ public final class JvmFlagsMain
         {
             new RnicDevice(new LocalPort(0x02_00_00_00_00_01L), new VirtualClock(0), 1);
         }
-        catch (final IllegalStateException ex)
+        catch (final RnicException ex)
         {
             System.out.println(ex.getMessage());
             return;

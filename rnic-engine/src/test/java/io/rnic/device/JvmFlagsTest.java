@@ -41,7 +41,7 @@ class JvmFlagsTest
 
         assertEquals(0, result.exit(), result.toString());
         assertEquals("rnic needs the JVM flags: " + JvmFlags.OPEN_MISC +
-            " (the parent pom's rnic.jvm.flags lists them all)\n", result.stdout(), result.toString());
+            "; start java with all of rnic's: " + JvmFlags.ALL + "\n", result.stdout(), result.toString());
         assertFalse(result.stderr().contains("Error"), result.toString());
     }
 
@@ -53,7 +53,7 @@ class JvmFlagsTest
 
         assertEquals(0, result.exit(), result.toString());
         assertEquals("rnic needs the JVM flags: " + JvmFlags.OPEN_MISC + " " + JvmFlags.OPEN_NIO + " " +
-            JvmFlags.NATIVE_ACCESS + " (the parent pom's rnic.jvm.flags lists them all)\n", result.stdout(),
+            JvmFlags.NATIVE_ACCESS + "; start java with all of rnic's: " + JvmFlags.ALL + "\n", result.stdout(),
             result.toString());
     }
 
