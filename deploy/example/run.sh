@@ -24,7 +24,9 @@ if [[ ! -f $options ]]; then
   exit 2
 fi
 
-mvn -B -q -f "$here/pom.xml" "${maven_args[@]}" package dependency:build-classpath \
+# offline, as the README promises an embedder: everything `package` needs was installed by rnic's own build
+mvn -B -q -o -f "$here/pom.xml" "${maven_args[@]}" package
+mvn -B -q -f "$here/pom.xml" "${maven_args[@]}" dependency:build-classpath \
   -Dmdep.outputFile="$here/target/classpath" -Dmdep.includeScope=runtime
 exec "$JAVA_HOME/bin/java" @"$options" -cp "$here/target/rnic-example-0.1.0-SNAPSHOT.jar:$(<"$here/target/classpath")" \
   io.rnic.example.WriteReadExample "$@"
