@@ -157,8 +157,9 @@ class ToolsInMemoryTest
         // payload under 2 x 0.5 Gb/s of frames (1 KB MTU here: headers and ICRC are 7 % of a frame). How far
         // under depends on the machine: the bucket holds 8 KB (131 us at 0.5 Gb/s), and an engine thread that
         // yields (--idle yield) and is descheduled for longer loses that credit (0.764 and 0.414 Gb/s measured
-        // on 2 shared cores)
-        assertTrue(gbps <= 1.0 && gbps > 0.2, "paced write bandwidth " + gbps + " Gb/s");
+        // on 2 shared cores; 0.048 on a machine loaded by other builds): the bound that says the shaper paces is
+        // the upper one
+        assertTrue(gbps <= 1.0 && gbps > 0, "paced write bandwidth " + gbps + " Gb/s");
         System.out.println("write-bw with --cc dcqcn at 0.5 Gb/s per QP, 2 QPs: " + gbps + " Gb/s");
     }
 
@@ -446,7 +447,10 @@ class ToolsInMemoryTest
             final String[] last = lines[1 + 23].trim().split("\\s+");
             final double averageMBps = Double.parseDouble(last[3]);
             assertTrue(averageMBps > 0, lines[1 + 23]);
-            assertEquals(Double.parseDouble(last[4]) * 1e6 * 8, averageMBps, averageMBps * 0.05, lines[1 + 23]);
+            // within 5%, or within the rounding of the rate's sixth decimal (±0.5 msg/s at 8 MiB: 4 MB/s) where a
+            // loaded machine makes the rate small
+            assertEquals(Double.parseDouble(last[4]) * 1e6 * 8, averageMBps, Math.max(averageMBps * 0.05, 4.0),
+                lines[1 + 23]);
         }
     }
 

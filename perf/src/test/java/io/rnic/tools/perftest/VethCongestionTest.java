@@ -89,7 +89,10 @@ class VethCongestionTest
         // thousands of drops measured); with DCQCN a few at most (0-4 measured, BENCHMARKS.md)
         assertTrue(dropsWith * 100 < 38_400, "DCQCN kept the hop's drops under 1%: " + summary);
         assertTrue(dropsWithout > 10 * (dropsWith + 10), "without DCQCN the queue overflows: " + summary);
-        assertTrue(bandwidth > 0.45 * BOTTLENECK_MBPS, "the rate stayed near the bottleneck (0.68-0.70 measured): " + summary);
+        // DCQCN does not overreact: near the bottleneck (0.68-0.70 measured on a quiet machine), or, where the
+        // machine's load keeps the sender under it, near what the same sender reached without congestion control
+        assertTrue(bandwidth > 0.45 * Math.min(BOTTLENECK_MBPS, bandwidthWithout),
+            "the rate stayed near the bottleneck, or near the rate without DCQCN on a loaded machine: " + summary);
     }
 
     private static List<String> concat(final List<String> a, final List<String> b)
