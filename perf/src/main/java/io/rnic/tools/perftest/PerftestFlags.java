@@ -383,6 +383,7 @@ public final class PerftestFlags
         text.append("  --cnp-prio PRIO        the 802.1Q priority of its CNPs on a tagged port (0-7; default 6, " +
             "ConnectX's)\n");
         text.append("  -F, --CPU-freq         accepted (no cpufreq warning is printed)\n");
+        text.append("  -V, --version          rnic's version, as bin/rnic --version\n");
         if (operation != ToolKind.Operation.WRITE)
         {
             text.append("  -e, --events           wait for completion events (the CQ's notification) instead of " +

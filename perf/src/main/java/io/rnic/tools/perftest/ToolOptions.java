@@ -4,6 +4,7 @@ import io.rnic.cc.DcqcnParameters;
 import io.rnic.datapath.affinity.ThreadAffinity;
 import io.rnic.datapath.agent.IdleStrategies;
 import io.rnic.tools.Arguments;
+import io.rnic.tools.Ports;
 import io.rnic.tools.QpLayout;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
@@ -262,7 +263,8 @@ public final class ToolOptions
             }
             switch (option)
             {
-                case "-d", "--iface", "--ib-dev" -> options.iface = value;
+                case "-d", "--iface", "--ib-dev" -> options.iface = Ports.interfaceOf(value);
+                case "-i", "--ib-port" -> Ports.ibPort(option, value);
                 case "-s", "--size" -> options.size = (int)bytes(option, value, 1, 1L << 30);
                 case "-n", "--iters" -> options.iterations = number(option, value, 1, 1L << 40);
                 case "--warmup" -> options.warmup = number(option, value, 0, 1L << 32);
@@ -691,6 +693,9 @@ public final class ToolOptions
         "  --port-mtu BYTES        DPDK: the device's Ethernet MTU (default 4200, so path MTU 4096, where the",
         "                          device carries it: a memif needs bsize=8192 in its --vdev, at both ends;",
         "                          else the device's own)",
+        "  -d, --ib-dev DEVICE     the interface (eth0) or the device on it by devinfo's hca_id (rnic_eth0), as",
+        "                          perftest's -d names a device (default: the first interface up)",
+        "  -i, --ib-port 1         the device's port, as perftest's -i: it has one, 1",
         "  -h, --help              this help",
         "  Long forms: -d --iface --ib-dev, -s --size, -n --iters, -m --mtu, -x -g --gid-index --gid-idx,",
         "  -q --qp, -t --tx-depth, -r --rx-depth, -A --atomic_type --atomic-type, -u --qp-timeout, -R --rdma-cm;",

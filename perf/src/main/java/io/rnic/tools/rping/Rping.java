@@ -74,8 +74,8 @@ public final class Rping
         "                 traffic class, and both QPs' packets its upper six bits as their DSCP",
         "  --vlan ID      tag every frame with 802.1Q VLAN ID (PCP 0: the CM addresses the QP with SL 0); an",
         "                 --iface that is a kernel VLAN device (veth0.10) is tagged on its parent without it",
-        "  --iface IFACE  the interface (default: the one of the default route). It was -d, which is rping's",
-        "                 debug flag: use --iface (or --ib-dev)",
+        "  --iface IFACE  the interface (default: the one of the default route), or its device's name rnic_IFACE",
+        "                 (devinfo's hca_id). It was -d, which is rping's debug flag: use --iface (or --ib-dev)",
         "  --driver DIR   as a client of the rnic driver serving DIR, through its RDMA CM (--iface, --port and",
         "                 --pcap are the driver's business then)");
     public static final int PORT_DEFAULT = 7174;
@@ -166,7 +166,7 @@ public final class Rping
                 case "-S" -> size = (int)Arguments.number(args, ++i, arg, MIN_SIZE, 64 * 1024);
                 case "-t" -> typeOfService = (int)Arguments.number(args, ++i, arg, 0, 255);
                 case "--vlan" -> vlanId = (int)Arguments.number(args, ++i, arg, 0, LocalPort.MAX_VLAN_ID);
-                case "--iface", "--ib-dev" -> iface = Arguments.value(args, ++i, arg);
+                case "--iface", "--ib-dev" -> iface = Ports.interfaceOf(Arguments.value(args, ++i, arg));
                 case "--port" -> portKind = Arguments.value(args, ++i, arg);
                 case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
                 case "--idle" -> idle = Arguments.value(args, ++i, arg);
