@@ -45,6 +45,13 @@ public final class ToolOptions
         "  Without --driver, an interface a driver holds is refused (its lock names --driver).") +
         "\n" + ToolOptions.OUTPUT_DETAILS;
 
+    /**
+     * The largest {@code -s}: a QP's send and receive buffers share one memory region, so a message is at most half
+     * of what a region holds; and at most perftest's own limit, UINT_MAX / 2.
+     */
+    public static final int MAX_SIZE_BYTES =
+        (int)Math.min(Integer.MAX_VALUE, QpLayout.largestMessage(MemoryRegionTable.MAX_REGION_BYTES));
+
     public final ToolKind kind;
     public String iface;
     public String portKind = "afpacket";
@@ -265,7 +272,7 @@ public final class ToolOptions
             {
                 case "-d", "--iface", "--ib-dev" -> options.iface = Ports.interfaceOf(value);
                 case "-i", "--ib-port" -> Ports.ibPort(option, value);
-                case "-s", "--size" -> options.size = (int)bytes(option, value, 1, 1L << 30);
+                case "-s", "--size" -> options.size = (int)Arguments.bytes(option, value, 1, MAX_SIZE_BYTES);
                 case "-n", "--iters" -> options.iterations = number(option, value, 1, 1L << 40);
                 case "--warmup" -> options.warmup = number(option, value, 0, 1L << 32);
                 case "-m", "--mtu" -> options.mtu = mtu(value);
@@ -644,28 +651,6 @@ public final class ToolOptions
         return parameters;
     }
 
-    static long bytes(final String option, final String value, final long min, final long max)
-    {
-        long multiplier = 1;
-        String digits = value;
-        if (value.endsWith("K") || value.endsWith("k"))
-        {
-            multiplier = 1024;
-            digits = value.substring(0, value.length() - 1);
-        }
-        else if (value.endsWith("M") || value.endsWith("m"))
-        {
-            multiplier = 1024 * 1024;
-            digits = value.substring(0, value.length() - 1);
-        }
-        final long n = number(option, digits, 0, max) * multiplier;
-        if (n < min || n > max)
-        {
-            throw new UsageException(option + " " + value + " out of range " + min + ".." + max + " bytes");
-        }
-        return n;
-    }
-
     private static int mtu(final String value)
     {
         final long n = number("-m", value, 256, 4096);
@@ -693,6 +678,8 @@ public final class ToolOptions
         "  --port-mtu BYTES        DPDK: the device's Ethernet MTU (default 4200, so path MTU 4096, where the",
         "                          device carries it: a memif needs bsize=8192 in its --vdev, at both ends;",
         "                          else the device's own)",
+        "  -s, --size SIZE         the message size: " + Arguments.SIZE_FORMS + ";",
+        "                          1.." + MAX_SIZE_BYTES + " bytes (a QP's two buffers share one region)",
         "  -d, --ib-dev DEVICE     the interface (eth0) or the device on it by devinfo's hca_id (rnic_eth0), as",
         "                          perftest's -d names a device (default: the first interface up)",
         "  -i, --ib-port 1         the device's port, as perftest's -i: it has one, 1",
