@@ -5,9 +5,6 @@ import io.rnic.tools.UsageException;
 import io.rnic.tools.perftest.ToolOptions;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -32,11 +29,8 @@ class DeviceFlagsTest
 
     private static Result run(final String... args)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final int status = RnicCli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        final List<String> result = CliRunner.run(args);
+        return new Result(Integer.parseInt(result.get(0)), result.get(1), result.get(2));
     }
 
     @Test
