@@ -328,7 +328,7 @@ public final class DpdkPingPong implements AutoCloseable
             {
                 case "-d" -> deviceName = value;
                 case "--eal" -> eal = List.of(value.trim().split("\\s+"));
-                case "-l" -> frameBytes = (int)Arguments.number(option, value, FRAME_BYTES_MIN, FRAME_BYTES_MAX);
+                case "-l" -> frameBytes = (int)Arguments.bytes(option, value, FRAME_BYTES_MIN, FRAME_BYTES_MAX);
                 case "-n" -> iterations = Arguments.number(option, value, 1, 1L << 40);
                 case "--warmup" -> warmup = Arguments.number(option, value, 0, 1L << 40);
                 case "--cpu" -> cpu = (int)Arguments.number(option, value, 0, 1023);

@@ -2,6 +2,7 @@ package io.rnic.cli;
 
 import io.rnic.cnc.CncException;
 import io.rnic.cnc.CncFile;
+import io.rnic.tools.Ports;
 import io.rnic.tools.UsageException;
 
 import java.io.IOException;
@@ -21,21 +22,21 @@ final class CncDirectory
     static final String PREFIX = "rnic-";
     /** The options of every command that reads a driver, for its help. */
     static final String OPTIONS_HELP = String.join("\n",
-        "  -d IFACE       the driver of IFACE (its directory /dev/shm/rnic-IFACE)",
+        "  -d IFACE       the driver of IFACE (its directory /dev/shm/rnic-IFACE); also its device's name, rnic_IFACE",
         "  --dir DIR      the driver's directory (default: the only /dev/shm/rnic-* holding a cnc.dat)");
 
     private CncDirectory()
     {
     }
 
-    /** The default directory of a driver on {@code iface}, as the driver chooses it. */
+    /** The default directory of a driver on {@code iface} (or its device, rnic_IFACE), as the driver chooses it. */
     static Path ofInterface(final String iface)
     {
         if (iface.isEmpty() || iface.contains("/"))
         {
             throw new UsageException("-d takes an interface name, not '" + iface + "'");
         }
-        return SHM.resolve(PREFIX + iface);
+        return SHM.resolve(PREFIX + Ports.interfaceOf(iface));
     }
 
     /** The only {@code /dev/shm/rnic-*} directory holding a CnC file; a one-line error when none or several do. */

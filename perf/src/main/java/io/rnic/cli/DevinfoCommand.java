@@ -4,6 +4,7 @@ import io.rnic.cnc.CncException;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.DeviceInfo;
 import io.rnic.tools.Arguments;
+import io.rnic.tools.Ports;
 import io.rnic.tools.UsageException;
 
 import java.io.PrintStream;
@@ -19,9 +20,10 @@ import java.util.Set;
  */
 final class DevinfoCommand
 {
-    static final String SYNOPSIS = "devinfo [-d IFACE | --dir DIR] [-v]";
+    static final String SYNOPSIS = "devinfo [-d IFACE | --dir DIR] [-i 1] [-v]";
     static final String DETAILS = String.join("\n",
         CncDirectory.OPTIONS_HELP,
+        "  -i, --ib-port 1  the port, as ibv_devinfo's -i: the device has one, 1",
         "  -v             also the limits (max_qp_wr, max_sge, ...), the netdev, MAC and the GID table. GID[i] is",
         "                 the index a tool on this port takes as -x i (-g i): rnic speaks RoCE v2 only, so it",
         "                 numbers one entry per address (0 the fe80:: EUI-64 GID, then IPv4, then the other IPv6)",
@@ -56,6 +58,7 @@ final class DevinfoCommand
             {
                 case "-d", "--iface" -> dir = CncDirectory.ofInterface(Arguments.value(args, ++i, args[i - 1]));
                 case "--dir" -> dir = Path.of(Arguments.value(args, ++i, "--dir"));
+                case "-i", "--ib-port" -> Ports.ibPort(args[i], Arguments.value(args, ++i, args[i - 1]));
                 case "-v", "--verbose" -> verbose = true;
                 default -> throw new UsageException("unknown argument " + args[i]);
             }

@@ -30,7 +30,8 @@ final class DriverCommand
         "[--ip ADDR]... [--dir DIR] [--client-timeout-ms N] [--cpu N] [--idle STRATEGY] [--vlan ID] " +
         "[--cnp-dscp DSCP] [--cnp-prio PRIO]";
     static final String DETAILS = String.join("\n",
-        "  -d IFACE                the interface (AF_PACKET) or DPDK device the driver serves",
+        "  -d IFACE                the interface (AF_PACKET) or DPDK device the driver serves; its device's name",
+        "                          (rnic_IFACE, devinfo's hca_id) names it too",
         "  --port KIND             afpacket (default) or dpdk",
         "  --eal \"ARGS\"            DPDK: EAL's arguments, as one string; EAL's start-up output shows only its",
         "                          warnings and errors (all of it with RNIC_DEBUG set), a failure is one line",
@@ -76,7 +77,7 @@ final class DriverCommand
             final String option = args[i];
             switch (option)
             {
-                case "-d", "--ib-dev" -> iface = Arguments.value(args, ++i, option);
+                case "-d", "--ib-dev" -> iface = Ports.interfaceOf(Arguments.value(args, ++i, option));
                 case "--port" -> portKind = Arguments.value(args, ++i, option);
                 case "--eal" -> eal = Arrays.asList(Arguments.value(args, ++i, option).trim().split("\\s+"));
                 case "--ip" -> addresses.add(ToolOptions.address(Arguments.value(args, ++i, option)));

@@ -164,7 +164,7 @@ public final class RnicCli
         {
             return help(out);
         }
-        if ("--version".equals(args[0]))
+        if ("--version".equals(args[0]) || "-V".equals(args[0]) || asksForVersion(args))
         {
             out.println("rnic " + version() + " (Java " + Runtime.version() + ")");
             return 0;
@@ -248,6 +248,27 @@ public final class RnicCli
         return false;
     }
 
+    /**
+     * perftest's {@code -V} ({@code --version}) among a perftest tool's arguments. Not the pingpongs' (rdma-core's
+     * have no -V) nor rping's, whose {@code -V} validates the data.
+     */
+    private static boolean asksForVersion(final String[] args)
+    {
+        final ToolKind kind = ToolKind.byCommand(args[0]);
+        if (kind == null || kind.isPingpong())
+        {
+            return false;
+        }
+        for (int i = 1; i < args.length; i++)
+        {
+            if ("-V".equals(args[i]) || "--version".equals(args[i]))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** rnic.jar's version (its manifest's, from the pom), or what runs when the classes are not in the jar. */
     static String version()
     {
@@ -279,7 +300,7 @@ public final class RnicCli
     {
         out.println("rnic: a software RoCEv2 RNIC for the JVM");
         out.println();
-        out.println("usage: bin/rnic COMMAND [ARGS]    (bin/rnic COMMAND --help, bin/rnic --version)");
+        out.println("usage: bin/rnic COMMAND [ARGS]    (bin/rnic COMMAND --help, bin/rnic --version or -V)");
         out.println();
         for (final Entry entry : COMMANDS.values())
         {

@@ -27,6 +27,8 @@ final class SimulateCommand
 
     /** What {@code rnic help simulate} adds to the synopsis: the QP's retry knobs, in ibverbs' encodings, and the mix. */
     static final String DETAILS = String.join(System.lineSeparator(),
+        "--max-size BYTES   the largest operation, 8..1073741824 bytes (default 1 MiB):",
+        "                   " + Arguments.SIZE_FORMS,
         "--ops-mix LIST     operations drawn (all by default): write, read, send, atomic (FETCH_ADD/COMPARE_SWAP),",
         "                   atomic_write and flush (IBTA 1.5 ATOMIC WRITE and FLUSH, global visibility)",
         "--retry-cnt 0..7   retry_cnt of every QP: retries in a row without progress (lost requests, ACKs or READ",
@@ -68,15 +70,7 @@ final class SimulateCommand
                 {
                     case "--ops" -> config.operations = positiveLong(option, value);
                     case "--qps" -> config.qps = (int)Arguments.number(option, value, 1, MAX_QPS);
-                    case "--max-size" ->
-                    {
-                        final long size = Long.parseLong(value);
-                        if (size < 8 || size > (1 << 30))
-                        {
-                            throw new UsageException("--max-size must be between 8 and 1073741824 bytes, not " + value);
-                        }
-                        config.maxSize = (int)size;
-                    }
+                    case "--max-size" -> config.maxSize = (int)Arguments.bytes(option, value, 8, 1 << 30);
                     case "--loss" -> conditions.loss(Double.parseDouble(value));
                     case "--reorder" -> conditions.reorder(Double.parseDouble(value));
                     case "--dup" -> conditions.duplicate(Double.parseDouble(value));

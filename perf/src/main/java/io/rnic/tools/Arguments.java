@@ -131,6 +131,43 @@ public final class Arguments
         return n;
     }
 
+    /** What every size-taking option says it takes, in its help and its errors. */
+    public static final String SIZE_FORMS = "N bytes, or NK, NM, NG: N x 2^10, 2^20, 2^30 (k, m, g too)";
+
+    /**
+     * A size in bytes, as every size-taking option reads it: a whole number, optionally followed by perftest's
+     * {@code K} or {@code M}, or {@code G} (2^10, 2^20, 2^30; lower case too), checked against {@code min..max} in
+     * bytes, whichever form it was given in.
+     */
+    public static long bytes(final String option, final String value, final long min, final long max)
+    {
+        final int last = value.length() - 1;
+        final int shift = last <= 0 ? 0 : switch (value.charAt(last))
+        {
+            case 'K', 'k' -> 10;
+            case 'M', 'm' -> 20;
+            case 'G', 'g' -> 30;
+            default -> 0;
+        };
+        final long n;
+        try
+        {
+            n = Long.parseLong(shift == 0 ? value : value.substring(0, last));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException(option + " takes a size (" + SIZE_FORMS + "), not '" + value + "'");
+        }
+        // beyond what a long holds in bytes: out of any range a size option has
+        final long bytes = n > Long.MAX_VALUE >> shift ? Long.MAX_VALUE : n << shift;
+        if (bytes < min || bytes > max)
+        {
+            throw new UsageException(option + " " + value + (shift == 0 || bytes == Long.MAX_VALUE ? "" :
+                " (" + bytes + " bytes)") + " out of range " + min + ".." + max + " bytes");
+        }
+        return bytes;
+    }
+
     /** The whole number in {@code min..max} that is the value of {@code option} at {@code args[i]}. */
     public static long number(final String[] args, final int i, final String option, final long min, final long max)
     {

@@ -4,6 +4,7 @@ import io.rnic.datapath.afpacket.AfPacketConfig;
 import io.rnic.datapath.afpacket.AfPacketPort;
 import io.rnic.datapath.dpdk.DpdkConfig;
 import io.rnic.datapath.dpdk.DpdkPort;
+import io.rnic.datapath.driver.DeviceDescription;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.port.PacketPort;
 import io.rnic.datapath.port.PortException;
@@ -31,6 +32,10 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Ports
 {
+    /** Where the kernel lists the interfaces of this network namespace. */
+    private static final Path SYS_CLASS_NET = Path.of("/sys/class/net");
+    /** The device's one port, as rxe's: perftest's and the pingpongs' {@code -i} (ibv_devinfo's {@code port:}). */
+    public static final int IB_PORT = 1;
     /** {@code IFF_UP} of {@code /sys/class/net/IFACE/flags}: the interface is administratively up. */
     private static final long IFF_UP = 0x1;
     private static final Map<String, PortFactory.OpenedPort> IN_MEMORY = new ConcurrentHashMap<>();
@@ -158,6 +163,44 @@ public final class Ports
             }
             throw ex;
         }
+    }
+
+    /**
+     * What {@code -d} names, as an interface: to perftest and rdma-core, {@code -d} names a device, and rnic's device
+     * on {@code eth0} is {@code rnic_eth0} ({@code hca_id} in devinfo). So {@code rnic_eth0} means {@code eth0},
+     * unless an interface of that very name exists; any other name is the interface (or DPDK port) itself.
+     */
+    public static String interfaceOf(final String deviceOrInterface)
+    {
+        return interfaceOf(deviceOrInterface, SYS_CLASS_NET);
+    }
+
+    /** {@link #interfaceOf(String)} with the interfaces listed in {@code sysClassNet}. */
+    static String interfaceOf(final String deviceOrInterface, final Path sysClassNet)
+    {
+        final String prefix = DeviceDescription.DEVICE_NAME_PREFIX;
+        if (deviceOrInterface.length() > prefix.length() && deviceOrInterface.startsWith(prefix) &&
+            !deviceOrInterface.contains("/") && !Files.exists(sysClassNet.resolve(deviceOrInterface)))
+        {
+            return deviceOrInterface.substring(prefix.length());
+        }
+        return deviceOrInterface;
+    }
+
+    /**
+     * perftest's and the pingpongs' {@code -i} ({@code --ib-port}): the device's port, which is 1, the only one.
+     *
+     * @throws UsageException for any other port, in one line.
+     */
+    public static int ibPort(final String option, final String value)
+    {
+        final long port = Arguments.number(option, value, 0, 255);
+        if (port != IB_PORT)
+        {
+            throw new UsageException(option + " " + value + ": the device has one port, " + IB_PORT +
+                " (as rxe's): give " + option + " " + IB_PORT + " or leave it out");
+        }
+        return IB_PORT;
     }
 
     /**

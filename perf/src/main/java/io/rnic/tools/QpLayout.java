@@ -50,6 +50,15 @@ public final class QpLayout
         return new QpLayout(messageBytes, (int)align(messageBytes, 64L), this);
     }
 
+    /**
+     * The largest message whose layout fits a region of {@code regionBytes}: a large message has one slot each way,
+     * the send area and the receive area, each aligned to 64 bytes, the two to a page.
+     */
+    public static long largestMessage(final long regionBytes)
+    {
+        return ((regionBytes & -4096L) / 2) & -64L;
+    }
+
     public long sendSlot(final long regionBase, final long slot)
     {
         return regionBase + slot * slotBytes;

@@ -133,10 +133,29 @@ class CommandLineErrorsTest
     @Test
     void shouldRefuseAMessageLargerThanARegionHolds()
     {
-        assertOneLine("rnic write-bw: -s 1073741824 with -q 1 needs a region of 2147483648 bytes; a memory region " +
-            "holds at most 2147483647 (max_mr_size)", "write-bw", "-s", "1024M");
         assertOneLine("rnic read-bw: -s 536870912 with -q 2 needs a region of 2147483648 bytes; a memory region " +
             "holds at most 2147483647 (max_mr_size)", "read-bw", "-s", "512M", "-q", "2");
+    }
+
+    /**
+     * -s states its range truly: every size inside it runs with -q 1, and a size beyond it, in any form, is refused
+     * naming it. A QP's two buffers share one region, so the range ends at half of what a region holds.
+     */
+    @Test
+    void shouldTakeEverySizeInsideTheStatedRangeAndNameTheRangeOfOneOutside()
+    {
+        final int max = ToolOptions.MAX_SIZE_BYTES;
+        for (final ToolKind kind : List.of(ToolKind.WRITE_BW, ToolKind.READ_LAT, ToolKind.SEND_BW, ToolKind.RC_PINGPONG))
+        {
+            assertEquals(max, ToolOptions.parse(kind, new String[]{ "-s", String.valueOf(max) }).size, kind.command());
+            assertEquals(512 << 20, ToolOptions.parse(kind, new String[]{ "-s", "512M" }).size, kind.command());
+        }
+        final String range = " out of range 1.." + max + " bytes";
+        assertOneLine("rnic write-bw: -s " + (max + 1) + range, "write-bw", "-s", String.valueOf(max + 1));
+        assertOneLine("rnic write-bw: -s 1024M (1073741824 bytes)" + range, "write-bw", "-s", "1024M");
+        assertOneLine("rnic write-bw: -s 2G (2147483648 bytes)" + range, "write-bw", "-s", "2G");
+        assertOneLine("rnic rc-pingpong: -s 2g (2147483648 bytes)" + range, "rc-pingpong", "-s", "2g");
+        assertTrue(run("help", "write-bw").out().contains("1.." + max + " bytes"), "the range in the help");
     }
 
     @Test

@@ -15,19 +15,31 @@ class ToolOutputHelpTest
     @Test
     void shouldShowTheFlagsInHelp()
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        assertEquals(0, RnicCli.run(new String[]{ "help", "write-lat" },
-            new PrintStream(out, true, StandardCharsets.UTF_8), System.err));
-        final String help = out.toString(StandardCharsets.UTF_8);
-        for (final String flag : new String[]{ "--report_gbits", "--out_json", "--out_json_file PATH", "-U",
-            "-D SECONDS", "--run_infinitely", "-a" })
+        final String latency = help("write-lat");
+        final String bandwidth = help("write-bw");
+        for (final String flag : new String[]{ "--report_gbits", "--out_json", "--out_json_file PATH", "-D SECONDS",
+            "-a" })
         {
-            assertTrue(help.contains("[" + flag + "]"), flag + " in the synopsis:\n" + help);
+            assertTrue(latency.contains("[" + flag + "]"), flag + " in the synopsis:\n" + latency);
+            assertTrue(bandwidth.contains("[" + flag + "]"), flag + " in the synopsis:\n" + bandwidth);
         }
+        // each where it applies, as perftest's: -U to latency, --run_infinitely to bandwidth
+        assertTrue(latency.contains("[-U]") && !bandwidth.contains("[-U]"), latency);
+        assertTrue(bandwidth.contains("[--run_infinitely]") && !latency.contains("[--run_infinitely]"), bandwidth);
         for (final String explained : new String[]{ "  --report_gbits ", "  --out_json ", "  --out_json_file PATH ",
-            "  -U, --report-unsorted ", "  -D, --duration SECONDS ", "  --run_infinitely ", "  -a, --all " })
+            "  -D, --duration SECONDS ", "  -a, --all " })
         {
-            assertTrue(help.contains(explained), explained + " explained:\n" + help);
+            assertTrue(latency.contains(explained), explained + " explained:\n" + latency);
         }
+        assertTrue(latency.contains("  -U, --report-unsorted "), latency);
+        assertTrue(bandwidth.contains("  --run_infinitely "), bandwidth);
+    }
+
+    private static String help(final String command)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertEquals(0, RnicCli.run(new String[]{ "help", command }, new PrintStream(out, true, StandardCharsets.UTF_8),
+            System.err));
+        return out.toString(StandardCharsets.UTF_8);
     }
 }

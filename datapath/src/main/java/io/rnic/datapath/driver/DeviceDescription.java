@@ -38,6 +38,8 @@ public final class DeviceDescription
     public static final int VENDOR_ID = 0xFF_FFFF;
     public static final String PORT_KIND_AFPACKET = "afpacket";
     public static final String PORT_KIND_DPDK = "dpdk";
+    /** What {@code hca_id} puts before the port's name: the device on eth0 is {@code rnic_eth0}. */
+    public static final String DEVICE_NAME_PREFIX = "rnic_";
     /** The version when the classes do not come from rnic.jar (a build tree, a test). */
     public static final String VERSION_UNKNOWN = "dev";
 
@@ -56,7 +58,7 @@ public final class DeviceDescription
         final List<Map.Entry<String, String>> entries = new ArrayList<>();
         final String guid = guid(InterfaceAddresses.eui64(port.mac()));
         final PathMtu activeMtu = PathMtu.forEthernetMtu(port.ethernetMtu());
-        add(entries, "hca_id", "rnic_" + portName);
+        add(entries, "hca_id", DEVICE_NAME_PREFIX + portName);
         add(entries, "transport", "InfiniBand (0)"); // what ibv_devinfo prints for every RoCE device
         add(entries, "fw_ver", version());
         add(entries, "node_guid", guid);

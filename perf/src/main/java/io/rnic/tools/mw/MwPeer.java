@@ -59,7 +59,7 @@ public final class MwPeer
         "[--pcap FILE] SERVER";
     public static final String DETAILS = String.join("\n",
         "  SERVER         where deploy/interop/mw_peer runs (its TCP exchange listens on PORT, 18516)",
-        "  -d IFACE       the interface (default: the one of the default route)",
+        "  -d IFACE       the interface (default: the one of the default route), or its device's name rnic_IFACE",
         "  --driver DIR   through the driver serving DIR (bin/rnic driver) instead of an engine of its own",
         "  -x GID_INDEX   our source GID (default 1: the interface's first IPv4 address)",
         "  --timeout-ms   how long each completion and the exchange may take (default 20000)");
@@ -105,7 +105,7 @@ public final class MwPeer
             final String arg = args[i];
             switch (arg)
             {
-                case "-d", "--iface" -> iface = Arguments.value(args, ++i, arg);
+                case "-d", "--iface" -> iface = Ports.interfaceOf(Arguments.value(args, ++i, arg));
                 case "-p" -> port = (int)Arguments.number(args, ++i, arg, 1, 0xFFFF);
                 case "-x" -> gidIndex = (int)Arguments.number(args, ++i, arg, 0, 15);
                 case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);

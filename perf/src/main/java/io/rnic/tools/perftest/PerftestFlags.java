@@ -346,12 +346,13 @@ public final class PerftestFlags
         {
             return String.join("\n",
                 "  rdma-core's flags:",
+                kind == ToolKind.SRQ_PINGPONG ? "  (no -c: ibv_srq_pingpong has none)" :
                 "  -c, --chk       check the data received (as --verify)",
                 "  -e, --events    wait for completion events (the CQ's notification) instead of polling each cycle",
                 "  -l, --sl SL     service level (0-7) in the address vector; no VLAN is written, so not on the wire",
                 "  -o, --odp       accepted: the engine's regions are always resident, as an ODP region once faulted",
                 "  -P, --prefetch  accepted with -o (nothing to prefetch)",
-                "  -t, --ts        refused: the engine does not timestamp completions",
+                "  (no -t, --ts: the engine does not timestamp completions)",
                 "  GIDs print as inet_ntop prints them (::ffff:10.91.0.1, fd91::1).");
         }
         final ToolKind.Operation operation = kind.operation();
@@ -398,9 +399,11 @@ public final class PerftestFlags
                 text.append("  --rate_limit R         software rate limiter (--rate_limit_type SW, the only one " +
                     "here)\n  --rate_units g|M|p     R in Gb/s (default), MB/sec or messages/s\n");
             }
-            text.append(operation == ToolKind.Operation.SEND ?
-                "  -b, --bidirectional    refused: not supported for SEND yet\n" :
-                "  -b, --bidirectional    both sides run the test; each prints its own figure and the sum\n");
+            if (operation != ToolKind.Operation.SEND)
+            {
+                // a SEND test's -b is refused: not supported yet
+                text.append("  -b, --bidirectional    both sides run the test; each prints its own figure and the sum\n");
+            }
         }
         return text.toString();
     }

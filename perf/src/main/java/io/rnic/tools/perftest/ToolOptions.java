@@ -4,6 +4,7 @@ import io.rnic.cc.DcqcnParameters;
 import io.rnic.datapath.affinity.ThreadAffinity;
 import io.rnic.datapath.agent.IdleStrategies;
 import io.rnic.tools.Arguments;
+import io.rnic.tools.Ports;
 import io.rnic.tools.QpLayout;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
@@ -28,21 +29,12 @@ import static io.rnic.tools.Arguments.number;
 public final class ToolOptions
 {
     public static final int DEFAULT_TCP_PORT = 18515;
-    /** What {@code rnic help TOOL} adds to the synopsis: running through a driver. */
-    public static final String DETAILS = String.join("\n",
-        "  -R, --rdma-cm  perftest's -R: no TCP; the exchange runs over a QP the RDMA CM connects to port -p, and",
-        "                 each test QP (-q N, as perftest's: give both sides the same) over a CM connection of its",
-        "                 own to that port. A refused connection says \"rejected: reason N (NAME)\" (IB_CM_REJ_*).",
-        "  --driver DIR   run as a client of the rnic driver serving DIR (bin/rnic driver -d IFACE, by default",
-        "                 /dev/shm/rnic-IFACE) instead of starting an engine on the port: QPs, memory and CQs are",
-        "                 the driver's, shared with its other clients; the test runs on one thread of the tool's",
-        "                 own (--idle, backoff by default; --cpu pins it) and the counters shown are the driver's.",
-        "                 The port is the driver's business: -d, --port, --eal, --ip, --engines, --qdisc-bypass,",
-        "                 --pcap, --cc, --cc-param, --vlan, --cnp-dscp and --cnp-prio are refused with it (give",
-        "                 the port's to bin/rnic driver). -R uses",
-        "                 the driver's RDMA CM: a server's -p port is this client's while it listens.",
-        "  Without --driver, an interface a driver holds is refused (its lock names --driver).") +
-        "\n" + ToolOptions.OUTPUT_DETAILS;
+    /**
+     * The largest {@code -s}: a QP's send and receive buffers share one memory region, so a message is at most half
+     * of what a region holds; and at most perftest's own limit, UINT_MAX / 2.
+     */
+    public static final int MAX_SIZE_BYTES =
+        (int)Math.min(Integer.MAX_VALUE, QpLayout.largestMessage(MemoryRegionTable.MAX_REGION_BYTES));
 
     public final ToolKind kind;
     public String iface;
@@ -128,22 +120,6 @@ public final class ToolOptions
     public boolean allSizes;
     /** perftest's largest size with -a (its MAX_SIZE): 8 MiB. */
     public static final int ALL_SIZES_MAX_BYTES = 8 << 20;
-    /** What {@code rnic help TOOL} says of the output and measurement options. */
-    static final String OUTPUT_DETAILS =
-        "  Results print in perftest's table (its header, columns and definitions), then rnic's percentiles.\n" +
-        "  --report_gbits          bandwidth in Gb/sec instead of MB/sec (2^20 bytes), as perftest's\n" +
-        "  --out_json              also write perftest's JSON report to perftest_out.json (working directory)\n" +
-        "  --out_json_file PATH    ... to PATH instead\n" +
-        "  -U, --report-unsorted   latency tools: print every sample (in order, then sorted), as perftest's -U\n" +
-        "  -D, --duration SECONDS  run for a time: perftest's warm-up, measurement and cool-down (a quarter each\n" +
-        "                          side, whole seconds); iterations count in the measurement only\n" +
-        "  --run_infinitely        bandwidth tools: a line every -D seconds (5) until SIGINT or SIGTERM\n" +
-        "  -a, --all               every size from 2 B to 8 MiB, one line each (write-bw, write-lat, read-bw,\n" +
-        "                          read-lat, send-bw, send-lat; not atomics, not -c UD)";
-    /** What the output and measurement options add to the synopsis. */
-    static final String OUTPUT_SYNOPSIS = " [--report_gbits] [--out_json] [--out_json_file PATH] [-U]" +
-        " [-D SECONDS] [--run_infinitely] [-a]";
-
     private ToolOptions(final ToolKind kind)
     {
         this.kind = kind;
@@ -178,19 +154,10 @@ public final class ToolOptions
         return server == null;
     }
 
+    /** The command and the options {@code kind} takes (see {@link ToolFlags}). */
     public static String synopsis(final ToolKind kind)
     {
-        final String gid = kind.isPingpong() ? "-g GID_INDEX" : "-x GID_INDEX";
-        return kind.command() + " [-d IFACE | --driver DIR] [-s SIZE] [-n ITERS] [-m MTU] [" + gid + "] [-p TCP_PORT] [-q QPS] [-R]" +
-            " [--warmup N] [-u QP_TIMEOUT]" + (kind.isLatency() ? "" : " [-t TX_DEPTH]") +
-            (kind.operation() == ToolKind.Operation.ATOMIC ? " [-A CMP_AND_SWAP|FETCH_AND_ADD]" : "") +
-            (kind == ToolKind.SRQ_PINGPONG ? " [-r RX_DEPTH]" :
-            (kind.operation() == ToolKind.Operation.SEND ? " [-r RX_DEPTH] [--imm]" : "") + " [--verify]") +
-            " [--pcap FILE] [--hlog FILE] [--cpu N] [--engines N] [--qdisc-bypass] [--idle " +
-            IdleStrategies.NAMES.replace(", ", "|") + "] [--timeout-ms MS] [--port afpacket|dpdk] [--eal \"EAL ARGS\"]" +
-            " [--port-mtu BYTES] [--ip ADDR/PREFIX]... [--oob HOST[:PORT]] [--cc dcqcn|none]" +
-            " [--cc-param NAME=VALUE]... [--vlan ID] [--cnp-dscp DSCP] [--cnp-prio PRIO]" +
-            OUTPUT_SYNOPSIS + " [SERVER_ADDRESS]";
+        return ToolFlags.synopsis(kind);
     }
 
     public static ToolOptions parse(final ToolKind kind, final String[] args)
@@ -262,8 +229,9 @@ public final class ToolOptions
             }
             switch (option)
             {
-                case "-d", "--iface", "--ib-dev" -> options.iface = value;
-                case "-s", "--size" -> options.size = (int)bytes(option, value, 1, 1L << 30);
+                case "-d", "--iface", "--ib-dev" -> options.iface = Ports.interfaceOf(value);
+                case "-i", "--ib-port" -> Ports.ibPort(option, value);
+                case "-s", "--size" -> options.size = (int)Arguments.bytes(option, value, 1, MAX_SIZE_BYTES);
                 case "-n", "--iters" -> options.iterations = number(option, value, 1, 1L << 40);
                 case "--warmup" -> options.warmup = number(option, value, 0, 1L << 32);
                 case "-m", "--mtu" -> options.mtu = mtu(value);
@@ -642,28 +610,6 @@ public final class ToolOptions
         return parameters;
     }
 
-    static long bytes(final String option, final String value, final long min, final long max)
-    {
-        long multiplier = 1;
-        String digits = value;
-        if (value.endsWith("K") || value.endsWith("k"))
-        {
-            multiplier = 1024;
-            digits = value.substring(0, value.length() - 1);
-        }
-        else if (value.endsWith("M") || value.endsWith("m"))
-        {
-            multiplier = 1024 * 1024;
-            digits = value.substring(0, value.length() - 1);
-        }
-        final long n = number(option, digits, 0, max) * multiplier;
-        if (n < min || n > max)
-        {
-            throw new UsageException(option + " " + value + " out of range " + min + ".." + max + " bytes");
-        }
-        return n;
-    }
-
     private static int mtu(final String value)
     {
         final long n = number("-m", value, 256, 4096);
@@ -674,28 +620,6 @@ public final class ToolOptions
         return (int)n;
     }
 
-    /** What {@code --help} and {@code rnic help TOOL} print after the synopsis: the flags beyond perftest's. */
-    public static final String ERROR_DETAILS = String.join("\n",
-        "  --timeout-ms MS         the test's time limit once connected (default 60000): a run that has not",
-        "                          finished by then fails with its counters",
-        "  --sge N                 each message over N scatter/gather entries, contiguous (default 1; up to 16)",
-        "  --accept-timeout-ms MS  a server gives up when no client has connected within MS; without it a server",
-        "                          waits for its client as long as it takes, as perftest's does",
-        "  --debug                 when a run fails, also each QP's transport state (PSNs, timers, queues)",
-        "  --oob HOST[:PORT]       where the TCP exchange runs: the client connects there, the server listens",
-        "                          there. A --port dpdk client needs it: the kernel owns none of the port's",
-        "                          addresses (--oob 127.0.0.1 when both ends run on this machine)",
-        "  --eal \"ARGS\"            DPDK: EAL's arguments (default --no-huge -m 512 --no-shconf --no-pci). EAL's",
-        "                          start-up output shows only its warnings and errors (all of it with",
-        "                          RNIC_DEBUG set); a failure is one line. No hugepages reserved: --no-huge -m 512",
-        "  --port-mtu BYTES        DPDK: the device's Ethernet MTU (default 4200, so path MTU 4096, where the",
-        "                          device carries it: a memif needs bsize=8192 in its --vdev, at both ends;",
-        "                          else the device's own)",
-        "  -h, --help              this help",
-        "  Long forms: -d --iface --ib-dev, -s --size, -n --iters, -m --mtu, -x -g --gid-index --gid-idx,",
-        "  -q --qp, -t --tx-depth, -r --rx-depth, -A --atomic_type --atomic-type, -u --qp-timeout, -R --rdma-cm;",
-        "  --port N is the TCP port (-p N), --port afpacket|dpdk the packet port.");
-
     /** {@code --accept-timeout-ms}: how long a server waits for its client; 0 (the default): as long as it takes. */
     public long acceptTimeoutMs;
     /** {@code --debug}: a failed run also prints each QP's transport state. */
@@ -704,7 +628,7 @@ public final class ToolOptions
     /** Everything {@code rnic help TOOL} prints after the synopsis and summary. */
     public static String help(final ToolKind kind)
     {
-        return DETAILS + "\n" + PerftestFlags.details(kind) + "\n" + ERROR_DETAILS;
+        return ToolFlags.help(kind);
     }
 
     /** The options' usage: the synopsis and the help, which name every option the tool takes. */

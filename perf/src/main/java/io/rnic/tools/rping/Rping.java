@@ -70,13 +70,16 @@ public final class Rping
         "                 next one served",
         "  -d             debug printfs: the connection's steps and, at the end, the CM's counters",
         "  -v / -V        print / validate the ping data",
+        "  -S SIZE        the ping's size, " + Rping.MIN_SIZE + ".." + Rping.MAX_SIZE + " bytes (default " +
+            Rping.SIZE_DEFAULT + "):",
+        "                 " + Arguments.SIZE_FORMS,
         "  -t TOS         the type of service of the connection (rdma_set_option RDMA_OPTION_ID_TOS; default 0),",
         "                 as ucmatose's -t (rdma-core 44's rping has none): the client's REQ carries it as the",
         "                 traffic class, and both QPs' packets its upper six bits as their DSCP",
         "  --vlan ID      tag every frame with 802.1Q VLAN ID (PCP 0: the CM addresses the QP with SL 0); an",
         "                 --iface that is a kernel VLAN device (veth0.10) is tagged on its parent without it",
-        "  --iface IFACE  the interface (default: the one of the default route). It was -d, which is rping's",
-        "                 debug flag: use --iface (or --ib-dev)",
+        "  --iface IFACE  the interface (default: the one of the default route), or its device's name rnic_IFACE",
+        "                 (devinfo's hca_id). It was -d, which is rping's debug flag: use --iface (or --ib-dev)",
         "  --driver DIR   as a client of the rnic driver serving DIR, through its RDMA CM (--iface, --port and",
         "                 --pcap are the driver's business then)");
     public static final int PORT_DEFAULT = 7174;
@@ -84,6 +87,7 @@ public final class Rping
     /** rping's RPING_MSG_FMT; its minimum size leaves room for it with INT_MAX and the NUL. */
     static final String MESSAGE_FORMAT = "rdma-ping-%d: ";
     static final int MIN_SIZE = 26;
+    static final int MAX_SIZE = 64 * 1024;
     static final int INFO_BYTES = 16;
 
     private static final long RECV_WR_ID = 1;
@@ -164,10 +168,10 @@ public final class Rping
                 case "-d" -> debug = true;
                 case "-p" -> port = (int)Arguments.number(args, ++i, arg, 1, 0xFFFF);
                 case "-C" -> count = Arguments.number(args, ++i, arg, 0, Integer.MAX_VALUE);
-                case "-S" -> size = (int)Arguments.number(args, ++i, arg, MIN_SIZE, 64 * 1024);
+                case "-S" -> size = (int)Arguments.bytes(arg, Arguments.value(args, ++i, arg), MIN_SIZE, MAX_SIZE);
                 case "-t" -> typeOfService = (int)Arguments.number(args, ++i, arg, 0, 255);
                 case "--vlan" -> vlanId = (int)Arguments.number(args, ++i, arg, 0, LocalPort.MAX_VLAN_ID);
-                case "--iface", "--ib-dev" -> iface = Arguments.value(args, ++i, arg);
+                case "--iface", "--ib-dev" -> iface = Ports.interfaceOf(Arguments.value(args, ++i, arg));
                 case "--port" -> portKind = Arguments.value(args, ++i, arg);
                 case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
                 case "--idle" -> idle = Arguments.value(args, ++i, arg);

@@ -170,11 +170,13 @@ class PerftestFlagsTest
         assertFalse(write.contains("-e, --events"), write);
         assertTrue(PerftestFlags.details(ToolKind.SEND_LAT).contains("-e, --events"));
         final String pingpong = PerftestFlags.details(ToolKind.RC_PINGPONG);
-        for (final String flag : new String[]{ "-c, --chk", "-e, --events", "-l, --sl", "-o, --odp", "-P, --prefetch",
-            "-t, --ts" })
+        for (final String flag : new String[]{ "-c, --chk", "-e, --events", "-l, --sl", "-o, --odp", "-P, --prefetch" })
         {
             assertTrue(pingpong.contains(flag), flag + " in\n" + pingpong);
         }
+        // refused, so not offered: the engine does not timestamp completions; a SEND test's -b is not supported
+        assertFalse(pingpong.contains("  -t, --ts"), pingpong);
+        assertFalse(PerftestFlags.details(ToolKind.SEND_BW).contains("-b, --bidirectional"));
     }
 
     private static ToolOptions parse(final ToolKind kind, final String... args)

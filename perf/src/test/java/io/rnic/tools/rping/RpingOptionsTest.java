@@ -17,7 +17,8 @@ class RpingOptionsTest
     void shouldWordABadNumberAsTheOtherToolsDo()
     {
         assertMessage("-p takes a whole number, not 'port'", "-c", "-a", "10.0.0.1", "-p", "port");
-        assertMessage("-S 25 out of range 26..65536", "-c", "-a", "10.0.0.1", "-S", "25");
+        assertMessage("-S 25 out of range 26..65536 bytes", "-c", "-a", "10.0.0.1", "-S", "25");
+        assertMessage("-S 65K (66560 bytes) out of range 26..65536 bytes", "-c", "-a", "10.0.0.1", "-S", "65K");
         assertMessage("-C needs a value", "-s", "-a", "10.0.0.1", "-C");
     }
 
