@@ -199,6 +199,7 @@ public final class DriverContext implements RnicContext
         {
             throw new VerbsException("no protection domain given");
         }
+        MemoryRegion.checkLength(segment.byteSize()); // as the embedded call, before the memory goes to the driver
         final SharedMemory memory = allocationOf(segment);
         final long token = connection.passFd(memory.fd(), ControlProtocol.REG_MR);
         final long[] answer = connection.call(ControlProtocol.REG_MR, pd.handle(), token, memory.lengthBytes(),

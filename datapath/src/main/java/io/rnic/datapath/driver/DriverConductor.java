@@ -708,8 +708,9 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final int access = (int)ControlProtocol.arg(buffer, offset, 6);
         final SharedMemory memory;
         final ProtectionDomain pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+        MemoryRegion.checkLength(length); // before the memory is mapped
         if (fileLength <= 0 || fileLength > MAX_MEMORY_FILE_BYTES || fileOffset < 0 || length <= 0 ||
-            length > Integer.MAX_VALUE || fileOffset > fileLength - length)
+            fileOffset > fileLength - length)
         {
             throw new IllegalArgumentException("region of " + length + " bytes at offset " + fileOffset +
                 " does not lie in a file of " + fileLength + " bytes");
