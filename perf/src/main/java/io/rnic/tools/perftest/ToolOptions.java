@@ -4,6 +4,7 @@ import io.rnic.cc.DcqcnParameters;
 import io.rnic.datapath.affinity.ThreadAffinity;
 import io.rnic.datapath.agent.IdleStrategies;
 import io.rnic.tools.Arguments;
+import io.rnic.tools.InterfaceState;
 import io.rnic.tools.QpLayout;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
@@ -41,7 +42,9 @@ public final class ToolOptions
         "                 --pcap, --cc, --cc-param, --vlan, --cnp-dscp and --cnp-prio are refused with it (give",
         "                 the port's to bin/rnic driver). -R uses",
         "                 the driver's RDMA CM: a server's -p port is this client's while it listens.",
-        "  Without --driver, an interface a driver holds is refused (its lock names --driver).") +
+        "  Without --driver, an interface a driver holds is refused (its lock names --driver).",
+        "  An interface up without a carrier (just brought up) is waited for " + InterfaceState.GRACE_MS_DEFAULT +
+        " ms, then refused", "  (RNIC_JAVA_OPTS=-D" + InterfaceState.GRACE_MS_PROP_NAME + "=MS for another grace).") +
         "\n" + ToolOptions.OUTPUT_DETAILS;
 
     public final ToolKind kind;
