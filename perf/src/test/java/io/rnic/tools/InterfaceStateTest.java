@@ -35,13 +35,9 @@ class InterfaceStateTest
     @Test
     void shouldRefuseAnInterfaceThatIsDownOrHasNoCarrier() throws Exception
     {
-        assumeTrue(NetnsTopology.available(), "needs root and ip(8)");
-        final String name = "rnicst" + ThreadLocalRandom.current().nextInt(1 << 16);
-        final String a = name + "a";
-        final String b = name + "b";
-        assumeTrue(ip("link", "add", a, "type", "veth", "peer", "name", b), "cannot make a veth pair");
-        try
+        try (Veth veth = Veth.create())
         {
+            final String a = veth.a;
             // servers on a free TCP port: the refusal comes before any listening, and nothing is sent anywhere
             final String port = String.valueOf(freeTcpPort());
             final List<String> down = CliRunner.run("write-bw", "-d", a, "-p", port);
@@ -74,10 +70,6 @@ class InterfaceStateTest
                 noCarrier.get(2).lines().findFirst().orElseThrow());
             assertEquals("", noCarrier.get(1));
         }
-        finally
-        {
-            ip("link", "del", a);
-        }
     }
 
     /**
@@ -87,12 +79,9 @@ class InterfaceStateTest
     @Test
     void shouldWaitForACarrierThatComesAfterTheCheckBegan() throws Exception
     {
-        assumeTrue(NetnsTopology.available(), "needs root and ip(8)");
-        final String a = vethName() + "a";
-        final String b = a.substring(0, a.length() - 1) + "b";
-        assumeTrue(ip("link", "add", a, "type", "veth", "peer", "name", b), "cannot make a veth pair");
-        try
+        try (Veth veth = Veth.create())
         {
+            final String a = veth.a;
             assertTrue(ip("link", "set", a, "up"));
             final CountDownLatch waiting = new CountDownLatch(1);
             final CountDownLatch carrierUp = new CountDownLatch(1);
@@ -114,7 +103,7 @@ class InterfaceStateTest
                 assertTrue(!check.isDone(), () -> "the check did not wait for the carrier: " + check.handle(
                     (ok, ex) -> ex == null ? "it returned" : ex.getCause().getMessage()).join());
             }
-            assertTrue(ip("link", "set", b, "up"));
+            assertTrue(ip("link", "set", veth.b, "up"));
             while (!operstate(a).equals("up"))
             {
                 LockSupport.parkNanos(1_000_000); // the kernel's link watch, a few milliseconds
@@ -123,22 +112,15 @@ class InterfaceStateTest
             check.get(30, TimeUnit.SECONDS); // no refusal
             assertTrue(pauses.get() >= 1);
         }
-        finally
-        {
-            ip("link", "del", a);
-        }
     }
 
     /** The carrier never comes: refused after the grace (a virtual clock's, so the test does not wait for it). */
     @Test
     void shouldRefuseAfterTheGraceWhenTheCarrierNeverComes() throws Exception
     {
-        assumeTrue(NetnsTopology.available(), "needs root and ip(8)");
-        final String a = vethName() + "a";
-        final String b = a.substring(0, a.length() - 1) + "b";
-        assumeTrue(ip("link", "add", a, "type", "veth", "peer", "name", b), "cannot make a veth pair");
-        try
+        try (Veth veth = Veth.create())
         {
+            final String a = veth.a;
             assertTrue(ip("link", "set", a, "up"));
             final VirtualClock clock = new VirtualClock(0);
             final InterfaceState state = new InterfaceState(SYS_CLASS_NET,
@@ -151,16 +133,27 @@ class InterfaceStateTest
             assertTrue(clock.nanoTime() >= TimeUnit.MILLISECONDS.toNanos(InterfaceState.GRACE_MS_DEFAULT),
                 "refused before the grace: at " + clock.nanoTime() + " ns");
         }
-        finally
+    }
+
+    /** A veth pair made for one test, both ends down, uniquely named; deleted on close, even when the test fails. */
+    private record Veth(String a, String b) implements AutoCloseable
+    {
+        static Veth create() throws IOException, InterruptedException
+        {
+            assumeTrue(NetnsTopology.available(), "needs root and ip(8)");
+            // this helper's prefix, then 6 hex digits: within the 15 characters of an interface name
+            final String name = "tdc" +
+                Integer.toHexString(0x10_0000 + ThreadLocalRandom.current().nextInt(0xF0_0000));
+            final Veth veth = new Veth(name + "a", name + "b");
+            assumeTrue(ip("link", "add", veth.a, "type", "veth", "peer", "name", veth.b), "cannot make a veth pair");
+            return veth;
+        }
+
+        @Override
+        public void close() throws IOException, InterruptedException
         {
             ip("link", "del", a);
         }
-    }
-
-    /** Unique, with this helper's prefix: td, then 6 hex digits (the interface names stay within 15 characters). */
-    private static String vethName()
-    {
-        return "tdc" + Integer.toHexString(0x10_0000 + ThreadLocalRandom.current().nextInt(0xF0_0000)); // 6 digits
     }
 
     private static String operstate(final String iface) throws IOException
