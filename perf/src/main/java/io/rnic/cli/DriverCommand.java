@@ -5,6 +5,7 @@ import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.EndpointOptions;
 import io.rnic.datapath.port.PortException;
 import io.rnic.tools.Arguments;
+import io.rnic.tools.InterfaceState;
 import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
 import io.rnic.tools.UsageException;
@@ -31,7 +32,9 @@ final class DriverCommand
         "[--cnp-dscp DSCP] [--cnp-prio PRIO]";
     static final String DETAILS = String.join("\n",
         "  -d IFACE                the interface (AF_PACKET) or DPDK device the driver serves; its device's name",
-        "                          (rnic_IFACE, devinfo's hca_id) names it too",
+        "                          (rnic_IFACE, devinfo's hca_id) names it too; one up without a carrier (just",
+        "                          brought up) gets " + InterfaceState.GRACE_MS_DEFAULT + " ms for it " +
+        "(RNIC_JAVA_OPTS=-D" + InterfaceState.GRACE_MS_PROP_NAME + "=MS)",
         "  --port KIND             afpacket (default) or dpdk",
         "  --eal \"ARGS\"            DPDK: EAL's arguments, as one string; EAL's start-up output shows only its",
         "                          warnings and errors (all of it with RNIC_DEBUG set), a failure is one line",

@@ -13,7 +13,6 @@ import io.rnic.dpdkbindings.Eal;
 import io.rnic.tools.UsageException;
 import io.rnic.transport.LocalPort;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -36,8 +35,6 @@ public final class Ports
     private static final Path SYS_CLASS_NET = Path.of("/sys/class/net");
     /** The device's one port, as rxe's: perftest's and the pingpongs' {@code -i} (ibv_devinfo's {@code port:}). */
     public static final int IB_PORT = 1;
-    /** {@code IFF_UP} of {@code /sys/class/net/IFACE/flags}: the interface is administratively up. */
-    private static final long IFF_UP = 0x1;
     private static final Map<String, PortFactory.OpenedPort> IN_MEMORY = new ConcurrentHashMap<>();
 
     private Ports()
@@ -204,41 +201,14 @@ public final class Ports
     }
 
     /**
-     * perftest refuses a port that is not ACTIVE, and rxe's port is ACTIVE only while its interface is up and has a
-     * carrier: the same here, before anything opens, instead of a run whose frames go nowhere. An interface that
-     * does not exist is left to the port, which names it.
+     * perftest refuses a port that is not ACTIVE: the same here, before anything opens, instead of a run whose frames
+     * go nowhere; the carrier of an interface just brought up is waited for a short grace ({@link InterfaceState}).
      *
      * @throws IllegalArgumentException naming the interface, its state and what to do.
      */
     static void checkActive(final String iface)
     {
-        // sysfs, not NetworkInterface: the JDK does not list an interface that is down and has no address
-        final Path dir = Path.of("/sys/class/net", iface);
-        final String flags;
-        final String state;
-        try
-        {
-            if (!Files.isDirectory(dir))
-            {
-                return;
-            }
-            flags = Files.readString(dir.resolve("flags")).trim();
-            state = Files.readString(dir.resolve("operstate")).trim();
-        }
-        catch (final IOException ex)
-        {
-            return; // sysfs unreadable: the port finds out what it can
-        }
-        if ((Long.decode(flags) & IFF_UP) == 0)
-        {
-            throw new IllegalArgumentException("interface " + iface + " is down: bring it up (ip link set " + iface +
-                " up) or name another with -d");
-        }
-        if (state.equals("down") || state.equals("lowerlayerdown") || state.equals("notpresent"))
-        {
-            throw new IllegalArgumentException("interface " + iface + " is up but its link is " + state +
-                " (no carrier: a cable, or a veth whose peer is down): the port is not active");
-        }
+        InterfaceState.system().checkActive(iface);
     }
 
     /** The first interface that is up, not loopback, with a MAC: where the tools run without -d. */

@@ -174,6 +174,16 @@ final class DriverConnection implements AutoCloseable
      */
     synchronized long[] call(final int type, final long... args)
     {
+        return callWaiting(0, type, args);
+    }
+
+    /**
+     * As {@link #call}, for a command the driver answers only after waiting up to {@code driverWaitNs} on this
+     * client's behalf (for a neighbour): the answer is awaited that much longer, so that a slow peer is never taken
+     * for a dead driver.
+     */
+    synchronized long[] callWaiting(final long driverWaitNs, final int type, final long... args)
+    {
         checkAlive();
         final long correlationId = nextCorrelationId++;
         ControlProtocol.putHeader(command, 0, clientId, correlationId);
@@ -188,6 +198,7 @@ final class DriverConnection implements AutoCloseable
         }
         awaitedCorrelationId = correlationId;
         answered = false;
+        final long answerDeadlineNs = System.nanoTime() + driverTimeoutNs + driverWaitNs;
         while (true)
         {
             try
@@ -202,7 +213,7 @@ final class DriverConnection implements AutoCloseable
             {
                 break;
             }
-            waitOrFail(deadlineNs, type);
+            waitOrFail(answerDeadlineNs, type);
         }
         if (errorMessage != null)
         {

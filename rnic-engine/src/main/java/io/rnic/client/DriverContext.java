@@ -36,6 +36,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The verbs of a port served by an {@code rnic driver} in another process: this process attaches to the driver's
@@ -198,6 +199,7 @@ public final class DriverContext implements RnicContext
         {
             throw new VerbsException("no protection domain given");
         }
+        MemoryRegion.checkLength(segment.byteSize()); // as the embedded call, before the memory goes to the driver
         final SharedMemory memory = allocationOf(segment);
         final long token = connection.passFd(memory.fd(), ControlProtocol.REG_MR);
         final long[] answer = connection.call(ControlProtocol.REG_MR, pd.handle(), token, memory.lengthBytes(),
@@ -466,13 +468,22 @@ public final class DriverContext implements RnicContext
         return port;
     }
 
+    /**
+     * The driver resolves, waiting up to {@code timeout} (at most {@link ControlProtocol#MAX_RESOLVE_MS}); this waits
+     * that long plus the driver's client timeout for its answer.
+     *
+     * @throws VerbsException {@code EHOSTUNREACH} naming the address when no neighbour answered: the peer's error,
+     *                        after which the context goes on working.
+     */
     public long resolveMac(final InetAddress address, final int sgidIndex, final Duration timeout)
     {
         final byte[] bytes = address.getAddress();
         final boolean ipv4 = address instanceof Inet4Address;
         final long high = ipv4 ? 0 : ByteBuffer.wrap(bytes).getLong(0);
         final long low = ipv4 ? ByteBuffer.wrap(bytes).getInt(0) & 0xFFFF_FFFFL : ByteBuffer.wrap(bytes).getLong(8);
-        return connection.call(ControlProtocol.RESOLVE_MAC, sgidIndex, timeout.toMillis(), ipv4 ? 1 : 0, high, low)[0];
+        final long timeoutMs = Math.clamp(timeout.toMillis(), 0, ControlProtocol.MAX_RESOLVE_MS);
+        return connection.callWaiting(TimeUnit.MILLISECONDS.toNanos(timeoutMs), ControlProtocol.RESOLVE_MAC,
+            sgidIndex, timeoutMs, ipv4 ? 1 : 0, high, low)[0];
     }
 
     /**

@@ -58,8 +58,13 @@ public final class ControlProtocol
     public static final int MODIFY_QP = 11;
     /** args: QP handle. */
     public static final int DESTROY_QP = 12;
-    /** args: source GID index, timeout ms, 1 for IPv4, then the address's high and low 64 bits → MAC. */
+    /**
+     * args: source GID index, timeout ms, 1 for IPv4, then the address's high and low 64 bits → MAC. The driver waits
+     * for the ARP / neighbour answer up to the timeout, at most {@link #MAX_RESOLVE_MS}; none is {@code EHOSTUNREACH}.
+     */
     public static final int RESOLVE_MAC = 13;
+    /** The longest a driver waits for a neighbour on a client's behalf: the client waits this plus its timeout. */
+    public static final long MAX_RESOLVE_MS = 10_000;
     /**
      * args: port. The driver's RDMA CM accepts REQs to this RDMA_PS_TCP port for this client; another client's port is
      * refused (as {@code EADDRINUSE}).

@@ -50,6 +50,11 @@ final class Responder
         }
     }
 
+    void gsiSourceListener(final GsiSourceListener listener)
+    {
+        ud.sourceListener = listener;
+    }
+
     /** See {@link ResponsePacer#send}. Returns the packets sent. */
     int sendResponses(final QpContext qp, final long nowNs, final int budget)
     {

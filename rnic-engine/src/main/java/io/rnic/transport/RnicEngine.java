@@ -246,6 +246,12 @@ public final class RnicEngine
         tx.sink(sink);
     }
 
+    /** Who learns the source of QP1's datagrams ({@link GsiSourceListener}); before the engine thread starts. */
+    public void gsiSourceListener(final GsiSourceListener listener)
+    {
+        responder.gsiSourceListener(listener);
+    }
+
     /**
      * Declares the thread that runs {@link #doWork}; control calls from other threads then queue commands. The
      * thread declares null when it stops driving the engine (after its last duty cycle): commands queued meanwhile

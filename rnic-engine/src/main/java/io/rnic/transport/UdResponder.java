@@ -5,12 +5,15 @@ import io.rnic.verbs.WcOpcode;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.wire.DethFlyweight;
+import io.rnic.wire.EthernetFlyweight;
 import io.rnic.wire.ImmDtFlyweight;
 import io.rnic.wire.Ipv4Flyweight;
 import io.rnic.wire.Ipv6Flyweight;
 import io.rnic.wire.Opcode;
 import io.rnic.wire.RocePacket;
 import org.agrona.DirectBuffer;
+
+import java.nio.ByteOrder;
 
 /**
  * Receives the datagrams of UD QPs: no sequence and no message spanning packets, so nothing of RC's or UC's state
@@ -28,6 +31,9 @@ final class UdResponder
     private final TransportCounters counters;
     private final DethFlyweight deth = new DethFlyweight();
     private final ImmDtFlyweight immDt = new ImmDtFlyweight();
+    private final EthernetFlyweight ethernet = new EthernetFlyweight();
+    /** Told the source of QP1's datagrams; null when nobody learns from them. */
+    GsiSourceListener sourceListener;
 
     UdResponder(final LocalMemory memory, final Completions completions, final TransportCounters counters)
     {
@@ -75,6 +81,10 @@ final class UdResponder
             completions.completeRecv(qp, WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, deth.sourceQp(), 0, 0);
             return;
         }
+        if (qp.qpn == QpTable.GSI_QPN && sourceListener != null)
+        {
+            tellSource(packet, buffer, ipv6);
+        }
         int immediate = 0;
         if (Opcode.hasHeader(packet.opcode(), Opcode.IMMDT))
         {
@@ -83,5 +93,22 @@ final class UdResponder
         }
         completions.completeRecv(qp, WcStatus.SUCCESS, WcOpcode.RECV, GRH_BYTES + length, immediate,
             deth.sourceQp(), flags, ipv6 ? WorkCompletion.NETWORK_HDR_IPV6 : WorkCompletion.NETWORK_HDR_IPV4);
+    }
+
+    /** The datagram's IP source and Ethernet source MAC, as the kernel's completion carries them for its CM. */
+    private void tellSource(final RocePacket packet, final DirectBuffer buffer, final boolean ipv6)
+    {
+        final int ip = packet.ipOffset();
+        final long sourceMac = ethernet.wrapAt(buffer, packet.frameOffset()).sourceMac();
+        if (ipv6)
+        {
+            sourceListener.onGsiDatagram(buffer.getLong(ip + Ipv6Flyweight.SOURCE_OFFSET, ByteOrder.BIG_ENDIAN),
+                buffer.getLong(ip + Ipv6Flyweight.SOURCE_OFFSET + 8, ByteOrder.BIG_ENDIAN), sourceMac);
+        }
+        else
+        {
+            sourceListener.onGsiDatagram(0, 0x0000_FFFF_0000_0000L |
+                (buffer.getInt(ip + Ipv4Flyweight.SOURCE_OFFSET, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL), sourceMac);
+        }
     }
 }

@@ -14,6 +14,8 @@ public final class Errno
     public static final int EINVAL = 22;
     /** The device does not support what was asked (an attribute it cannot change). */
     public static final int EOPNOTSUPP = 95;
+    /** No neighbour answered for the peer's address ({@code rdma_resolve_addr}, a socket's connect: no route). */
+    public static final int EHOSTUNREACH = 113;
 
     private Errno()
     {
@@ -28,6 +30,7 @@ public final class Errno
             case ENOMEM -> "ENOMEM";
             case EINVAL -> "EINVAL";
             case EOPNOTSUPP -> "EOPNOTSUPP";
+            case EHOSTUNREACH -> "EHOSTUNREACH";
             default -> "errno " + errno;
         };
     }

@@ -46,6 +46,20 @@ public final class MemoryRegion
     }
 
     /**
+     * Refuses a region longer than {@link MemoryRegionTable#MAX_REGION_BYTES} ({@code max_mr_size}) with EINVAL, as
+     * {@code ibv_reg_mr} refuses a length beyond the device's: the engine addresses a region's memory through an
+     * {@code int}-indexed buffer. The one check of both modes, made before any memory is passed or mapped.
+     */
+    public static void checkLength(final long lengthBytes)
+    {
+        if (lengthBytes > MemoryRegionTable.MAX_REGION_BYTES)
+        {
+            throw new VerbsException(Errno.EINVAL, "memory region of " + lengthBytes + " bytes: a region holds at " +
+                "most " + MemoryRegionTable.MAX_REGION_BYTES + " bytes (2 GiB - 1, max_mr_size)");
+        }
+    }
+
+    /**
      * A region registered by another party, as its owner sees it: a driver's client holds its memory and the keys the
      * driver gave it. Its {@link #buffer()} is the owner's memory; only the driver's copy is ever used by an engine.
      */

@@ -81,10 +81,7 @@ public final class MemoryRegionTable
             throw new VerbsException("invalid access flags " + AccessFlags.toString(access) +
                 ": REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE; FLUSH_PERSISTENT needs persistent memory");
         }
-        if (segment.byteSize() > MAX_REGION_BYTES)
-        {
-            throw new VerbsException("memory region of " + segment.byteSize() + " bytes: regions are limited to 2 GiB - 1");
-        }
+        MemoryRegion.checkLength(segment.byteSize());
         if (!segment.isNative())
         {
             throw new VerbsException("memory regions must be off-heap (native) segments: the RNIC addresses them by " +

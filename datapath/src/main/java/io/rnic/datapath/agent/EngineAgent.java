@@ -124,6 +124,10 @@ public final class EngineAgent implements Agent
                 engine.shards());
         }
         engine.sink(transmit);
+        if (neighbours != null)
+        {
+            engine.gsiSourceListener(neighbours::onGsiDatagram); // the requester of a REP we owe needs no ARP
+        }
     }
 
     /** The sink that sends through the port (and the capture): for neighbour requests and other control frames. */

@@ -16,6 +16,7 @@ import io.rnic.shm.ShmException;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.EngineSharedReceiveQueue;
+import io.rnic.verbs.Errno;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
@@ -66,7 +67,6 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
     private static final int COMMANDS_PER_CYCLE = 32;
     private static final int EVENTS_PER_CYCLE = 64;
     private static final long MAX_MEMORY_FILE_BYTES = 1L << 40;
-    private static final long MAX_RESOLVE_MS = 10_000;
     /** Memfds a connection may have sent and not yet named in a command: more is a client leaking the driver's fds. */
     static final int MAX_PENDING_FDS = 64;
 
@@ -708,8 +708,9 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final int access = (int)ControlProtocol.arg(buffer, offset, 6);
         final SharedMemory memory;
         final ProtectionDomain pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
+        MemoryRegion.checkLength(length); // before the memory is mapped
         if (fileLength <= 0 || fileLength > MAX_MEMORY_FILE_BYTES || fileOffset < 0 || length <= 0 ||
-            length > Integer.MAX_VALUE || fileOffset > fileLength - length)
+            fileOffset > fileLength - length)
         {
             throw new IllegalArgumentException("region of " + length + " bytes at offset " + fileOffset +
                 " does not lie in a file of " + fileLength + " bytes");
@@ -984,7 +985,8 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
     {
         expectArgs(ControlProtocol.RESOLVE_MAC, args, 5);
         final int sgidIndex = (int)ControlProtocol.arg(buffer, offset, 0);
-        final long timeoutMs = Math.min(MAX_RESOLVE_MS, Math.max(1, ControlProtocol.arg(buffer, offset, 1)));
+        final long timeoutMs =
+            Math.min(ControlProtocol.MAX_RESOLVE_MS, Math.max(1, ControlProtocol.arg(buffer, offset, 1)));
         final boolean ipv4 = ControlProtocol.arg(buffer, offset, 2) != 0;
         final long high = ControlProtocol.arg(buffer, offset, 3);
         final long low = ControlProtocol.arg(buffer, offset, 4);
@@ -1006,9 +1008,14 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
                 final long mac = endpoint.resolveMac(address, sgidIndex, Duration.ofMillis(timeoutMs));
                 lateResults.offer(new long[]{ clientId, correlationId, mac });
             }
+            catch (final IllegalStateException ex)
+            {
+                // nobody answered: the peer's error, as a socket's connect after ARP fails, not the client's mistake
+                lateErrors.offer(new Object[]{ clientId, correlationId, Errno.EHOSTUNREACH, ex.getMessage() });
+            }
             catch (final RuntimeException ex)
             {
-                lateErrors.offer(new Object[]{ clientId, correlationId, ex.getMessage() });
+                lateErrors.offer(new Object[]{ clientId, correlationId, 0, ex.getMessage() });
             }
         });
     }
@@ -1026,7 +1033,10 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         while ((lateError = lateErrors.poll()) != null)
         {
             counters.commandErrors.increment();
-            error((Long)lateError[0], (Long)lateError[1], ControlProtocol.ERROR_INVALID, "resolve_mac: " + lateError[2]);
+            final int errno = (Integer)lateError[2];
+            error((Long)lateError[0], (Long)lateError[1], errno != 0 ? ControlProtocol.ERROR_VERBS :
+                ControlProtocol.ERROR_INVALID, errno, (errno != 0 ? Errno.name(errno) + ": " : "") + "resolve_mac: " +
+                lateError[3]);
             work++;
         }
         return work;

@@ -270,7 +270,9 @@ public final class Endpoint implements AutoCloseable
 
     /**
      * The MAC of a peer: from the neighbour table, or by ARP / neighbour solicitation from the source GID at
-     * {@code sgidIndex}, asking again every 200 ms.
+     * {@code sgidIndex}, asking again every 200 ms. A zero timeout (the engine thread's CM, answering a peer that
+     * just spoke) takes a stale entry heard from the peer's datagram; a wait takes only what ARP / ND or the user
+     * confirmed, asking the wire to confirm a stale one, as Linux probes a stale neighbour before trusting it.
      *
      * @throws IllegalStateException naming the address when nobody answers within the timeout.
      */
@@ -283,6 +285,7 @@ public final class Endpoint implements AutoCloseable
                 (localPort.gidCount() - 1));
         }
         final long deadlineNs = System.nanoTime() + timeout.toNanos();
+        final boolean staleWillDo = timeout.isZero();
         long nextRequestNs = 0;
         while (true)
         {
@@ -294,7 +297,9 @@ public final class Endpoint implements AutoCloseable
                 final boolean sender = i == 0 && ask;
                 mac = each.engine().execute(() ->
                 {
-                    final long known = each.neighbours().table().lookup(gid[0], gid[1]);
+                    final NeighbourTable table = each.neighbours().table();
+                    final long known = staleWillDo ? table.lookup(gid[0], gid[1]) :
+                        table.lookupConfirmed(gid[0], gid[1]);
                     if (known == NeighbourTable.NO_MAC && sender)
                     {
                         each.neighbours().sendRequest(gid[0], gid[1], sgidIndex, each.transmitSink());

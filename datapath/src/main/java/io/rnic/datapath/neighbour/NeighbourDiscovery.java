@@ -45,8 +45,10 @@ public final class NeighbourDiscovery
     private static final int REPLIES_SENT = 1;
     private static final int LEARNED = 2;
     private static final int MALFORMED = 3;
+    private static final int HEARD = 4;
     private final CounterBlock counters = CounterBlock.standalone(CounterTypes.NEIGHBOUR, "neighbours: ",
-        new String[]{ "requests sent", "replies sent", "neighbours learned", "malformed frames" });
+        new String[]{ "requests sent", "replies sent", "neighbours learned", "malformed frames",
+            "stale neighbours heard from a CM datagram" });
 
     public NeighbourDiscovery(final LocalPort port, final NeighbourTable table, final boolean answerRequests)
     {
@@ -136,6 +138,22 @@ public final class NeighbourDiscovery
         }
     }
 
+    /**
+     * The source of a datagram QP1 received ({@link io.rnic.transport.GsiSourceListener}): a stale entry, as Linux
+     * makes one from received traffic, so that the REP to a REQ from a peer we never resolved leaves at once (after
+     * a restart the peer still has our MAC and sends no ARP request we could learn from). A multicast or our own
+     * source teaches nothing.
+     */
+    public void onGsiDatagram(final long sourceGidHigh, final long sourceGidLow, final long sourceMac)
+    {
+        if ((sourceMac & 0x0100_0000_0000L) != 0 || sourceMac == port.mac() || sourceMac == 0)
+        {
+            return;
+        }
+        table.learnStale(sourceGidHigh, sourceGidLow, sourceMac);
+        counters.increment(HEARD);
+    }
+
     /** Sends an ARP request or a neighbour solicitation for the GID, from our source GID at {@code sgidIndex}. */
     public void sendRequest(final long gidHigh, final long gidLow, final int sgidIndex, final PacketSink sink)
     {
@@ -198,6 +216,11 @@ public final class NeighbourDiscovery
     public long malformed()
     {
         return counters.get(MALFORMED);
+    }
+
+    public long heard()
+    {
+        return counters.get(HEARD);
     }
 
     private int buildArp(

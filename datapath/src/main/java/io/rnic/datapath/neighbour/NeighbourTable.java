@@ -5,6 +5,10 @@ package io.rnic.datapath.neighbour;
  * as {@code ::ffff:a.b.c.d}). Owned by the engine thread: other threads reach it through engine commands. A small
  * open-addressed table with no allocation after construction; when full, the oldest learned entry is replaced
  * (static entries stay).
+ * <p>
+ * An entry heard from a datagram's source ({@link #learnStale}) is stale, as Linux makes a neighbour entry from
+ * received traffic: good enough to answer the one who spoke ({@link #lookup}), never trusted to reach an address
+ * on our own initiative ({@link #lookupConfirmed}). It never replaces a confirmed or static entry, nor evicts one.
  */
 public final class NeighbourTable
 {
@@ -15,6 +19,7 @@ public final class NeighbourTable
     private final long[] mac;
     private final boolean[] isStatic;
     private final boolean[] used;
+    private final boolean[] stale;
     private int nextVictim;
 
     public NeighbourTable(final int capacity)
@@ -28,25 +33,47 @@ public final class NeighbourTable
         mac = new long[capacity];
         isStatic = new boolean[capacity];
         used = new boolean[capacity];
+        stale = new boolean[capacity];
     }
 
-    /** The MAC of the address, or {@link #NO_MAC}. */
+    /** The MAC of the address, stale or not, or {@link #NO_MAC}. */
     public long lookup(final long gidHigh, final long gidLow)
     {
         final int i = indexOf(gidHigh, gidLow);
         return i < 0 ? NO_MAC : mac[i];
     }
 
-    /** Records what the wire told us; a static entry is not overwritten. */
+    /** The MAC of the address when ARP / ND or the user told it (not only a datagram's source), or {@link #NO_MAC}. */
+    public long lookupConfirmed(final long gidHigh, final long gidLow)
+    {
+        final int i = indexOf(gidHigh, gidLow);
+        return i < 0 || stale[i] ? NO_MAC : mac[i];
+    }
+
+    /** Records what ARP / neighbour discovery told us; a static entry is not overwritten. */
     public void learn(final long gidHigh, final long gidLow, final long macAddress)
     {
-        put(gidHigh, gidLow, macAddress, false);
+        put(gidHigh, gidLow, macAddress, false, false);
+    }
+
+    /**
+     * Records the source of a received datagram as a stale entry: only where the address has none or a stale one,
+     * and into a free slot or a stale one's, so that a forged source can neither change nor push out what ARP / ND
+     * or the user said.
+     */
+    public void learnStale(final long gidHigh, final long gidLow, final long macAddress)
+    {
+        final int i = indexOf(gidHigh, gidLow);
+        if (i < 0 || stale[i])
+        {
+            put(gidHigh, gidLow, macAddress, false, true);
+        }
     }
 
     /** A neighbour the user configured (needed where nobody answers ARP, and to pin a mapping). */
     public void putStatic(final long gidHigh, final long gidLow, final long macAddress)
     {
-        put(gidHigh, gidLow, macAddress, true);
+        put(gidHigh, gidLow, macAddress, true, false);
     }
 
     public int size()
@@ -59,7 +86,8 @@ public final class NeighbourTable
         return n;
     }
 
-    private void put(final long gidHigh, final long gidLow, final long macAddress, final boolean asStatic)
+    private void put(
+        final long gidHigh, final long gidLow, final long macAddress, final boolean asStatic, final boolean asStale)
     {
         int i = indexOf(gidHigh, gidLow);
         if (i >= 0)
@@ -71,10 +99,10 @@ public final class NeighbourTable
         }
         else
         {
-            i = freeSlot();
+            i = freeSlot(asStale);
             if (i < 0)
             {
-                return; // every slot static: keep the user's entries
+                return; // every slot static, or a stale entry and no stale one to replace: keep them
             }
         }
         used[i] = true;
@@ -82,6 +110,7 @@ public final class NeighbourTable
         low[i] = gidLow;
         mac[i] = macAddress;
         isStatic[i] = asStatic;
+        stale[i] = asStale;
     }
 
     private int indexOf(final long gidHigh, final long gidLow)
@@ -96,7 +125,8 @@ public final class NeighbourTable
         return -1;
     }
 
-    private int freeSlot()
+    /** A free slot, else the oldest learned entry's (only a stale one's for a stale entry); -1 when none may go. */
+    private int freeSlot(final boolean forStale)
     {
         for (int i = 0; i < used.length; i++)
         {
@@ -109,7 +139,7 @@ public final class NeighbourTable
         {
             final int i = nextVictim;
             nextVictim = (nextVictim + 1) % used.length;
-            if (!isStatic[i])
+            if (!isStatic[i] && (!forStale || stale[i]))
             {
                 return i;
             }

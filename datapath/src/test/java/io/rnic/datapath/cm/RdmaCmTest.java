@@ -1,6 +1,10 @@
 package io.rnic.datapath.cm;
 
+import io.rnic.cm.CmCounter;
+import io.rnic.datapath.agent.EngineAgent;
 import io.rnic.datapath.endpoint.InMemoryContexts;
+import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.datapath.neighbour.NeighbourTable;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.WcStatus;
@@ -102,6 +106,46 @@ class RdmaCmTest
         assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status());
         active.close();
         passive.close();
+        listener.close();
+    }
+
+    /**
+     * A REQ from a peer this endpoint never resolved, as after a driver's restart (the peer still has our MAC and asks
+     * no ARP): the REP leaves at once, to the MAC the REQ came from, with no ARP round trip (the REQ was dropped, and
+     * answered only when the peer sent it again after an ARP exchange: 4.3 s), and the peer is a stale neighbour.
+     */
+    @Test
+    void shouldAnswerAReqFromAPeerNeverResolvedWithoutAnArpRoundTrip() throws Exception
+    {
+        pair.first().endpoint().addStaticNeighbour(pair.secondIpv4(), InMemoryContexts.MAC_SECOND); // no ARP from A
+        final EngineAgent agentB = pair.second().endpoint().agent();
+        final ConnectionSide a = new ConnectionSide(pair.first());
+        final ConnectionSide b = new ConnectionSide(pair.second());
+        final RdmaListener listener = cmB.listen(pair.secondIpv4(), PORT);
+        final CompletableFuture<RdmaConnection> accepted =
+            CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, new byte[0]));
+
+        try (RdmaConnection active = cmA.connect(pair.secondIpv4(), PORT, a.init(), TIMEOUT, new byte[0]);
+            RdmaConnection passive = accepted.get(10, TimeUnit.SECONDS))
+        {
+            assertTrue(active.isConnected() && passive.isConnected());
+            assertEquals(0, agentB.neighbours().requestsSent(), "B asked ARP for the requester");
+            final long[] unresolved = { 0 };
+            pair.second().endpoint().counters().forEach((id, type, key, label) ->
+            {
+                if (label.endsWith(CmCounter.DROPPED_UNRESOLVED.description()))
+                {
+                    unresolved[0] += pair.second().endpoint().counters().getCounterValue(id);
+                }
+            });
+            assertEquals(0, unresolved[0], "REQs dropped for want of the requester's MAC");
+            final long[] gidA = InterfaceAddresses.gidOf(pair.firstIpv4());
+            final long[] macs = agentB.engine().execute(() -> new long[]{
+                agentB.neighbours().table().lookup(gidA[0], gidA[1]),
+                agentB.neighbours().table().lookupConfirmed(gidA[0], gidA[1]) });
+            assertEquals(InMemoryContexts.MAC_FIRST, macs[0]);
+            assertEquals(NeighbourTable.NO_MAC, macs[1], "heard from a datagram: stale");
+        }
         listener.close();
     }
 

@@ -98,6 +98,39 @@ class DriverRdmaCmTest
         assertEquals(0, fixture.driver.clientCount());
     }
 
+    /**
+     * A connect to an address nobody answers for, with a timeout longer than the driver's client timeout: the driver
+     * answers "unreachable" before the client gives up on it, and the context goes on working (the client once waited
+     * no longer than the driver resolved, took the driver for dead, and failed every later call).
+     */
+    @Test
+    void shouldReportAnUnreachablePeerAndKeepTheContextWorking() throws Exception
+    {
+        try (DriverContext client = DriverContext.open(fixture.directory);
+            RdmaCm clientCm = RdmaCm.open(client);
+            RdmaCm peerCm = RdmaCm.open(fixture.peer))
+        {
+            final ConnectionSide a = new ConnectionSide(client);
+            final java.net.InetAddress nobody = java.net.InetAddress.getByName("10.13.0.99");
+            final RdmaCmException unreachable = assertThrows(RdmaCmException.class,
+                () -> clientCm.connect(nobody, PORT, a.init(), Duration.ofMillis(3_000), new byte[0]));
+            assertTrue(unreachable.getMessage().startsWith("connect to 10.13.0.99 port 7471: no route: " +
+                "EHOSTUNREACH: resolve_mac: no ARP/neighbour reply from 10.13.0.99") &&
+                unreachable.getMessage().endsWith(" within 3000 ms"), unreachable.getMessage());
+
+            final ConnectionSide b = new ConnectionSide(fixture.peer);
+            final RdmaListener listener = peerCm.listen(PORT);
+            final CompletableFuture<RdmaConnection> accepted =
+                CompletableFuture.supplyAsync(() -> listener.accept(b.init(), TIMEOUT, new byte[0]));
+            try (RdmaConnection active = clientCm.connect(DriverFixture.IP_PEER, PORT, a.init(), TIMEOUT, new byte[0]);
+                RdmaConnection passive = accepted.get(10, TimeUnit.SECONDS))
+            {
+                assertTrue(active.isConnected() && passive.isConnected());
+            }
+            listener.close();
+        }
+    }
+
     @Test
     void shouldAcceptInADriverClientAConnectFromThePeer() throws Exception
     {

@@ -144,6 +144,50 @@ class NeighbourDiscoveryTest
         assertEquals(OTHER_MAC, small.lookup(0, IPV4_MAPPED | OTHER_IP), "the static entry stays");
     }
 
+    /**
+     * The source of a CM datagram is a stale entry, as Linux makes one from received traffic: enough to answer the
+     * sender, not trusted to reach it unasked, and ARP confirms or corrects it.
+     */
+    @Test
+    void shouldHearAStaleNeighbourFromACmDatagramThatArpConfirms()
+    {
+        ours.onGsiDatagram(0, IPV4_MAPPED | PEER_IP, PEER_MAC);
+
+        assertEquals(PEER_MAC, table.lookup(0, IPV4_MAPPED | PEER_IP));
+        assertEquals(NeighbourTable.NO_MAC, table.lookupConfirmed(0, IPV4_MAPPED | PEER_IP), "stale until ARP says");
+        assertEquals(1, ours.heard());
+
+        ours.onArp(arp(NeighbourDiscovery.ARP_REPLY, OUR_MAC, OTHER_MAC, PEER_IP, OUR_MAC, OUR_IP), 0, 60, sink);
+        assertEquals(OTHER_MAC, table.lookupConfirmed(0, IPV4_MAPPED | PEER_IP), "ARP replaces a stale entry");
+    }
+
+    /** A forged datagram source changes nothing ARP or the user said, and pushes none of it out of a full table. */
+    @Test
+    void shouldNotLetADatagramsSourceReplaceOrEvictAConfirmedNeighbour()
+    {
+        ours.onArp(arp(NeighbourDiscovery.ARP_REPLY, OUR_MAC, PEER_MAC, PEER_IP, OUR_MAC, OUR_IP), 0, 60, sink);
+        table.putStatic(0, IPV4_MAPPED | OTHER_IP, OTHER_MAC);
+
+        ours.onGsiDatagram(0, IPV4_MAPPED | PEER_IP, 0x02_00_00_00_00_66L);
+        ours.onGsiDatagram(0, IPV4_MAPPED | OTHER_IP, 0x02_00_00_00_00_66L);
+        ours.onGsiDatagram(0, IPV4_MAPPED | 0x0A00_0007, 0x0100_5E00_0001L); // a multicast source
+        ours.onGsiDatagram(0, IPV4_MAPPED | 0x0A00_0008, OUR_MAC);
+
+        assertEquals(PEER_MAC, table.lookupConfirmed(0, IPV4_MAPPED | PEER_IP));
+        assertEquals(OTHER_MAC, table.lookupConfirmed(0, IPV4_MAPPED | OTHER_IP));
+        assertEquals(2, table.size(), "neither a multicast nor our own source is heard");
+
+        final NeighbourTable small = new NeighbourTable(2);
+        final NeighbourDiscovery discovery =
+            new NeighbourDiscovery(localPort(OUR_MAC, OUR_IP, OUR_V6_LOW), small, true);
+        discovery.onArp(arp(NeighbourDiscovery.ARP_REPLY, OUR_MAC, PEER_MAC, PEER_IP, OUR_MAC, OUR_IP), 0, 60, sink);
+        discovery.onGsiDatagram(0, IPV4_MAPPED | 0x0A00_0004, 0x02_00_00_00_00_04L);
+        discovery.onGsiDatagram(0, IPV4_MAPPED | 0x0A00_0005, 0x02_00_00_00_00_05L);
+        assertEquals(PEER_MAC, small.lookupConfirmed(0, IPV4_MAPPED | PEER_IP), "a stale entry evicts stale ones only");
+        assertEquals(NeighbourTable.NO_MAC, small.lookup(0, IPV4_MAPPED | 0x0A00_0004));
+        assertEquals(0x02_00_00_00_00_05L, small.lookup(0, IPV4_MAPPED | 0x0A00_0005));
+    }
+
     @Test
     void shouldDropAndCountMalformedArp()
     {

@@ -2,6 +2,7 @@ package io.rnic.tools.perftest;
 
 import io.rnic.datapath.agent.IdleStrategies;
 import io.rnic.tools.Arguments;
+import io.rnic.tools.InterfaceState;
 import io.rnic.tools.ToolKind;
 
 import java.util.ArrayList;
@@ -35,7 +36,11 @@ final class ToolFlags
     private static final List<ToolFlag> FLAGS = List.of(
         flag("[-d IFACE | --driver DIR]", EVERY).help(
             "  -d, --ib-dev DEVICE     the interface (eth0) or the device on it by devinfo's hca_id (rnic_eth0), as",
-            "                          perftest's -d names a device (default: the first interface up); --iface too",
+            "                          perftest's -d names a device (default: the first interface up); --iface too.",
+            "                          One up without a carrier (just brought up) is waited for " +
+                InterfaceState.GRACE_MS_DEFAULT + " ms, then",
+            "                          refused (RNIC_JAVA_OPTS=-D" + InterfaceState.GRACE_MS_PROP_NAME +
+                "=MS for another grace)",
             "  --driver DIR            run as a client of the rnic driver serving DIR (bin/rnic driver -d IFACE, by",
             "                          default /dev/shm/rnic-IFACE) instead of starting an engine on the port: QPs,",
             "                          memory and CQs are the driver's, shared with its other clients; the test runs",
