@@ -1,5 +1,6 @@
 package io.rnic.cli;
 
+import io.rnic.datapath.driver.ClientQuotas;
 import io.rnic.datapath.driver.Driver;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.EndpointOptions;
@@ -29,7 +30,8 @@ final class DriverCommand
 {
     static final String SYNOPSIS = "driver -d IFACE [--port afpacket|dpdk] [--eal \"EAL ARGS\"] [--port-mtu BYTES] " +
         "[--ip ADDR]... [--dir DIR] [--client-timeout-ms N] [--cpu N] [--idle STRATEGY] [--vlan ID] " +
-        "[--cnp-dscp DSCP] [--cnp-prio PRIO]";
+        "[--cnp-dscp DSCP] [--cnp-prio PRIO] [--max-client-qps N] [--max-client-cqs N] [--max-client-srqs N] " +
+        "[--max-client-mrs N] [--max-client-mr-bytes BYTES] [--max-client-queue-bytes BYTES]";
     static final String DETAILS = String.join("\n",
         "  -d IFACE                the interface (AF_PACKET) or DPDK device the driver serves; its device's name",
         "                          (rnic_IFACE, devinfo's hca_id) names it too; one up without a carrier (just",
@@ -52,6 +54,15 @@ final class DriverCommand
         "                          -d a kernel VLAN device (veth0.10) is tagged so on its parent without it",
         "  --cnp-dscp DSCP         the DSCP of the CNPs the driver sends (0-63; default 48, ConnectX's)",
         "  --cnp-prio PRIO         their 802.1Q priority on a tagged port (0-7; default 6, ConnectX's)",
+        "Each client's quotas (a create past one fails with ENOMEM naming the flag, counted in 'stat'; shown by",
+        "'devinfo -v'; BYTES take a K, M, G or T suffix):",
+        "  --max-client-qps N      QPs (default " + ClientQuotas.QPS_DEFAULT + ")",
+        "  --max-client-cqs N      CQs (default " + ClientQuotas.CQS_DEFAULT + ")",
+        "  --max-client-srqs N     SRQs (default " + ClientQuotas.SRQS_DEFAULT + ")",
+        "  --max-client-mrs N      memory regions (default " + ClientQuotas.MRS_DEFAULT + ")",
+        "  --max-client-mr-bytes BYTES     the lengths of its regions, summed (default: the machine's memory)",
+        "  --max-client-queue-bytes BYTES  the driver's memory its QPs' work queues take (default: a quarter of",
+        "                          the device's, which is half of the driver's heap: RNIC_JAVA_OPTS=-Xmx...)",
         "Clients attach with --driver DIR (the tools) or DriverContext.open(DIR) (the library); 'bin/rnic stat",
         "--dir DIR' shows its counters live, 'bin/rnic devinfo --dir DIR' its device. One driver per directory",
         "and per interface: a second one, or a tool started without --driver on the interface, is refused.",
@@ -75,6 +86,7 @@ final class DriverCommand
         int vlanId = LocalPort.NO_VLAN;
         int cnpDscp = LocalPort.CNP_DSCP_DEFAULT;
         int cnpPriority = LocalPort.CNP_PRIORITY_DEFAULT;
+        ClientQuotas quotas = ClientQuotas.defaults();
         for (int i = 0; i < args.length; i++)
         {
             final String option = args[i];
@@ -92,6 +104,12 @@ final class DriverCommand
                 case "--vlan" -> vlanId = (int)Arguments.number(args, ++i, option, 0, LocalPort.MAX_VLAN_ID);
                 case "--cnp-dscp" -> cnpDscp = (int)Arguments.number(args, ++i, option, 0, 63);
                 case "--cnp-prio" -> cnpPriority = (int)Arguments.number(args, ++i, option, 0, 7);
+                case "--max-client-qps" -> quotas = quotas.withQps(count(args, ++i, option));
+                case "--max-client-cqs" -> quotas = quotas.withCqs(count(args, ++i, option));
+                case "--max-client-srqs" -> quotas = quotas.withSrqs(count(args, ++i, option));
+                case "--max-client-mrs" -> quotas = quotas.withMrs(count(args, ++i, option));
+                case "--max-client-mr-bytes" -> quotas = quotas.withRegisteredBytes(bytes(args, ++i, option));
+                case "--max-client-queue-bytes" -> quotas = quotas.withQueueBytes(bytes(args, ++i, option));
                 default -> throw new UsageException("unknown argument " + option);
             }
         }
@@ -117,7 +135,7 @@ final class DriverCommand
         final Driver driver;
         try
         {
-            driver = Driver.start(dir, TimeUnit.MILLISECONDS.toNanos(clientTimeoutMs),
+            driver = Driver.start(dir, TimeUnit.MILLISECONDS.toNanos(clientTimeoutMs), quotas,
                 counters -> Endpoint.start(opened.ports(), opened.addressing(), options, counters));
         }
         catch (final RuntimeException ex)
@@ -144,5 +162,28 @@ final class DriverCommand
         driver.close();
         out.println("rnic driver on " + iface + " stopped" + (clients > 0 ? " (" + clients + " clients detached)" : ""));
         return 0;
+    }
+
+    /** A quota's count: 1 up to what a device can number. */
+    private static int count(final String[] args, final int i, final String option)
+    {
+        return (int)Arguments.number(args, i, option, 1, Integer.MAX_VALUE);
+    }
+
+    /** A quota of bytes, with an optional K, M, G or T (binary) suffix. */
+    private static long bytes(final String[] args, final int i, final String option)
+    {
+        final String value = Arguments.value(args, i, option);
+        final int shift = switch (value.isEmpty() ? ' ' : Character.toUpperCase(value.charAt(value.length() - 1)))
+        {
+            case 'K' -> 10;
+            case 'M' -> 20;
+            case 'G' -> 30;
+            case 'T' -> 40;
+            default -> 0;
+        };
+        final String digits = shift == 0 ? value : value.substring(0, value.length() - 1);
+        final long max = Long.MAX_VALUE >> shift;
+        return Arguments.number(option, digits, 1, max) << shift;
     }
 }

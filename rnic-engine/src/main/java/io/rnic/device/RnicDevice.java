@@ -31,11 +31,14 @@ import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The device and its context ({@code ibv_context}): where protection domains, memory regions, completion queues
- * and queue pairs come from. One engine serves it; control calls are made from any thread.
+ * and queue pairs come from. One engine serves it; control calls are made from any thread. What it may hold is
+ * bounded ({@link DeviceLimits}, by default from the JVM's memory): a create past a limit fails with ENOMEM.
  */
 public final class RnicDevice
 {
@@ -43,6 +46,9 @@ public final class RnicDevice
     public static final int MAX_QP_WR = 1 << 16;
 
     private final MemoryRegionTable regions = new MemoryRegionTable();
+    private final DeviceResources resources;
+    /** What each object holding resources reserved ({@link DeviceResources#reserve}), given back when destroyed. */
+    private final Map<Object, Long> reservedBytes = new ConcurrentHashMap<>();
     private final RnicEngine[] engines;
     private final AtomicInteger nextHandle = new AtomicInteger(1);
     private final AtomicInteger nextShard = new AtomicInteger();
@@ -53,6 +59,7 @@ public final class RnicDevice
     {
         JvmFlags.check();
         this.asyncEvents = new AsyncEventQueue();
+        this.resources = new DeviceResources(DeviceLimits.forThisJvm());
         this.engines = new RnicEngine[]{ new RnicEngine(port, regions, sink, clock) };
     }
 
@@ -72,8 +79,17 @@ public final class RnicDevice
      */
     public RnicDevice(final LocalPort port, final NanoClock clock, final int shards, final CountersManager counters)
     {
+        this(port, clock, shards, counters, DeviceLimits.forThisJvm());
+    }
+
+    /** As {@link #RnicDevice(LocalPort, NanoClock, int, CountersManager)}, holding no more than {@code limits}. */
+    public RnicDevice(
+        final LocalPort port, final NanoClock clock, final int shards, final CountersManager counters,
+        final DeviceLimits limits)
+    {
         JvmFlags.check(); // before the engines' first Agrona buffer, which fails without the flags
         this.asyncEvents = new AsyncEventQueue();
+        this.resources = new DeviceResources(limits);
         if (shards < 1 || shards > 64)
         {
             throw new VerbsException("engine shards " + shards + " out of range 1..64");
@@ -85,6 +101,12 @@ public final class RnicDevice
             engines[i] = new RnicEngine(port, regions, noSink, clock, i, shards,
                 counters == null ? CounterTypes.newManager(CounterTypes.ENGINE_CAPACITY) : counters);
         }
+    }
+
+    /** What the device holds now against its limits; a driver charges its clients' CQs here too. */
+    public DeviceResources resources()
+    {
+        return resources;
     }
 
     /** The first (with one shard: the only) engine. */
@@ -124,11 +146,7 @@ public final class RnicDevice
     /** Registers off-heap memory with the given {@link io.rnic.verbs.AccessFlags}. */
     public MemoryRegion registerMemoryRegion(final ProtectionDomain pd, final MemorySegment segment, final int access)
     {
-        if (pd == null)
-        {
-            throw new VerbsException("no protection domain given");
-        }
-        return regions.register(pd, segment, access);
+        return registerMemoryRegion(pd, segment, segment.address(), access);
     }
 
     /**
@@ -142,7 +160,16 @@ public final class RnicDevice
         {
             throw new VerbsException("no protection domain given");
         }
-        return regions.register(pd, segment, iova, access);
+        reserve(ResourceKind.MR, ResourceCosts.MR_BYTES);
+        try
+        {
+            return held(regions.register(pd, segment, iova, access), ResourceCosts.MR_BYTES);
+        }
+        catch (final RuntimeException ex)
+        {
+            resources.release(ResourceKind.MR, ResourceCosts.MR_BYTES);
+            throw ex;
+        }
     }
 
     /**
@@ -153,23 +180,50 @@ public final class RnicDevice
     public void deregisterMemoryRegion(final MemoryRegion region)
     {
         regions.deregister(region);
+        release(ResourceKind.MR, region);
     }
 
     /** ibverbs {@code alloc_mw} (see {@link MemoryWindow}). */
     public MemoryWindow allocMw(final ProtectionDomain pd, final int type)
     {
-        return regions.windows().allocate(pd, type);
+        reserve(ResourceKind.MW, ResourceCosts.MW_BYTES);
+        try
+        {
+            return held(regions.windows().allocate(pd, type), ResourceCosts.MW_BYTES);
+        }
+        catch (final RuntimeException ex)
+        {
+            resources.release(ResourceKind.MW, ResourceCosts.MW_BYTES);
+            throw ex;
+        }
     }
 
     /** ibverbs {@code dealloc_mw}: unbinds the window (its region may then be deregistered); its keys stop working. */
     public void deallocMw(final MemoryWindow window)
     {
         regions.windows().deallocate(window);
+        release(ResourceKind.MW, window);
     }
 
     public CompletionQueue createCq(final int entries)
     {
-        return new CompletionQueue(nextHandle.getAndIncrement(), entries);
+        final long bytes = ResourceCosts.completionQueue(entries); // refuses entries out of range
+        reserve(ResourceKind.CQ, bytes);
+        try
+        {
+            return held(new CompletionQueue(nextHandle.getAndIncrement(), entries), bytes);
+        }
+        catch (final RuntimeException ex)
+        {
+            resources.release(ResourceKind.CQ, bytes);
+            throw ex;
+        }
+    }
+
+    /** ibverbs {@code destroy_cq} of a CQ no QP uses any more: its memory goes with its last reference. */
+    public void destroyCq(final CompletionQueue cq)
+    {
+        release(ResourceKind.CQ, cq);
     }
 
     /**
@@ -192,8 +246,19 @@ public final class RnicDevice
      */
     public EngineSharedReceiveQueue createSrq(final ProtectionDomain pd, final SrqAttributes attributes)
     {
-        return new EngineSharedReceiveQueue(nextHandle.getAndIncrement(), pd, attributes,
-            Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents);
+        EngineSharedReceiveQueue.check(pd, attributes);
+        final long bytes = ResourceCosts.sharedReceiveQueue(attributes.maxWr, attributes.maxSge);
+        reserve(ResourceKind.SRQ, bytes);
+        try
+        {
+            return held(new EngineSharedReceiveQueue(nextHandle.getAndIncrement(), pd, attributes,
+                Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents), bytes);
+        }
+        catch (final RuntimeException ex)
+        {
+            resources.release(ResourceKind.SRQ, bytes);
+            throw ex;
+        }
     }
 
     /**
@@ -205,8 +270,18 @@ public final class RnicDevice
     public EngineSharedReceiveQueue createSrq(
         final ProtectionDomain pd, final WorkRequestRing clientRing, final int srqLimit, final AtomicCounter malformed)
     {
-        return new EngineSharedReceiveQueue(nextHandle.getAndIncrement(), pd, clientRing, srqLimit,
-            Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents, malformed);
+        final long bytes = ResourceCosts.clientSharedReceiveQueue();
+        reserve(ResourceKind.SRQ, bytes);
+        try
+        {
+            return held(new EngineSharedReceiveQueue(nextHandle.getAndIncrement(), pd, clientRing, srqLimit,
+                Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents, malformed), bytes);
+        }
+        catch (final RuntimeException ex)
+        {
+            resources.release(ResourceKind.SRQ, bytes);
+            throw ex;
+        }
     }
 
     /**
@@ -217,6 +292,29 @@ public final class RnicDevice
     public void destroySrq(final SharedReceiveQueue srq)
     {
         engineSrq(srq).destroy();
+        release(ResourceKind.SRQ, srq);
+    }
+
+    private void reserve(final ResourceKind kind, final long bytes)
+    {
+        resources.reserve(kind, bytes);
+    }
+
+    /** Notes what {@code object} reserved, for its destroy to give back. */
+    private <T> T held(final T object, final long bytes)
+    {
+        reservedBytes.put(object, bytes);
+        return object;
+    }
+
+    /** Gives back what {@code object} reserved; nothing for one destroyed already (its destroy failed then too). */
+    private void release(final ResourceKind kind, final Object object)
+    {
+        final Long bytes = reservedBytes.remove(object);
+        if (bytes != null)
+        {
+            resources.release(kind, bytes);
+        }
     }
 
     private static EngineSharedReceiveQueue engineSrq(final SharedReceiveQueue srq)
@@ -277,16 +375,26 @@ public final class RnicDevice
                 " out of range 1.." + ScatterGatherList.MAX_SGE);
         }
         final int maxSendSge = init.maxSendSge;
-        final WorkQueueRing<SendWorkRequest> sq =
-            new WorkQueueRing<>(init.maxSendWr, () -> new SendWorkRequest(maxSendSge), (from, to) -> to.copyFrom(from));
-        final WorkQueueRing<RecvWorkRequest> rq = srq != null ? null :
-            new WorkQueueRing<>(maxRecvWr, () -> new RecvWorkRequest(maxRecvSge), (from, to) -> to.copyFrom(from));
+        final long bytes = ResourceCosts.queuePair(init.maxSendWr, maxSendSge, srq != null ? 0 : maxRecvWr, maxRecvSge);
+        reserve(ResourceKind.QP, bytes); // before the rings: a QP that does not fit is refused, not half made
         if (srq != null)
         {
-            srq.attach();
+            try
+            {
+                srq.attach();
+            }
+            catch (final RuntimeException ex)
+            {
+                resources.release(ResourceKind.QP, bytes);
+                throw ex;
+            }
         }
         try
         {
+            final WorkQueueRing<SendWorkRequest> sq = new WorkQueueRing<>(init.maxSendWr,
+                () -> new SendWorkRequest(maxSendSge), (from, to) -> to.copyFrom(from));
+            final WorkQueueRing<RecvWorkRequest> rq = srq != null ? null :
+                new WorkQueueRing<>(maxRecvWr, () -> new RecvWorkRequest(maxRecvSge), (from, to) -> to.copyFrom(from));
             return engine.execute(() ->
             {
                 if (fixedQpn != 0 && engine.hasQp(fixedQpn))
@@ -297,7 +405,7 @@ public final class RnicDevice
                 final QpContext context = new QpContext(qpn, init.type, init.pd, init.sendCq, init.recvCq, sq, rq,
                     srq, init.signalAll);
                 engine.addQp(context);
-                return new EngineQueuePair(engine, context, sq, rq, maxSendSge, maxRecvSge);
+                return held(new EngineQueuePair(engine, context, sq, rq, maxSendSge, maxRecvSge), bytes);
             });
         }
         catch (final RuntimeException ex)
@@ -306,6 +414,7 @@ public final class RnicDevice
             {
                 srq.detach();
             }
+            resources.release(ResourceKind.QP, bytes);
             throw ex;
         }
     }
@@ -334,5 +443,6 @@ public final class RnicDevice
         {
             engineQp.context().srq().detach();
         }
+        release(ResourceKind.QP, engineQp);
     }
 }

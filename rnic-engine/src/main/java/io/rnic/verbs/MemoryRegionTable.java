@@ -7,11 +7,12 @@ import java.util.Arrays;
 /**
  * The memory regions of a device by key, read by the engine threads without locks while the control plane
  * registers and deregisters. Copy-on-write: a registration publishes a new array, a lookup is one volatile read and
- * an index. A key is {@code index << 8 | keyByte}, as a hardware RNIC's: indexes are handed out round-robin (the
- * next free one after the last handed out, wrapping around, the table growing when full) and the key byte is drawn
- * at random, never equal to the slot's previous one. A stale key of a deregistered region therefore misses until
- * the whole table has cycled, and then still misses unless a 1-in-255 draw gave the slot that byte again; nor can a
- * peer guess a key from the device's history (the first region of every device is not {@code 0x000101}).
+ * an index ({@link KeyTable}). A key is {@code index << 8 | keyByte}, as a hardware RNIC's: the index advances with
+ * every registration through the regions' whole range of {@link #REGION_INDEXES} (the windows' lie above it), skipping
+ * those still in use, and the key byte is drawn at random. A stale key of a deregistered region therefore names
+ * nothing for at least {@code REGION_INDEXES - 1} (8 388 607) registrations, and after that only when a 1-in-256 draw
+ * gave its index that byte again (rxe reuses an index's keys after about 256 registrations of it); nor can a peer
+ * guess a key from the device's history (the first region of every device is not {@code 0x000101}).
  *
  * <p>Deregistration returns only once every engine thread reading the table ({@link #addReader}) has applied it:
  * from then on no engine touches the region's memory, and its arena may be closed.
@@ -30,20 +31,16 @@ public final class MemoryRegionTable
 
     private static final int INDEX_SHIFT = 8;
     private static final int KEY_BYTE_MASK = 0xFF;
-    /** Slots of the table; slot 0 is never used (key 0), so a device holds up to one fewer regions. */
+    /** The key indexes regions take, from 1 (key 0 is never handed out); the windows' start above them. */
+    public static final int REGION_INDEXES = 1 << 23;
+    /** Regions a device holds at most. */
     public static final int MAX_REGIONS = 1 << 20;
     /** The largest region ({@code max_mr_size}): keys address an {@code int} offset. */
     public static final long MAX_REGION_BYTES = Integer.MAX_VALUE;
-    private static final int INITIAL_SLOTS = 16;
-    /** A slot never used: any key byte may be drawn for it. */
-    private static final short NO_KEY_BYTE = -1;
 
-    private volatile MemoryRegion[] regions = new MemoryRegion[INITIAL_SLOTS];
+    private final KeyTable<MemoryRegion> regions =
+        new KeyTable<>(0, REGION_INDEXES, MAX_REGIONS, region -> region.lKey() >>> INDEX_SHIFT);
     private volatile Reader[] readers = new Reader[0];
-    /** Per slot, the key byte of the last region registered there (or {@link #NO_KEY_BYTE}). Under the lock. */
-    private short[] lastKeyBytes = newKeyBytes(INITIAL_SLOTS);
-    /** Where the round-robin search for a free slot starts. Under the lock. */
-    private int nextIndex = 1; // key 0 is never handed out
     private final SecureRandom random = new SecureRandom();
     private final MemoryWindowTable windows = new MemoryWindowTable(this);
 
@@ -89,64 +86,17 @@ public final class MemoryRegionTable
         }
         synchronized (this)
         {
-            MemoryRegion[] next = regions.clone();
-            final int index = freeIndex(next);
-            if (index >= next.length)
+            final MemoryRegion region = regions.add(index ->
             {
-                if (index >= MAX_REGIONS)
-                {
-                    throw new VerbsException("too many memory regions (" + MAX_REGIONS + ")");
-                }
-                next = Arrays.copyOf(next, next.length * 2);
-                final short[] keyBytes = newKeyBytes(next.length);
-                System.arraycopy(lastKeyBytes, 0, keyBytes, 0, lastKeyBytes.length);
-                lastKeyBytes = keyBytes;
+                final int key = (index << INDEX_SHIFT) | random.nextInt(KEY_BYTE_MASK + 1);
+                return new MemoryRegion(pd, segment, iova, access, key, key);
+            });
+            if (region == null)
+            {
+                throw new VerbsException(Errno.ENOMEM, "too many memory regions (" + MAX_REGIONS + ")");
             }
-            final int keyByte = drawKeyByte(lastKeyBytes[index]);
-            lastKeyBytes[index] = (short)keyByte;
-            nextIndex = index + 1;
-            final int key = (index << INDEX_SHIFT) | keyByte;
-            final MemoryRegion region = new MemoryRegion(pd, segment, iova, access, key, key);
-            next[index] = region;
-            regions = next;
             return region;
         }
-    }
-
-    /**
-     * The first free slot from {@link #nextIndex} on, wrapping around past the end (slot 0 is never used); the
-     * array's length when every slot is taken (the caller grows it).
-     */
-    private int freeIndex(final MemoryRegion[] current)
-    {
-        final int length = current.length;
-        int index = nextIndex < length ? nextIndex : 1;
-        for (int tried = 1; tried < length; tried++)
-        {
-            if (current[index] == null)
-            {
-                return index;
-            }
-            index = index + 1 < length ? index + 1 : 1;
-        }
-        return length;
-    }
-
-    /** A random key byte, never {@code previous}: one of the other 255 values (of all 256 for a fresh slot). */
-    private int drawKeyByte(final short previous)
-    {
-        if (previous == NO_KEY_BYTE)
-        {
-            return random.nextInt(KEY_BYTE_MASK + 1);
-        }
-        return (previous + 1 + random.nextInt(KEY_BYTE_MASK)) & KEY_BYTE_MASK;
-    }
-
-    private static short[] newKeyBytes(final int length)
-    {
-        final short[] keyBytes = new short[length];
-        Arrays.fill(keyBytes, NO_KEY_BYTE);
-        return keyBytes;
     }
 
     /**
@@ -161,9 +111,7 @@ public final class MemoryRegionTable
         final Reader[] waitFor;
         synchronized (this)
         {
-            final MemoryRegion[] current = regions;
-            final int index = region.lKey() >>> INDEX_SHIFT;
-            if (index >= current.length || current[index] != region)
+            if (!regions.contains(region))
             {
                 throw new VerbsException("memory region is not registered: " + region);
             }
@@ -172,9 +120,7 @@ public final class MemoryRegionTable
                 throw new VerbsException("memory region has " + region.boundWindows() +
                     " memory windows bound to it (EBUSY): " + region);
             }
-            final MemoryRegion[] next = current.clone();
-            next[index] = null;
-            regions = next;
+            regions.remove(region);
             waitFor = readers;
         }
         for (final Reader reader : waitFor)
@@ -186,13 +132,7 @@ public final class MemoryRegionTable
     /** The region whose key is {@code key} (L_Key and R_Key are the same here), or null. Engine thread. */
     public MemoryRegion byKey(final int key)
     {
-        final MemoryRegion[] current = regions;
-        final int index = key >>> INDEX_SHIFT;
-        if (index >= current.length)
-        {
-            return null;
-        }
-        final MemoryRegion region = current[index];
+        final MemoryRegion region = regions.slotOf(key >>> INDEX_SHIFT);
         return region != null && region.rKey() == key ? region : null;
     }
 

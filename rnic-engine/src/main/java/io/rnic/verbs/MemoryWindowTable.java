@@ -1,28 +1,29 @@
 package io.rnic.verbs;
 
 import java.security.SecureRandom;
-import java.util.Arrays;
 
 /**
  * The memory windows of a device by R_Key, beside its regions ({@link MemoryRegionTable}, which owns this table).
  * Regions and windows share one R_Key space, as rxe's pools do, in separate index ranges: a window's key is
- * {@code (WINDOW_INDEX_BASE + index) << 8 | keyByte}, above every region's, so a key names one or the other by its
- * index alone. Copy-on-write like the region table: a lookup is one volatile read and an index. A window keeps its
- * index for life; the key byte is drawn at random at allocation and moves with every bind.
+ * {@code index << 8 | keyByte} with an index of the upper half of the 24 bits, above every region's, so a key names
+ * one or the other by its index alone. Copy-on-write like the region table ({@link KeyTable}): a lookup is one
+ * volatile read and an index. A window keeps its index for life, and the index advances with every allocation through
+ * the windows' whole range before one comes round again, so the key of a deallocated window names nothing for at least
+ * {@link #WINDOW_INDEXES} allocations; the key byte is drawn at random at allocation and moves with every bind.
  */
 public final class MemoryWindowTable
 {
     private static final int INDEX_SHIFT = 8;
     /** Window indexes start above the regions'. */
-    static final int WINDOW_INDEX_BASE = MemoryRegionTable.MAX_REGIONS;
+    static final int WINDOW_INDEX_BASE = MemoryRegionTable.REGION_INDEXES;
+    /** The key indexes windows take: the rest of the 24 bits. */
+    static final int WINDOW_INDEXES = (1 << 24) - WINDOW_INDEX_BASE;
     /** Windows a device holds at most ({@code max_mw}). */
     public static final int MAX_WINDOWS = 1 << 20;
-    private static final int INITIAL_SLOTS = 16;
 
     private final MemoryRegionTable regions;
-    private volatile MemoryWindow[] windows = new MemoryWindow[INITIAL_SLOTS];
-    /** Per slot, one more than the key byte of the last window allocated there (0: never used). Under the lock. */
-    private short[] lastKeyBytes = new short[INITIAL_SLOTS];
+    private final KeyTable<MemoryWindow> windows =
+        new KeyTable<>(WINDOW_INDEX_BASE, WINDOW_INDEXES, MAX_WINDOWS, window -> window.key() >>> INDEX_SHIFT);
     private final SecureRandom random = new SecureRandom();
 
     MemoryWindowTable(final MemoryRegionTable regions)
@@ -47,34 +48,12 @@ public final class MemoryWindowTable
         {
             throw new VerbsException("memory window type " + type + ": IBV_MW_TYPE_1 (1) or IBV_MW_TYPE_2 (2)");
         }
-        MemoryWindow[] next = windows;
-        int index = 0;
-        while (index < next.length && next[index] != null)
+        final MemoryWindow window = windows.add(index ->
+            new MemoryWindow(pd, type, (index << INDEX_SHIFT) | random.nextInt(MemoryWindow.KEY_BYTE_MASK + 1)));
+        if (window == null)
         {
-            index++;
+            throw new VerbsException(Errno.ENOMEM, "too many memory windows (" + MAX_WINDOWS + ")");
         }
-        if (index == next.length)
-        {
-            if (index >= MAX_WINDOWS)
-            {
-                throw new VerbsException("too many memory windows (" + MAX_WINDOWS + ")");
-            }
-            next = Arrays.copyOf(next, next.length * 2);
-            lastKeyBytes = Arrays.copyOf(lastKeyBytes, next.length);
-        }
-        else
-        {
-            next = next.clone();
-        }
-        // a stale key of a deallocated window in the slot never names the new one (its byte is drawn again)
-        final int previous = lastKeyBytes[index] - 1;
-        final int keyByte = previous < 0 ? random.nextInt(MemoryWindow.KEY_BYTE_MASK + 1) :
-            (previous + 1 + random.nextInt(MemoryWindow.KEY_BYTE_MASK)) & MemoryWindow.KEY_BYTE_MASK;
-        lastKeyBytes[index] = (short)(keyByte + 1);
-        final int key = ((WINDOW_INDEX_BASE + index) << INDEX_SHIFT) | keyByte;
-        final MemoryWindow window = new MemoryWindow(pd, type, key);
-        next[index] = window;
-        windows = next;
         return window;
     }
 
@@ -86,31 +65,21 @@ public final class MemoryWindowTable
     {
         synchronized (this)
         {
-            final int index = indexOf(window.key());
-            final MemoryWindow[] current = windows;
-            if (index < 0 || index >= current.length || current[index] != window)
+            if (!windows.remove(window))
             {
                 throw new VerbsException("memory window is not allocated: " + window);
             }
-            final MemoryWindow[] next = current.clone();
-            next[index] = null;
-            windows = next;
             window.deallocate();
-            lastKeyBytes[index] = (short)((window.key() & MemoryWindow.KEY_BYTE_MASK) + 1);
         }
     }
 
-    private static int indexOf(final int key)
-    {
-        return (key >>> INDEX_SHIFT) - WINDOW_INDEX_BASE;
-    }
-
-    /** The window whose key has the index of {@code key} (whatever its key byte), or null. Engine thread. */
+    /**
+     * The window in the slot of {@code key}'s index (whatever its key byte), or null; it may hold another index of the
+     * slot, which {@link MemoryWindow}'s checks of the full key refuse. Engine thread.
+     */
     private MemoryWindow byIndex(final int key)
     {
-        final MemoryWindow[] current = windows;
-        final int index = indexOf(key);
-        return index >= 0 && index < current.length ? current[index] : null;
+        return windows.slotOf(key >>> INDEX_SHIFT);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.rnic.transport;
 
 import io.rnic.device.ConnectParameters;
 import io.rnic.device.QueuePair;
+import io.rnic.device.RnicDevice;
 import io.rnic.sim.LinkConditions;
 import io.rnic.sim.TwoNodeFabric;
 import io.rnic.verbs.AccessFlags;
@@ -90,6 +91,40 @@ class RcErrorPathsTest
         assertEquals(QpState.ERR, pair[0].qp.state());
         assertEquals(QpState.ERR, pair[1].qp.state());
         assertUntouched(pair[1].memory);
+        assertEquals(1, fabric.b().engine().counters().get(TransportCounter.REMOTE_ACCESS_NAK_SENT));
+    }
+
+    @Test
+    void shouldNakAWriteWithTheKeyOfARegionDeregisteredFiftyThousandRegistrationsAgo()
+    {
+        // the round-robin 16-slot table gave the stale key to a new region after 3 800 registrations on average: in
+        // 50 000, with probability 1 - 2e-6, and the WRITE below went into the new region's memory
+        final TwoNodeFabric fabric = new TwoNodeFabric(new LinkConditions(), 1);
+        final Connection[] pair = Connection.rcPair(fabric, arena, 8192, PathMtu.MTU_1024);
+        final RnicDevice device = pair[1].device;
+        final MemorySegment target = arena.allocate(4096, 4096);
+        final MemoryRegion stale = device.registerMemoryRegion(pair[1].pd, target, AccessFlags.ALL);
+        final int staleKey = stale.rKey();
+        device.deregisterMemoryRegion(stale);
+        MemoryRegion live = null;
+        for (int i = 0; i < 50_000; i++)
+        {
+            live = device.registerMemoryRegion(pair[1].pd, target, AccessFlags.ALL);
+            if (device.engine().regions().byKey(staleKey) != null)
+            {
+                break; // the key is back: the WRITE reaches the new region's memory
+            }
+            device.deregisterMemoryRegion(live);
+            live = null;
+        }
+        if (live == null)
+        {
+            live = device.registerMemoryRegion(pair[1].pd, target, AccessFlags.ALL);
+        }
+        RcOperationsTest.fill(pair[0], 0, 4096, 1);
+        assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(write(pair[0], live.address(), staleKey, 4096)));
+        assertEquals(WcStatus.REM_ACCESS_ERR, drain(fabric, pair[0], false, 1).get(0).status());
+        assertUntouched(target);
         assertEquals(1, fabric.b().engine().counters().get(TransportCounter.REMOTE_ACCESS_NAK_SENT));
     }
 

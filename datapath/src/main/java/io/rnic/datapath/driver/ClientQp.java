@@ -32,6 +32,8 @@ final class ClientQp
     int mirroredState = -1;
     /** Its counters in the CnC (conductor thread), or null when there was no room. */
     QpCounters counters;
+    /** The driver's memory its work queues take, charged to its client ({@link ClientQuotas#queueBytes}). */
+    long queueBytes;
 
     ClientQp(
         final int handle, final EngineQueuePair qp, final ProtectionDomain pd, final ClientCq sendCq, final ClientCq recvCq,

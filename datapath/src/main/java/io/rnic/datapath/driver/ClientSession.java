@@ -27,6 +27,10 @@ final class ClientSession
     /** Its RDMA CM ids: the connections it made and the requests to its ports ({@link DriverCm}). */
     final Int2ObjectHashMap<DriverCm.TrackedId> cmIds = new Int2ObjectHashMap<>();
 
+    /** The lengths of its regions, summed, and the driver's memory its work queues take ({@link ClientQuotas}). */
+    long registeredBytes;
+    long queueBytes;
+
     /** Where its asynchronous events go ({@code OPEN_ASYNC_EVENTS}), and the file holding it; null until opened. */
     AsyncEventRing events;
     SharedMemory eventsMemory;

@@ -2,9 +2,9 @@ package io.rnic.datapath.driver;
 
 import io.rnic.cnc.DeviceInfo;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.device.DeviceLimits;
 import io.rnic.device.RnicDevice;
 import io.rnic.transport.LocalPort;
-import io.rnic.transport.QpTable;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.PathMtu;
@@ -55,6 +55,18 @@ public final class DeviceDescription
      */
     public static List<Map.Entry<String, String>> of(final String portName, final String portKind, final LocalPort port)
     {
+        return of(portName, portKind, port, DeviceLimits.forThisJvm(), null);
+    }
+
+    /**
+     * The entries of a device on {@code port} holding at most {@code limits}, and, after the device's limits, the
+     * quotas each client of its driver is held to (none when null): {@code max_client_qp}, {@code max_client_cq},
+     * {@code max_client_srq}, {@code max_client_mr}, {@code max_client_mr_bytes}, {@code max_client_queue_bytes}.
+     */
+    public static List<Map.Entry<String, String>> of(
+        final String portName, final String portKind, final LocalPort port, final DeviceLimits limits,
+        final ClientQuotas quotas)
+    {
         final List<Map.Entry<String, String>> entries = new ArrayList<>();
         final String guid = guid(InterfaceAddresses.eui64(port.mac()));
         final PathMtu activeMtu = PathMtu.forEthernetMtu(port.ethernetMtu());
@@ -70,13 +82,26 @@ public final class DeviceDescription
         add(entries, "netdev", portName);
         add(entries, "port_kind", portKind);
         add(entries, "max_mr_size", "0x" + Long.toHexString(MemoryRegionTable.MAX_REGION_BYTES));
-        add(entries, "max_qp", Integer.toString(QpTable.MAX_QPN - QpTable.FIRST_QPN + 1));
+        add(entries, "max_qp", Integer.toString(limits.maxQp()));
         add(entries, "max_qp_wr", Integer.toString(RnicDevice.MAX_QP_WR));
         add(entries, "max_sge", Integer.toString(ScatterGatherList.MAX_SGE));
+        add(entries, "max_cq", Integer.toString(limits.maxCq()));
         add(entries, "max_cqe", Integer.toString(CompletionQueue.MAX_ENTRIES));
-        add(entries, "max_mr", Integer.toString(MemoryRegionTable.MAX_REGIONS - 1));
+        add(entries, "max_mr", Integer.toString(limits.maxMr()));
         add(entries, "max_qp_rd_atom", Integer.toString(QpAttributes.MAX_READ_ATOMIC));
         add(entries, "max_qp_init_rd_atom", Integer.toString(QpAttributes.MAX_READ_ATOMIC));
+        add(entries, "max_mw", Integer.toString(limits.maxMw()));
+        add(entries, "max_srq", Integer.toString(limits.maxSrq()));
+        add(entries, "device_memory_bytes", Long.toString(limits.memoryBytes()));
+        if (quotas != null)
+        {
+            add(entries, "max_client_qp", Integer.toString(quotas.qps()));
+            add(entries, "max_client_cq", Integer.toString(quotas.cqs()));
+            add(entries, "max_client_srq", Integer.toString(quotas.srqs()));
+            add(entries, "max_client_mr", Integer.toString(quotas.mrs()));
+            add(entries, "max_client_mr_bytes", Long.toString(quotas.registeredBytes()));
+            add(entries, "max_client_queue_bytes", Long.toString(quotas.queueBytes()));
+        }
         add(entries, "port", "1");
         add(entries, "state", "PORT_ACTIVE (4)");
         add(entries, "max_mtu", mtu(PathMtu.MTU_4096));

@@ -79,6 +79,14 @@ public final class Driver implements AutoCloseable
     public static Driver start(
         final Path directory, final long clientTimeoutNs, final Function<CountersManager, Endpoint> startEndpoint)
     {
+        return start(directory, clientTimeoutNs, ClientQuotas.defaults(), startEndpoint);
+    }
+
+    /** As {@link #start(Path, long, Function)}, holding each client to {@code quotas}. */
+    public static Driver start(
+        final Path directory, final long clientTimeoutNs, final ClientQuotas quotas,
+        final Function<CountersManager, Endpoint> startEndpoint)
+    {
         makeDirectory(directory);
         final DirectoryLock lock = DirectoryLock.acquire(directory);
         CncFile cnc = null;
@@ -95,7 +103,7 @@ public final class Driver implements AutoCloseable
             final DistinctErrorLog errorLog = new DistinctErrorLog(cnc.errorLogBuffer(), SystemEpochClock.INSTANCE);
             final DriverCounters driverCounters = new DriverCounters(counters);
             endpoint = startEndpoint.apply(counters);
-            DeviceInfo.write(cnc.deviceInfoBuffer(), describe(endpoint));
+            DeviceInfo.write(cnc.deviceInfoBuffer(), describe(endpoint, quotas));
             final EngineAgent[] agents = endpoint.agents();
             final ClientQueues[] queues = new ClientQueues[agents.length];
             for (int i = 0; i < agents.length; i++)
@@ -104,7 +112,8 @@ public final class Driver implements AutoCloseable
                 agents[i].addApplication(queues[i]);
             }
             final DriverConductor conductor =
-                new DriverConductor(cnc, endpoint, queues, errorLog, driverCounters, counters, fdServer, clientTimeoutNs);
+                new DriverConductor(cnc, endpoint, queues, errorLog, driverCounters, counters, fdServer, clientTimeoutNs,
+                    quotas);
             final Driver driver = new Driver(directory, lock, cnc, fdServer, endpoint, conductor, queues, errorLog);
             AgentRunner.startOnThread(driver.conductorRunner);
             cnc.markReady();
@@ -134,12 +143,12 @@ public final class Driver implements AutoCloseable
      * What devinfo shows, then the port's addressing in machine form ({@link DeviceInfo#PORT_MAC} and the rest):
      * clients build their view of the port, and the address vectors of their QPs, from it.
      */
-    static List<Map.Entry<String, String>> describe(final Endpoint endpoint)
+    static List<Map.Entry<String, String>> describe(final Endpoint endpoint, final ClientQuotas quotas)
     {
         final LocalPort port = endpoint.localPort();
         final List<Map.Entry<String, String>> entries = new ArrayList<>(DeviceDescription.of(endpoint.port().name(),
             endpoint.port() instanceof io.rnic.datapath.afpacket.AfPacketPort ? DeviceDescription.PORT_KIND_AFPACKET :
-            DeviceDescription.PORT_KIND_DPDK, port));
+            DeviceDescription.PORT_KIND_DPDK, port, endpoint.device().resources().limits(), quotas));
         entries.add(Map.entry(DeviceInfo.PORT_MAC, String.format("%012x", port.mac())));
         entries.add(Map.entry(DeviceInfo.PORT_ETHERNET_MTU, Integer.toString(port.ethernetMtu())));
         for (int i = 0; i < port.gidCount(); i++)

@@ -9,6 +9,8 @@ import io.rnic.cnc.QpQueuesLayout;
 import io.rnic.datapath.agent.EngineAgent;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.device.EngineQueuePair;
+import io.rnic.device.ResourceCosts;
+import io.rnic.device.ResourceKind;
 import io.rnic.device.RnicDevice;
 import io.rnic.shm.FdSocketServer;
 import io.rnic.shm.SharedMemory;
@@ -83,6 +85,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
     private final FdSocketServer fdServer;
     private final long clientTimeoutNs;
     private final DriverCm cm;
+    private final QuotaGuard quotaGuard;
     private final UnsafeBuffer answer = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH +
         4096));
     private final Long2ObjectHashMap<ClientSession> sessions = new Long2ObjectHashMap<>();
@@ -104,8 +107,9 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
     DriverConductor(
         final CncFile cnc, final Endpoint endpoint, final ClientQueues[] queues, final DistinctErrorLog errorLog,
         final DriverCounters counters, final CountersManager countersManager, final FdSocketServer fdServer,
-        final long clientTimeoutNs)
+        final long clientTimeoutNs, final ClientQuotas quotas)
     {
+        this.quotaGuard = new QuotaGuard(quotas, counters);
         this.countersManager = countersManager;
         this.fdServer = fdServer;
         this.cnc = cnc;
@@ -534,9 +538,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
                             Integer.toHexString(qp.qp.qpn()) + ": destroy the QP first");
                     }
                 }
-                session.cqs.remove(handle);
-                cq.memory().close();
-                counted(-1);
+                destroyCq(session, cq);
                 result(clientId, correlationId, 0);
             }
             case ControlProtocol.CREATE_QP -> createQp(session, buffer, offset, args, correlationId);
@@ -706,6 +708,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final long length = ControlProtocol.arg(buffer, offset, 4);
         final long iova = ControlProtocol.arg(buffer, offset, 5);
         final int access = (int)ControlProtocol.arg(buffer, offset, 6);
+        quotaGuard.checkMr(session, length);
         final SharedMemory memory;
         final ProtectionDomain pd = pd(session, (int)ControlProtocol.arg(buffer, offset, 0));
         MemoryRegion.checkLength(length); // before the memory is mapped
@@ -728,6 +731,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         }
         final int handle = nextHandle++;
         session.mrs.put(handle, new ClientMr(handle, region, memory));
+        session.registeredBytes += region.length();
         counted(1);
         result(session.clientId, correlationId, handle, region.lKey(), region.rKey());
     }
@@ -737,6 +741,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         device.deregisterMemoryRegion(mr.region()); // returns once no engine touches the memory any more
         mr.memory().close();
         session.mrs.remove(mr.handle());
+        session.registeredBytes -= mr.region().length();
         counted(-1);
     }
 
@@ -754,6 +759,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         }
         final long expected = QpQueuesLayout.completionQueueFileLength((int)entries);
         checkFileLength(fileLength, expected, "a CQ of " + entries + " entries");
+        quotaGuard.checkCq(session);
         final SharedMemory memory = mapReceived(session, token, fileLength);
         final int handle = nextHandle++;
         final CompletionQueue cq;
@@ -761,6 +767,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         {
             cq = CompletionQueue.format(handle, (int)entries,
                 new UnsafeBuffer(memory.segment().address(), CompletionQueue.requiredBytes((int)entries)));
+            device.resources().reserve(ResourceKind.CQ, ResourceCosts.clientCompletionQueue()); // max_cq
         }
         catch (final RuntimeException ex)
         {
@@ -770,6 +777,15 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         session.cqs.put(handle, new ClientCq(handle, cq, memory));
         counted(1);
         result(session.clientId, correlationId, handle, cq.capacity());
+    }
+
+    /** Destroys a CQ no QP of the client uses; the client's memory is unmapped. */
+    private void destroyCq(final ClientSession session, final ClientCq cq)
+    {
+        session.cqs.remove(cq.handle());
+        cq.memory().close();
+        device.resources().release(ResourceKind.CQ, ResourceCosts.clientCompletionQueue());
+        counted(-1);
     }
 
     private void createQp(
@@ -801,6 +817,9 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         }
         final long expected = QpQueuesLayout.fileLength(maxSendWr, maxSendSge, maxRecvWr, maxRecvSge);
         checkFileLength(fileLength, expected, "a QP of these queue sizes");
+        final long queueBytes =
+            ResourceCosts.queuePair(maxSendWr, maxSendSge, srq == null ? maxRecvWr : 0, maxRecvSge);
+        quotaGuard.checkQp(session, queueBytes);
         final SharedMemory memory = mapReceived(session, token, fileLength);
         final QpInitAttributes init = new QpInitAttributes();
         init.type = QpType.values()[(int)typeOrdinal];
@@ -837,6 +856,8 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         {
             clientQp.counters.refresh();
         }
+        clientQp.queueBytes = queueBytes;
+        session.queueBytes += queueBytes;
         session.qps.put(handle, clientQp);
         qpOwners.put(qp.qpn(), session);
         counted(1);
@@ -862,6 +883,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         final int limit = (int)srqLimit;
         final long expected = QpQueuesLayout.srqFileLength(maxWr, maxSge);
         checkFileLength(fileLength, expected, "an SRQ of " + maxWr + " requests of " + maxSge + " SGEs");
+        quotaGuard.checkSrq(session);
         final SharedMemory memory = mapReceived(session, token, fileLength);
         final EngineSharedReceiveQueue srq;
         try
@@ -977,6 +999,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
             qp.counters.free();
         }
         session.qps.remove(qp.handle);
+        session.queueBytes -= qp.queueBytes;
         counted(-1);
     }
 
@@ -1115,9 +1138,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         }
         for (final ClientCq cq : new ArrayList<>(session.cqs.values()))
         {
-            cq.memory().close();
-            session.cqs.remove(cq.handle());
-            counted(-1);
+            destroyCq(session, cq);
         }
         for (final MemoryWindow window : session.mws.values())
         {

@@ -17,6 +17,13 @@ final class DriverCounters
     final AtomicCounter clientsGone;
     final AtomicCounter cmListeners;
     final AtomicCounter asyncEventsDropped;
+    /** Commands refused for a client quota ({@link ClientQuotas}), one counter per quota. */
+    final AtomicCounter quotaQpsRefused;
+    final AtomicCounter quotaCqsRefused;
+    final AtomicCounter quotaSrqsRefused;
+    final AtomicCounter quotaMrsRefused;
+    final AtomicCounter quotaRegisteredBytesRefused;
+    final AtomicCounter quotaQueueBytesRefused;
 
     DriverCounters(final CountersManager manager)
     {
@@ -30,6 +37,14 @@ final class DriverCounters
         clientsGone = allocate(manager, 7, "driver clients gone (fds.sock closed)");
         cmListeners = allocate(manager, 8, "driver RDMA CM ports listened on");
         asyncEventsDropped = allocate(manager, 9, "driver async events dropped (a client's ring full)");
+        quotaQpsRefused = allocate(manager, 20, "driver refused: a client's QPs (--max-client-qps)");
+        quotaCqsRefused = allocate(manager, 21, "driver refused: a client's CQs (--max-client-cqs)");
+        quotaSrqsRefused = allocate(manager, 22, "driver refused: a client's SRQs (--max-client-srqs)");
+        quotaMrsRefused = allocate(manager, 23, "driver refused: a client's regions (--max-client-mrs)");
+        quotaRegisteredBytesRefused =
+            allocate(manager, 24, "driver refused: a client's registered bytes (--max-client-mr-bytes)");
+        quotaQueueBytesRefused =
+            allocate(manager, 25, "driver refused: a client's work queue memory (--max-client-queue-bytes)");
     }
 
     private static AtomicCounter allocate(final CountersManager manager, final int index, final String label)

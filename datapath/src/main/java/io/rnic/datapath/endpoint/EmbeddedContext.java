@@ -106,7 +106,7 @@ public final class EmbeddedContext implements RnicContext
 
     public void destroyCq(final CompletionQueue cq)
     {
-        // the engine holds a CQ only through its QPs: nothing to release once they are destroyed
+        device.destroyCq(cq); // the engine holds a CQ only through its QPs: its memory goes with its last reference
     }
 
     public QueuePair createQp(final QpInitAttributes init)

@@ -3,6 +3,7 @@ package io.rnic.datapath.driver;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.DeviceInfo;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
+import io.rnic.device.DeviceLimits;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.VerbsException;
@@ -100,12 +101,22 @@ class DeviceDescriptionTest
     @Test
     void shouldPrintTheLimitsTheVerbsEnforce()
     {
-        final List<Map.Entry<String, String>> entries = DeviceDescription.of("veth0", "afpacket", port(1500));
+        final List<Map.Entry<String, String>> entries = DeviceDescription.of("veth0", "afpacket", port(1500),
+            DeviceLimits.ofMemory(1L << 30), new ClientQuotas(100, 200, 30, 400, 1L << 33, 1L << 28));
 
         assertEquals("65536", DeviceInfo.value(entries, "max_qp_wr"));
         assertEquals("16", DeviceInfo.value(entries, "max_sge"));
         assertEquals("16", DeviceInfo.value(entries, "max_qp_rd_atom"));
-        assertEquals("16777214", DeviceInfo.value(entries, "max_qp")); // QPNs 2..0xffffff
+        assertEquals("262144", DeviceInfo.value(entries, "max_qp")); // 1 GiB of 4 KiB QPs (depth 1, 1 SGE)
+        assertEquals(Integer.toString(DeviceLimits.ofMemory(1L << 30).maxCq()), DeviceInfo.value(entries, "max_cq"));
+        assertEquals(Integer.toString(DeviceLimits.ofMemory(1L << 30).maxMr()), DeviceInfo.value(entries, "max_mr"));
+        assertEquals("1073741824", DeviceInfo.value(entries, "device_memory_bytes"));
+        assertEquals("100", DeviceInfo.value(entries, "max_client_qp"));
+        assertEquals("200", DeviceInfo.value(entries, "max_client_cq"));
+        assertEquals("30", DeviceInfo.value(entries, "max_client_srq"));
+        assertEquals("400", DeviceInfo.value(entries, "max_client_mr"));
+        assertEquals("8589934592", DeviceInfo.value(entries, "max_client_mr_bytes"));
+        assertEquals("268435456", DeviceInfo.value(entries, "max_client_queue_bytes"));
         assertEquals("0x7fffffff", DeviceInfo.value(entries, "max_mr_size"));
         final int maxCqe = Integer.parseInt(DeviceInfo.value(entries, "max_cqe"));
         assertThrows(VerbsException.class, () -> new CompletionQueue(1, maxCqe + 1));

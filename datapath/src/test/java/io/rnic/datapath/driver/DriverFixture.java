@@ -29,6 +29,7 @@ final class DriverFixture implements AutoCloseable
     static final InetAddress IP_PEER = address(10, 13, 0, 2);
 
     final Path directory;
+    private final ClientQuotas quotas;
     InMemoryPort[] ports;
     EmbeddedContext peer;
     Driver driver;
@@ -41,7 +42,14 @@ final class DriverFixture implements AutoCloseable
     /** A driver in {@code directory}: another process's, for a test of a driver that dies and one that follows. */
     DriverFixture(final Path directory, final long clientTimeoutNs)
     {
+        this(directory, clientTimeoutNs, ClientQuotas.defaults());
+    }
+
+    /** A driver that holds each client to {@code quotas}. */
+    DriverFixture(final Path directory, final long clientTimeoutNs, final ClientQuotas quotas)
+    {
         this.directory = directory;
+        this.quotas = quotas;
         link();
         driver = startDriver(clientTimeoutNs);
     }
@@ -64,7 +72,7 @@ final class DriverFixture implements AutoCloseable
 
     Driver startDriver(final long clientTimeoutNs)
     {
-        return Driver.start(directory, clientTimeoutNs,
+        return Driver.start(directory, clientTimeoutNs, quotas,
             counters -> Endpoint.start(new io.rnic.datapath.port.PacketPort[]{ ports[0] },
                 port(MAC_DRIVER, IP_DRIVER), options(), counters));
     }

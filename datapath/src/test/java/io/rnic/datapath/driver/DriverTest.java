@@ -7,25 +7,31 @@ import io.rnic.datapath.endpoint.EndpointPairScenario;
 import io.rnic.device.QueuePair;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
+import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.VerbsException;
+import io.rnic.verbs.WcStatus;
+import io.rnic.verbs.WorkCompletion;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -144,6 +150,43 @@ class DriverTest
             }
         });
         return value[0];
+    }
+
+    @Test
+    void shouldKeepADeregisteredKeyInvalidAcrossTheClientsNextRegistrations()
+    {
+        // the driver registers its clients' memory into its device's table: the same walk of the key indexes
+        try (DriverContext client = DriverContext.open(fixture.directory))
+        {
+            final RcEnd end = new RcEnd(client, 1 << 16);
+            final RcEnd peer = new RcEnd(fixture.peer, 4096);
+            end.connect(peer.qp.qpn(), DriverFixture.IP_PEER, 14, 7);
+            peer.connect(end.qp.qpn(), DriverFixture.IP_DRIVER, 14, 7);
+            final MemoryRegion stale = client.registerMemoryRegion(end.pd, end.memory, AccessFlags.ALL);
+            final int staleKey = stale.rKey();
+            client.deregisterMemoryRegion(stale);
+            int previousIndex = staleKey >>> 8;
+            MemoryRegion live = null;
+            for (int i = 0; i < 500; i++)
+            {
+                live = client.registerMemoryRegion(end.pd, end.memory, AccessFlags.ALL);
+                final int index = live.rKey() >>> 8;
+                assertTrue(index > previousIndex && live.rKey() != staleKey, "registration " + i + " took key 0x" +
+                    Integer.toHexString(live.rKey()) + " after index 0x" + Integer.toHexString(previousIndex));
+                previousIndex = index;
+                if (i < 499)
+                {
+                    client.deregisterMemoryRegion(live);
+                }
+            }
+            peer.memory.fill((byte)0x5A);
+            assertEquals(0, peer.postWrite(1, live.address(), staleKey, 4096));
+            final WorkCompletion refused = peer.poll(peer.sendCq, TimeUnit.SECONDS.toNanos(10));
+            assertNotNull(refused, "the WRITE with a stale key neither completed nor failed");
+            assertEquals(WcStatus.REM_ACCESS_ERR, refused.status());
+            assertEquals(-1L, end.memory.asSlice(0, 4096).mismatch(MemorySegment.ofArray(new byte[4096])),
+                "the driver wrote through a stale key");
+        }
     }
 
     @Test
