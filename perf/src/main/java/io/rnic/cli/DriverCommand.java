@@ -170,20 +170,9 @@ final class DriverCommand
         return (int)Arguments.number(args, i, option, 1, Integer.MAX_VALUE);
     }
 
-    /** A quota of bytes, with an optional K, M, G or T (binary) suffix. */
+    /** A quota of bytes, in the forms every size flag takes ({@link Arguments#bytes}). */
     private static long bytes(final String[] args, final int i, final String option)
     {
-        final String value = Arguments.value(args, i, option);
-        final int shift = switch (value.isEmpty() ? ' ' : Character.toUpperCase(value.charAt(value.length() - 1)))
-        {
-            case 'K' -> 10;
-            case 'M' -> 20;
-            case 'G' -> 30;
-            case 'T' -> 40;
-            default -> 0;
-        };
-        final String digits = shift == 0 ? value : value.substring(0, value.length() - 1);
-        final long max = Long.MAX_VALUE >> shift;
-        return Arguments.number(option, digits, 1, max) << shift;
+        return Arguments.bytes(option, Arguments.value(args, i, option), 1, Long.MAX_VALUE);
     }
 }

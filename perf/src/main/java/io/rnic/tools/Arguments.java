@@ -132,7 +132,8 @@ public final class Arguments
     }
 
     /** What every size-taking option says it takes, in its help and its errors. */
-    public static final String SIZE_FORMS = "N bytes, or NK, NM, NG: N x 2^10, 2^20, 2^30 (k, m, g too)";
+    public static final String SIZE_FORMS =
+        "N bytes, or NK, NM, NG, NT: N x 2^10, 2^20, 2^30, 2^40 (k, m, g, t too)";
 
     /**
      * A size in bytes, as every size-taking option reads it: a whole number, optionally followed by perftest's
@@ -147,6 +148,7 @@ public final class Arguments
             case 'K', 'k' -> 10;
             case 'M', 'm' -> 20;
             case 'G', 'g' -> 30;
+            case 'T', 't' -> 40;
             default -> 0;
         };
         final long n;

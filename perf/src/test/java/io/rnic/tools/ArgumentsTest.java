@@ -76,9 +76,9 @@ class ArgumentsTest
     @Test
     void shouldNameTheFormsOfASize()
     {
-        for (final String bad : new String[]{ "2T", "K", "1.5M", "", "64 K", "0x40" })
+        for (final String bad : new String[]{ "2P", "K", "1.5M", "", "64 K", "0x40" })
         {
-            assertMessage("-s takes a size (N bytes, or NK, NM, NG: N x 2^10, 2^20, 2^30 (k, m, g too)), not '" +
+            assertMessage("-s takes a size (" + Arguments.SIZE_FORMS + "), not '" +
                 bad + "'", () -> Arguments.bytes("-s", bad, 1, 1L << 30));
         }
     }
