@@ -1,5 +1,6 @@
 package io.rnic.cli;
 
+import io.rnic.datapath.affinity.ThreadAffinity;
 import io.rnic.datapath.driver.Driver;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.EndpointOptions;
@@ -41,7 +42,8 @@ final class DriverCommand
         "  --client-timeout-ms N   a client without a keepalive for N ms is timed out and its QPs, CQs and",
         "                          regions destroyed; clients also declare the driver gone after N ms without",
         "                          its heartbeat (default 10000)",
-        "  --cpu N                 pin the engine thread to CPU N",
+        "  --cpu N                 pin the engine thread to CPU N (one this process may run on: else refused",
+        "                          at once, exit 2)",
         "  --idle STRATEGY         the engine thread's idle strategy: spin (default), yield, backoff, sleep",
         "  --vlan ID               tag every frame with 802.1Q VLAN ID (0-4094), the PCP each QP's service level;",
         "                          -d a kernel VLAN device (veth0.10) is tagged so on its parent without it",
@@ -93,6 +95,17 @@ final class DriverCommand
         if (iface == null)
         {
             throw new UsageException("-d IFACE is needed: the port the driver serves");
+        }
+        if (cpu >= 0)
+        {
+            try
+            {
+                ThreadAffinity.checkAllowed("--cpu " + cpu, cpu, 1); // at once, as the tools: before the port opens
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new UsageException(ex.getMessage());
+            }
         }
         final Path dir = directory != null ? directory : Driver.defaultDirectory(iface);
         final PortFactory.OpenedPort opened;

@@ -131,6 +131,15 @@ class CommandLineErrorsTest
     }
 
     @Test
+    void shouldRefuseADriverCpuThisProcessMayNotRunOnBeforeThePortOpens(@TempDir final Path dir)
+    {
+        // an interface that does not exist: the CPU is refused first, before the port is looked for
+        assertOneLine("rnic driver: --cpu 999: CPU 999 is not one this process may run on (allowed: " +
+            ThreadAffinity.cpuList(ThreadAffinity.allowedCpus()) + ")", "driver", "-d", "tcnone", "--cpu", "999",
+            "--dir", dir.toString());
+    }
+
+    @Test
     void shouldRefuseAMessageLargerThanARegionHolds()
     {
         assertOneLine("rnic write-bw: -s 1073741824 with -q 1 needs a region of 2147483648 bytes; a memory region " +
