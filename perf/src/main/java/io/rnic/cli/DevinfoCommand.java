@@ -55,7 +55,7 @@ final class DevinfoCommand
             switch (args[i])
             {
                 case "-d", "--iface" -> dir = CncDirectory.ofInterface(Arguments.value(args, ++i, args[i - 1]));
-                case "--dir" -> dir = Path.of(Arguments.value(args, ++i, "--dir"));
+                case "--dir" -> dir = Arguments.directory(args, ++i, "--dir");
                 case "-v", "--verbose" -> verbose = true;
                 default -> throw new UsageException("unknown argument " + args[i]);
             }

@@ -82,7 +82,7 @@ final class DriverCommand
                 case "--eal" -> eal = Arrays.asList(Arguments.value(args, ++i, option).trim().split("\\s+"));
                 case "--ip" -> addresses.add(ToolOptions.address(Arguments.value(args, ++i, option)));
                 case "--port-mtu" -> portMtu = (int)Arguments.number(args, ++i, option, 576, 9600);
-                case "--dir" -> directory = Path.of(Arguments.value(args, ++i, option));
+                case "--dir" -> directory = Arguments.directory(args, ++i, option);
                 case "--client-timeout-ms" -> clientTimeoutMs = Arguments.number(args, ++i, option, 100, 3_600_000);
                 case "--cpu" -> cpu = (int)Arguments.number(args, ++i, option, 0, 4095);
                 case "--idle" -> idle = Arguments.value(args, ++i, option);

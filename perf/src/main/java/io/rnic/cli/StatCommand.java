@@ -75,7 +75,7 @@ final class StatCommand
             switch (option)
             {
                 case "-d", "--iface" -> dir = CncDirectory.ofInterface(Arguments.value(args, ++i, option));
-                case "--dir" -> dir = Path.of(Arguments.value(args, ++i, option));
+                case "--dir" -> dir = Arguments.directory(args, ++i, option);
                 case "--watch" -> watchMs = Arguments.number(args, ++i, option, 1, 3_600_000);
                 case "--json" -> json = true;
                 case "--filter" ->

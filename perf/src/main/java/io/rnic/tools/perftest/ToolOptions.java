@@ -316,7 +316,7 @@ public final class ToolOptions
                 case "--port-mtu" -> options.portMtu = (int)number(option, value, 576, 9600);
                 case "--ip" -> options.addresses.add(address(value));
                 case "--oob" -> options.oob(value);
-                case "--driver" -> options.driver = Path.of(value);
+                case "--driver" -> options.driver = Arguments.directory(option, value);
                 case "--cc" ->
                 {
                     if (!value.equals("dcqcn") && !value.equals("none"))
