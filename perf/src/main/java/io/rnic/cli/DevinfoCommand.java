@@ -3,6 +3,7 @@ package io.rnic.cli;
 import io.rnic.cnc.CncException;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.DeviceInfo;
+import io.rnic.cnc.DriverProcess;
 import io.rnic.tools.Arguments;
 import io.rnic.tools.UsageException;
 
@@ -26,7 +27,7 @@ final class DevinfoCommand
         "                 the index a tool on this port takes as -x i (-g i): rnic speaks RoCE v2 only, so it",
         "                 numbers one entry per address (0 the fe80:: EUI-64 GID, then IPv4, then the other IPv6)",
         "                 where rxe lists a v1 and a v2 entry per address",
-        "Exit status 1 when no driver is there or ready (one line saying so).");
+        "Exit status 1 when no driver is there or ready, or its process is gone (one line saying so).");
 
     /** What ibv_devinfo prints without -v; every other entry only with it. */
     private static final Set<String> BRIEF = Set.of("hca_id", "transport", "fw_ver", "node_guid", "sys_image_guid",
@@ -66,6 +67,12 @@ final class DevinfoCommand
             final Path directory = dir != null ? dir : CncDirectory.only(shm);
             try (CncFile cnc = CncFile.open(directory))
             {
+                final String notRunning = DriverProcess.notRunning(directory, cnc.driverPid());
+                if (notRunning != null)
+                {
+                    // its CnC file outlives it: the port it describes is served by nobody
+                    throw new CncException(notRunning + ": start it again with bin/rnic driver");
+                }
                 entries = DeviceInfo.read(cnc.deviceInfoBuffer());
             }
             if (entries.isEmpty())

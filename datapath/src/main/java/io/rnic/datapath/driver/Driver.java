@@ -20,6 +20,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -43,7 +45,11 @@ public final class Driver implements AutoCloseable
         return Path.of("/dev/shm", "rnic-" + portName);
     }
 
+    /** Tries to take a directory that drivers stopping at the same moment keep removing. */
+    private static final int MAX_START_TRIES = 100;
+
     private final Path directory;
+    private final boolean madeDirectory;
     private final DirectoryLock lock;
     private final CncFile cnc;
     private final FdSocketServer fdServer;
@@ -54,11 +60,12 @@ public final class Driver implements AutoCloseable
     private boolean closed;
 
     private Driver(
-        final Path directory, final DirectoryLock lock, final CncFile cnc, final FdSocketServer fdServer,
+        final Path directory, final boolean madeDirectory, final DirectoryLock lock, final CncFile cnc, final FdSocketServer fdServer,
         final Endpoint endpoint, final DriverConductor conductor, final ClientQueues[] queues,
         final DistinctErrorLog errorLog)
     {
         this.directory = directory;
+        this.madeDirectory = madeDirectory;
         this.lock = lock;
         this.cnc = cnc;
         this.fdServer = fdServer;
@@ -71,16 +78,27 @@ public final class Driver implements AutoCloseable
     }
 
     /**
-     * Starts a driver in {@code directory} (made 0770 when missing) on the endpoint {@code startEndpoint} opens, given
-     * the counters manager over the CnC file to count into.
+     * Starts a driver in {@code directory} (made 0770 when missing, and then removed by {@link #close}) on the
+     * endpoint {@code startEndpoint} opens, given the counters manager over the CnC file to count into.
      *
-     * @throws CncException naming the running driver when another one holds the directory.
+     * @throws CncException naming the running driver when another one holds the directory, or the owner of a
+     *                      directory another user left.
      */
     public static Driver start(
         final Path directory, final long clientTimeoutNs, final Function<CountersManager, Endpoint> startEndpoint)
     {
-        makeDirectory(directory);
-        final DirectoryLock lock = DirectoryLock.acquire(directory);
+        boolean madeDirectory = false;
+        DirectoryLock lock = null;
+        for (int tries = 0; lock == null; tries++)
+        {
+            if (tries == MAX_START_TRIES)
+            {
+                throw new CncException(directory + " vanished " + tries + " times while this driver took it: " +
+                    "another driver keeps starting and stopping there (choose another --dir)");
+            }
+            madeDirectory = makeDirectory(directory);
+            lock = DirectoryLock.acquire(directory); // null: a driver that stopped removed the directory meanwhile
+        }
         CncFile cnc = null;
         FdSocketServer fdServer = null;
         Endpoint endpoint = null;
@@ -105,7 +123,7 @@ public final class Driver implements AutoCloseable
             }
             final DriverConductor conductor =
                 new DriverConductor(cnc, endpoint, queues, errorLog, driverCounters, counters, fdServer, clientTimeoutNs);
-            final Driver driver = new Driver(directory, lock, cnc, fdServer, endpoint, conductor, queues, errorLog);
+            final Driver driver = new Driver(directory, madeDirectory, lock, cnc, fdServer, endpoint, conductor, queues, errorLog);
             AgentRunner.startOnThread(driver.conductorRunner);
             cnc.markReady();
             return driver;
@@ -126,6 +144,10 @@ public final class Driver implements AutoCloseable
             }
             deleteQuietly(directory.resolve(CncFile.FILE_NAME));
             lock.close();
+            if (madeDirectory)
+            {
+                removeDirectoryQuietly(directory);
+            }
             throw ex;
         }
     }
@@ -162,21 +184,63 @@ public final class Driver implements AutoCloseable
         }
     }
 
-    private static void makeDirectory(final Path directory)
+    /** Makes the directory when missing, mode 0770 either way; whether this call made it. */
+    private static boolean makeDirectory(final Path directory)
     {
+        boolean made = false;
         try
         {
             if (!Files.isDirectory(directory))
             {
                 Files.createDirectories(directory);
+                made = true;
             }
             // owner and group only: whoever may attach may also post work to the port (see the README)
             Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxrwx---"));
+            return made;
+        }
+        catch (final NoSuchFileException ex)
+        {
+            return made; // removed by a driver that stopped meanwhile: the lock finds it missing and we start over
         }
         catch (final IOException ex)
         {
+            final String owner = ownerIfAnother(directory);
+            if (owner != null)
+            {
+                throw new CncException("the driver directory " + directory + " belongs to " + owner + ", not to " +
+                    System.getProperty("user.name") + " who runs this driver: a driver run as " + owner + " left it " +
+                    "behind; remove it (rm -r " + directory + ") or choose another with --dir");
+            }
             throw new CncException("cannot make the driver directory " + directory + ": " + ex.getMessage() +
                 " (choose another with --dir)");
+        }
+    }
+
+    /** The owner of {@code directory} when it is not this process's user, else null. */
+    private static String ownerIfAnother(final Path directory)
+    {
+        try
+        {
+            final String owner = Files.getOwner(directory, LinkOption.NOFOLLOW_LINKS).getName();
+            return owner.equals(System.getProperty("user.name")) ? null : owner;
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            return null;
+        }
+    }
+
+    /** Removes the directory this driver made, when nothing else is in it (a driver starting there keeps it). */
+    private static void removeDirectoryQuietly(final Path directory)
+    {
+        try
+        {
+            Files.deleteIfExists(directory);
+        }
+        catch (final IOException ex)
+        {
+            // not empty (a new driver's lock, a user's file) or not ours to remove: it stays
         }
     }
 
@@ -198,7 +262,8 @@ public final class Driver implements AutoCloseable
 
     /**
      * Stops serving: destroys every client's QPs, CQs and memory regions, stops the endpoint, removes the CnC file (a
-     * client's next call then says the driver is gone) and releases the directory. Idempotent.
+     * client's next call then says the driver is gone), the socket and the lock, and the directory when it made it.
+     * Idempotent.
      */
     public void close()
     {
@@ -216,7 +281,11 @@ public final class Driver implements AutoCloseable
         fdServer.close(); // after the conductor: it polls the socket
         cnc.close();
         deleteQuietly(directory.resolve(CncFile.FILE_NAME));
-        lock.close();
+        lock.close(); // removes driver.lock: nothing of this driver stays behind
+        if (madeDirectory)
+        {
+            removeDirectoryQuietly(directory);
+        }
     }
 
     private static void deleteQuietly(final Path path)

@@ -130,9 +130,12 @@ final class DriverFixture implements AutoCloseable
         finally
         {
             peer.close();
-            try (Stream<Path> files = Files.walk(directory))
+            if (Files.exists(directory)) // a driver that made its directory removes it
             {
-                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+                try (Stream<Path> files = Files.walk(directory))
+                {
+                    files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+                }
             }
         }
     }

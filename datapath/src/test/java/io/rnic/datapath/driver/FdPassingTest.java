@@ -16,13 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -182,7 +179,7 @@ class FdPassingTest
         final int group = ((Number)Files.getAttribute(fixture.directory, "unix:gid")).intValue();
         final ForkedJvm.Result result = ForkedJvm.run(
             List.of(SETPRIV.toString(), "--reuid=" + NOBODY, "--regid=" + group, "--clear-groups"),
-            readableClassPath(copies), DriverClientMain.class, Set.of(), fixture.directory.toString());
+            ForkedJvm.readableClassPath(copies), DriverClientMain.class, Set.of(), fixture.directory.toString());
 
         assertEquals(0, result.exit(), result.toString());
         assertTrue(result.stdout().matches("attached as [0-9a-f]+: rkey true, qpn true\n"), result.toString());
@@ -193,33 +190,6 @@ class FdPassingTest
         ErrorLogReader.read(cnc.errorLogBuffer(), (count, first, last, error) -> errors.append(error));
         assertTrue(errors.toString().matches("(?s).*; fds\\.sock peer pid [0-9]+ uid " + NOBODY + " gid " + group +
             "\\) closed its fds\\.sock connection without detaching.*"), errors.toString());
-    }
-
-    /**
-     * This JVM's class path with every jar copied into {@code copies} (made readable by all): the local Maven
-     * repository may sit in a home directory another user cannot enter.
-     */
-    private static String readableClassPath(final Path copies) throws IOException
-    {
-        Files.setPosixFilePermissions(copies, PosixFilePermissions.fromString("rwxr-xr-x"));
-        final List<String> entries = new ArrayList<>();
-        int index = 0;
-        for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator))
-        {
-            final Path path = Path.of(entry);
-            if (Files.isRegularFile(path))
-            {
-                final Path copy = copies.resolve(index++ + "-" + path.getFileName());
-                Files.copy(path, copy);
-                Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
-                entries.add(copy.toString());
-            }
-            else
-            {
-                entries.add(entry);
-            }
-        }
-        return String.join(File.pathSeparator, entries);
     }
 
     @Test
