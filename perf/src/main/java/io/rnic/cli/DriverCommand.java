@@ -52,7 +52,8 @@ final class DriverCommand
         "Clients attach with --driver DIR (the tools) or DriverContext.open(DIR) (the library); 'bin/rnic stat",
         "--dir DIR' shows its counters live, 'bin/rnic devinfo --dir DIR' its device. One driver per directory",
         "and per interface: a second one, or a tool started without --driver on the interface, is refused.",
-        "Ends on SIGTERM or SIGINT (status 0).");
+        "A client that departs without detaching (it exited or was killed) is reclaimed, counted and told in one",
+        "line here. Ends on SIGTERM or SIGINT (status 0), removing what it created in its directory.");
 
     private DriverCommand()
     {
@@ -126,7 +127,8 @@ final class DriverCommand
         try
         {
             driver = Driver.start(dir, TimeUnit.MILLISECONDS.toNanos(clientTimeoutMs),
-                counters -> Endpoint.start(opened.ports(), opened.addressing(), options, counters));
+                counters -> Endpoint.start(opened.ports(), opened.addressing(), options, counters),
+                line -> out.println("rnic driver: " + line));
         }
         catch (final RuntimeException ex)
         {

@@ -27,6 +27,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -87,6 +88,20 @@ public final class Driver implements AutoCloseable
     public static Driver start(
         final Path directory, final long clientTimeoutNs, final Function<CountersManager, Endpoint> startEndpoint)
     {
+        return start(directory, clientTimeoutNs, startEndpoint, line ->
+        {
+        });
+    }
+
+    /**
+     * As {@link #start(Path, long, Function)}, with one line per client event for {@code events}, on the driver's
+     * thread: a client that departed without detaching (it exited or was killed), which is counted too
+     * ({@code driver clients departed without detaching}) and is no error of the driver's.
+     */
+    public static Driver start(
+        final Path directory, final long clientTimeoutNs, final Function<CountersManager, Endpoint> startEndpoint,
+        final Consumer<String> events)
+    {
         boolean madeDirectory = false;
         DirectoryLock lock = null;
         for (int tries = 0; lock == null; tries++)
@@ -123,6 +138,7 @@ public final class Driver implements AutoCloseable
             }
             final DriverConductor conductor =
                 new DriverConductor(cnc, endpoint, queues, errorLog, driverCounters, counters, fdServer, clientTimeoutNs);
+            conductor.events(events);
             final Driver driver = new Driver(directory, madeDirectory, lock, cnc, fdServer, endpoint, conductor, queues, errorLog);
             AgentRunner.startOnThread(driver.conductorRunner);
             cnc.markReady();

@@ -14,6 +14,8 @@ import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -29,6 +31,8 @@ final class DriverFixture implements AutoCloseable
     static final InetAddress IP_PEER = address(10, 13, 0, 2);
 
     final Path directory;
+    /** The lines the driver wrote for its client events (departures), as its own output shows them. */
+    final Queue<String> events = new ConcurrentLinkedQueue<>();
     InMemoryPort[] ports;
     EmbeddedContext peer;
     Driver driver;
@@ -66,7 +70,7 @@ final class DriverFixture implements AutoCloseable
     {
         return Driver.start(directory, clientTimeoutNs,
             counters -> Endpoint.start(new io.rnic.datapath.port.PacketPort[]{ ports[0] },
-                port(MAC_DRIVER, IP_DRIVER), options(), counters));
+                port(MAC_DRIVER, IP_DRIVER), options(), counters), events::add);
     }
 
     static DriverFixture withTimeoutMs(final long ms) throws IOException
