@@ -288,6 +288,9 @@ public final class Driver implements AutoCloseable
             return;
         }
         closed = true;
+        // first, while the mapping lives on: a client whose QPs the reclaim below destroys, or whose peer leaves
+        // because of it, learns that the driver stopped, not that its peer failed
+        deleteQuietly(directory.resolve(CncFile.FILE_NAME));
         conductorRunner.close(); // onClose reclaims every client, with the engine threads still running
         for (int i = 0; i < queues.length; i++)
         {
@@ -296,7 +299,6 @@ public final class Driver implements AutoCloseable
         endpoint.close();
         fdServer.close(); // after the conductor: it polls the socket
         cnc.close();
-        deleteQuietly(directory.resolve(CncFile.FILE_NAME));
         lock.close(); // removes driver.lock: nothing of this driver stays behind
         if (madeDirectory)
         {
