@@ -3,6 +3,7 @@ package io.rnic.cli;
 import io.rnic.cnc.CncException;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.DeviceInfo;
+import io.rnic.cnc.DriverProcess;
 import io.rnic.tools.Arguments;
 import io.rnic.tools.Ports;
 import io.rnic.tools.UsageException;
@@ -28,7 +29,7 @@ final class DevinfoCommand
         "                 the index a tool on this port takes as -x i (-g i): rnic speaks RoCE v2 only, so it",
         "                 numbers one entry per address (0 the fe80:: EUI-64 GID, then IPv4, then the other IPv6)",
         "                 where rxe lists a v1 and a v2 entry per address",
-        "Exit status 1 when no driver is there or ready (one line saying so).");
+        "Exit status 1 when no driver is there or ready, or its process is gone (one line saying so).");
 
     /** What ibv_devinfo prints without -v; every other entry only with it. */
     private static final Set<String> BRIEF = Set.of("hca_id", "transport", "fw_ver", "node_guid", "sys_image_guid",
@@ -57,7 +58,7 @@ final class DevinfoCommand
             switch (args[i])
             {
                 case "-d", "--iface" -> dir = CncDirectory.ofInterface(Arguments.value(args, ++i, args[i - 1]));
-                case "--dir" -> dir = Path.of(Arguments.value(args, ++i, "--dir"));
+                case "--dir" -> dir = Arguments.directory(args, ++i, "--dir");
                 case "-i", "--ib-port" -> Ports.ibPort(args[i], Arguments.value(args, ++i, args[i - 1]));
                 case "-v", "--verbose" -> verbose = true;
                 default -> throw new UsageException("unknown argument " + args[i]);
@@ -69,6 +70,12 @@ final class DevinfoCommand
             final Path directory = dir != null ? dir : CncDirectory.only(shm);
             try (CncFile cnc = CncFile.open(directory))
             {
+                final String notRunning = DriverProcess.notRunning(directory, cnc.driverPid());
+                if (notRunning != null)
+                {
+                    // its CnC file outlives it: the port it describes is served by nobody
+                    throw new CncException(notRunning + ": start it again with bin/rnic driver");
+                }
                 entries = DeviceInfo.read(cnc.deviceInfoBuffer());
             }
             if (entries.isEmpty())

@@ -1,5 +1,6 @@
 package io.rnic.cli;
 
+import io.rnic.datapath.affinity.ThreadAffinity;
 import io.rnic.datapath.driver.ClientQuotas;
 import io.rnic.datapath.driver.Driver;
 import io.rnic.datapath.endpoint.Endpoint;
@@ -48,7 +49,8 @@ final class DriverCommand
         "  --client-timeout-ms N   a client without a keepalive for N ms is timed out and its QPs, CQs and",
         "                          regions destroyed; clients also declare the driver gone after N ms without",
         "                          its heartbeat (default 10000)",
-        "  --cpu N                 pin the engine thread to CPU N",
+        "  --cpu N                 pin the engine thread to CPU N (one this process may run on: else refused",
+        "                          at once, exit 2)",
         "  --idle STRATEGY         the engine thread's idle strategy: spin (default), yield, backoff, sleep",
         "  --vlan ID               tag every frame with 802.1Q VLAN ID (0-4094), the PCP each QP's service level;",
         "                          -d a kernel VLAN device (veth0.10) is tagged so on its parent without it",
@@ -66,7 +68,8 @@ final class DriverCommand
         "Clients attach with --driver DIR (the tools) or DriverContext.open(DIR) (the library); 'bin/rnic stat",
         "--dir DIR' shows its counters live, 'bin/rnic devinfo --dir DIR' its device. One driver per directory",
         "and per interface: a second one, or a tool started without --driver on the interface, is refused.",
-        "Ends on SIGTERM or SIGINT (status 0).");
+        "A client that departs without detaching (it exited or was killed) is reclaimed, counted and told in one",
+        "line here. Ends on SIGTERM or SIGINT (status 0), removing what it created in its directory.");
 
     private DriverCommand()
     {
@@ -97,7 +100,7 @@ final class DriverCommand
                 case "--eal" -> eal = Arrays.asList(Arguments.value(args, ++i, option).trim().split("\\s+"));
                 case "--ip" -> addresses.add(ToolOptions.address(Arguments.value(args, ++i, option)));
                 case "--port-mtu" -> portMtu = (int)Arguments.number(args, ++i, option, 576, 9600);
-                case "--dir" -> directory = Path.of(Arguments.value(args, ++i, option));
+                case "--dir" -> directory = Arguments.directory(args, ++i, option);
                 case "--client-timeout-ms" -> clientTimeoutMs = Arguments.number(args, ++i, option, 100, 3_600_000);
                 case "--cpu" -> cpu = (int)Arguments.number(args, ++i, option, 0, 4095);
                 case "--idle" -> idle = Arguments.value(args, ++i, option);
@@ -116,6 +119,17 @@ final class DriverCommand
         if (iface == null)
         {
             throw new UsageException("-d IFACE is needed: the port the driver serves");
+        }
+        if (cpu >= 0)
+        {
+            try
+            {
+                ThreadAffinity.checkAllowed("--cpu " + cpu, cpu, 1); // at once, as the tools: before the port opens
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new UsageException(ex.getMessage());
+            }
         }
         final Path dir = directory != null ? directory : Driver.defaultDirectory(iface);
         final PortFactory.OpenedPort opened;
@@ -136,7 +150,8 @@ final class DriverCommand
         try
         {
             driver = Driver.start(dir, TimeUnit.MILLISECONDS.toNanos(clientTimeoutMs), quotas,
-                counters -> Endpoint.start(opened.ports(), opened.addressing(), options, counters));
+                counters -> Endpoint.start(opened.ports(), opened.addressing(), options, counters),
+                line -> out.println("rnic driver: " + line));
         }
         catch (final RuntimeException ex)
         {

@@ -2,14 +2,19 @@ package io.rnic.cli;
 
 import io.rnic.cnc.CncException;
 import io.rnic.cnc.CncFile;
+import io.rnic.cnc.DriverProcess;
 import io.rnic.tools.Arguments;
 import io.rnic.tools.UsageException;
 import org.agrona.concurrent.errors.ErrorLogReader;
 import org.agrona.concurrent.status.CountersReader;
 
+import java.io.Console;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneId;
@@ -35,7 +40,8 @@ final class StatCommand
     static final String SYNOPSIS = "stat [-d IFACE | --dir DIR] [--watch MS] [--json] [--filter REGEX]";
     static final String DETAILS = String.join("\n",
         CncDirectory.OPTIONS_HELP,
-        "  --watch MS     a snapshot every MS milliseconds until Ctrl-C (the screen cleared before each)",
+        "  --watch MS     a snapshot every MS milliseconds until Ctrl-C (the screen cleared before each on a",
+        "                 terminal); it ends, status 1, when the driver stops or its process is gone",
         "  --json         one JSON object per snapshot: driver_pid, start_time_ms, heartbeat_age_ms, responding,",
         "                 counters [{id, type_id, label, value}], errors [{count, first_ms, last_ms, error}]",
         "  --filter REGEX only the counters whose label contains a match (e.g. 'retry|rnr', '^qp 0x')",
@@ -43,8 +49,9 @@ final class StatCommand
         "out_of_seq_request, rcvd_rnr_err, send_rnr_err, rcvd_seq_err, retry_exceeded_err, retry_rnr_exceeded_err,",
         "completer_retry_err, rdma_sends, rdma_recvs) and DCQCN's ConnectX names (np_cnp_sent,",
         "np_ecn_marked_roce_packets, rp_cnp_handled, rp_cnp_ignored); each QP's begin 'qp 0x<qpn> '.",
-        "Exit status 1 when no driver is there or ready; 2 (without --watch) when its heartbeat is older than its",
-        "client timeout: 'driver not responding (heartbeat N ms ago)'.");
+        "Exit status 1 when no driver is there or ready, or its process is gone (no process holds its lock",
+        "DIR/driver.lock: its counters as it left them are shown); 2 (without --watch) when its heartbeat is older",
+        "than its client timeout: 'driver not responding (heartbeat N ms ago)'.");
 
     static final String CLEAR_SCREEN = "\u001b[H\u001b[2J";
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
@@ -60,10 +67,20 @@ final class StatCommand
 
     /**
      * With {@code shm} where drivers' directories are looked for when none is named, and at most
-     * {@code maxSnapshots} snapshots when watching (a test's bound on what Ctrl-C ends).
+     * {@code maxSnapshots} snapshots when watching (a test's bound on what Ctrl-C ends); the screen is cleared before
+     * each snapshot only when {@code out} is this process's terminal.
      */
     static int run(
         final String[] args, final PrintStream out, final PrintStream err, final Path shm, final long maxSnapshots)
+    {
+        final Console console = System.console();
+        return run(args, out, err, shm, maxSnapshots, out == System.out && console != null && console.isTerminal());
+    }
+
+    /** As above, {@code terminal} telling whether {@code out} is a terminal (escapes into a pipe or file are noise). */
+    static int run(
+        final String[] args, final PrintStream out, final PrintStream err, final Path shm, final long maxSnapshots,
+        final boolean terminal)
     {
         Path dir = null;
         long watchMs = 0;
@@ -75,7 +92,7 @@ final class StatCommand
             switch (option)
             {
                 case "-d", "--iface" -> dir = CncDirectory.ofInterface(Arguments.value(args, ++i, option));
-                case "--dir" -> dir = Path.of(Arguments.value(args, ++i, option));
+                case "--dir" -> dir = Arguments.directory(args, ++i, option);
                 case "--watch" -> watchMs = Arguments.number(args, ++i, option, 1, 3_600_000);
                 case "--json" -> json = true;
                 case "--filter" ->
@@ -94,10 +111,14 @@ final class StatCommand
                 default -> throw new UsageException("unknown argument " + option);
             }
         }
+        final Path directory;
         final CncFile cnc;
+        final Object cncFileKey;
         try
         {
-            cnc = CncFile.open(dir != null ? dir : CncDirectory.only(shm));
+            directory = dir != null ? dir : CncDirectory.only(shm);
+            cncFileKey = fileKey(directory.resolve(CncFile.FILE_NAME));
+            cnc = CncFile.open(directory);
         }
         catch (final CncException ex)
         {
@@ -110,20 +131,32 @@ final class StatCommand
                 cnc.countersMetadataBuffer(), cnc.countersValuesBuffer(), StandardCharsets.US_ASCII);
             for (long snapshot = 1; ; snapshot++)
             {
-                final Snapshot taken = Snapshot.take(cnc, counters, filter);
+                final String stopped = stopped(directory, cncFileKey);
+                if (stopped != null)
+                {
+                    // the mapping outlives the file: redrawing it would show a driver that is no more
+                    err.println("rnic stat: " + stopped);
+                    return 1;
+                }
+                final Snapshot taken = Snapshot.take(cnc, counters, filter, directory);
                 if (json)
                 {
                     out.println(JsonWriter.write(taken.toMap()));
                 }
                 else
                 {
-                    if (watchMs > 0)
+                    if (watchMs > 0 && terminal)
                     {
                         out.print(CLEAR_SCREEN);
                     }
                     out.print(taken.toText());
                 }
                 out.flush();
+                if (taken.notRunning() != null)
+                {
+                    err.println("rnic stat: " + taken.notRunning() + "; its counters as it left them above");
+                    return 1;
+                }
                 if (watchMs == 0)
                 {
                     if (!taken.responding())
@@ -150,10 +183,38 @@ final class StatCommand
         }
     }
 
-    /** One reading of the CnC file: header, counters (those the filter keeps), distinct errors. */
+    /** The CnC file's identity: a driver that stopped removed it, and a new one made another. */
+    private static Object fileKey(final Path cncFile)
+    {
+        try
+        {
+            return Files.readAttributes(cncFile, BasicFileAttributes.class).fileKey();
+        }
+        catch (final IOException ex)
+        {
+            return null; // CncFile.open says what is missing
+        }
+    }
+
+    /** Null while the CnC file mapped is still the driver's; else one line saying the driver stopped. */
+    private static String stopped(final Path directory, final Object cncFileKey)
+    {
+        final Object now = fileKey(directory.resolve(CncFile.FILE_NAME));
+        if (now == null)
+        {
+            return "the rnic driver at " + directory + " stopped (its " + CncFile.FILE_NAME + " is gone)";
+        }
+        return now.equals(cncFileKey) ? null : "the rnic driver at " + directory + " stopped and another one " +
+            "serves the directory now: run stat again";
+    }
+
+    /**
+     * One reading of the CnC file: header, counters (those the filter keeps), distinct errors; {@code notRunning}
+     * null while the driver's process holds its lock, else why it is not running.
+     */
     record Snapshot(
         long nowMs, long driverPid, long startTimeMs, long heartbeatAgeMs, long clientTimeoutMs,
-        List<Counter> counters, List<Error> errors)
+        List<Counter> counters, List<Error> errors, String notRunning)
     {
         record Counter(int id, int typeId, String label, long value)
         {
@@ -163,7 +224,7 @@ final class StatCommand
         {
         }
 
-        static Snapshot take(final CncFile cnc, final CountersReader reader, final Pattern filter)
+        static Snapshot take(final CncFile cnc, final CountersReader reader, final Pattern filter, final Path directory)
         {
             final long nowMs = System.currentTimeMillis();
             final List<Counter> counters = new ArrayList<>();
@@ -178,13 +239,17 @@ final class StatCommand
             ErrorLogReader.read(cnc.errorLogBuffer(), (count, firstMs, lastMs, text) ->
                 errors.add(new Error(count, firstMs, lastMs, text)));
             return new Snapshot(nowMs, cnc.driverPid(), cnc.startTimeMs(), Math.max(0, nowMs - cnc.heartbeatMs()),
-                TimeUnit.NANOSECONDS.toMillis(cnc.clientTimeoutNs()), counters, errors);
+                TimeUnit.NANOSECONDS.toMillis(cnc.clientTimeoutNs()), counters, errors,
+                DriverProcess.notRunning(directory, cnc.driverPid()));
         }
 
-        /** Whether the driver's heartbeat is within its client timeout: what its clients require of it. */
+        /**
+         * Whether the driver's process runs and its heartbeat is within its client timeout: what its clients require
+         * of it.
+         */
         boolean responding()
         {
-            return heartbeatAgeMs <= clientTimeoutMs;
+            return notRunning == null && heartbeatAgeMs <= clientTimeoutMs;
         }
 
         String notResponding()
@@ -198,7 +263,8 @@ final class StatCommand
             text.append(LocalTime.ofInstant(Instant.ofEpochMilli(nowMs), ZoneId.systemDefault()).format(TIME))
                 .append(" - rnic driver pid ").append(driverPid)
                 .append(", started ").append(Instant.ofEpochMilli(startTimeMs).truncatedTo(ChronoUnit.SECONDS))
-                .append(", ").append(responding() ? "heartbeat " + heartbeatAgeMs + " ms ago" : notResponding())
+                .append(", ").append(notRunning != null ? "NOT RUNNING (its lock is free: killed or crashed)" :
+                    responding() ? "heartbeat " + heartbeatAgeMs + " ms ago" : notResponding())
                 .append('\n')
                 .append("=".repeat(80)).append('\n');
             for (final Counter counter : counters)
@@ -226,6 +292,7 @@ final class StatCommand
             map.put("driver_pid", driverPid);
             map.put("start_time_ms", startTimeMs);
             map.put("heartbeat_age_ms", heartbeatAgeMs);
+            map.put("running", notRunning == null);
             map.put("responding", responding());
             final List<Object> counterList = new ArrayList<>();
             for (final Counter counter : counters)

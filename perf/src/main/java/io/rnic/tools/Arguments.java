@@ -25,6 +25,25 @@ public final class Arguments
     }
 
     /**
+     * The directory {@code option} names, {@code args[i]}: an empty value would mean the working directory to every
+     * file call, so it is a usage error, as is a missing one.
+     */
+    public static Path directory(final String[] args, final int i, final String option)
+    {
+        return directory(option, value(args, i, option));
+    }
+
+    /** {@code value} as the directory {@code option} names; a usage error when it is empty or blank. */
+    public static Path directory(final String option, final String value)
+    {
+        if (value.isBlank())
+        {
+            throw new UsageException(option + " needs a directory, not '" + value + "'");
+        }
+        return Path.of(value);
+    }
+
+    /**
      * For commands whose every option takes a value: the value of {@code option}, {@code args[i]}. When the command
      * line ends before it, a usage error says the option needs a value or, when it is no option at all, that it is an
      * unknown argument.

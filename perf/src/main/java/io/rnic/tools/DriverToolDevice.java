@@ -4,6 +4,7 @@ import io.rnic.client.ClientConnectionManager;
 import io.rnic.client.DriverContext;
 import io.rnic.cm.CmService;
 import io.rnic.cnc.CncFile;
+import io.rnic.cnc.DriverProcess;
 import io.rnic.datapath.affinity.ThreadAffinity;
 import io.rnic.datapath.agent.IdleStrategies;
 import io.rnic.device.RnicContext;
@@ -221,7 +222,10 @@ public final class DriverToolDevice implements ToolDevice
         return text.toString();
     }
 
-    /** The applications' thread failed, or the driver stopped (its CnC file gone, its heartbeat stale). */
+    /**
+     * The applications' thread failed, or the driver stopped (its CnC file gone), died (its lock free) or hangs (its
+     * heartbeat stale).
+     */
     public String failure()
     {
         final Throwable error = applicationError;
@@ -232,6 +236,11 @@ public final class DriverToolDevice implements ToolDevice
         if (!Files.exists(directory.resolve(CncFile.FILE_NAME)))
         {
             return "the rnic driver at " + directory + " has stopped";
+        }
+        final String notRunning = DriverProcess.notRunning(directory, cnc.driverPid());
+        if (notRunning != null)
+        {
+            return notRunning;
         }
         final long ageMs = System.currentTimeMillis() - cnc.heartbeatMs();
         if (TimeUnit.MILLISECONDS.toNanos(ageMs) > cnc.clientTimeoutNs())

@@ -131,6 +131,28 @@ class CommandLineErrorsTest
     }
 
     @Test
+    void shouldRefuseADriverCpuThisProcessMayNotRunOnBeforeThePortOpens(@TempDir final Path dir)
+    {
+        // an interface that does not exist: the CPU is refused first, before the port is looked for
+        assertOneLine("rnic driver: --cpu 999: CPU 999 is not one this process may run on (allowed: " +
+            ThreadAffinity.cpuList(ThreadAffinity.allowedCpus()) + ")", "driver", "-d", "tcnone", "--cpu", "999",
+            "--dir", dir.toString());
+    }
+
+    @Test
+    void shouldRefuseAnEmptyDriverDirectory()
+    {
+        // an empty path is the working directory to every file call: the driver wrote its lock there
+        assertOneLine("rnic driver: --dir needs a directory, not ''", "driver", "-d", "tcnone", "--dir", "");
+        assertOneLine("rnic stat: --dir needs a directory, not ''", "stat", "--dir", "");
+        assertOneLine("rnic devinfo: --dir needs a directory, not ''", "devinfo", "--dir", "");
+        assertOneLine("rnic write-bw: --driver needs a directory, not ''", "write-bw", "--driver", "", "10.94.0.9");
+        assertOneLine("rnic rping: --driver needs a directory, not ''", "rping", "-c", "-a", "10.94.0.9", "--driver",
+            "");
+        assertOneLine("rnic mw-peer: --driver needs a directory, not ' '", "mw-peer", "--driver", " ", "10.94.0.9");
+    }
+
+    @Test
     void shouldRefuseAMessageLargerThanARegionHolds()
     {
         assertOneLine("rnic read-bw: -s 536870912 with -q 2 needs a region of 2147483648 bytes; a memory region " +

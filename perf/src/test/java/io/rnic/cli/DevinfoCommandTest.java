@@ -112,6 +112,25 @@ class DevinfoCommandTest
     }
 
     @Test
+    void shouldSayInOneLineThatAKilledDriverIsNotRunning() throws Exception
+    {
+        try (DriverCncFixture driver = new DriverCncFixture(dir))
+        {
+            DeviceDescription.write(driver.cnc.deviceInfoBuffer(), "veth0", DeviceDescription.PORT_KIND_AFPACKET, port());
+            driver.markReady();
+            driver.kill(); // its CnC file stays, describing a port nobody serves any more
+
+            final Result result = devinfo("--dir", dir.toString());
+
+            assertEquals(1, result.status(), result.out());
+            assertEquals("rnic devinfo: the rnic driver at " + dir + " (pid " + ProcessHandle.current().pid() +
+                ") is not running: no process holds " + dir.resolve("driver.lock") + " (it was killed or crashed): " +
+                "start it again with bin/rnic driver\n", result.err());
+            assertEquals("", result.out());
+        }
+    }
+
+    @Test
     void shouldSayWhenTheDriverHasNotDescribedItsDeviceYet()
     {
         try (DriverCncFixture driver = new DriverCncFixture(dir))

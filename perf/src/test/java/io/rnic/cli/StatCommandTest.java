@@ -11,9 +11,12 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -117,12 +120,84 @@ class StatCommandTest
         {
             driver.counters.newCounter("engine 0: rcvd_pkts", CounterTypes.TRANSPORT).set(1);
             driver.markReady();
+            final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+            final int status = StatCommand.run(new String[]{ "--dir", dir.toString(), "--watch", "1" },
+                new PrintStream(out, true, StandardCharsets.UTF_8), System.err, dir, 3, true);
+
+            assertEquals(0, status);
+            final String text = out.toString(StandardCharsets.UTF_8);
+            assertEquals(3, text.split(Pattern.quote(StatCommand.CLEAR_SCREEN), -1).length - 1, text);
+        }
+    }
+
+    @Test
+    void shouldWriteNoTerminalEscapesWhenWatchingIntoAPipe()
+    {
+        try (DriverCncFixture driver = new DriverCncFixture(dir))
+        {
+            driver.counters.newCounter("engine 0: rcvd_pkts", CounterTypes.TRANSPORT).set(1);
+            driver.markReady();
 
             final Result result = stat(dir, 3, "--dir", dir.toString(), "--watch", "1");
 
             assertEquals(0, result.status(), result.err());
-            assertEquals(3, result.out().split(Pattern.quote(StatCommand.CLEAR_SCREEN), -1).length - 1, result.out());
+            assertFalse(result.out().contains("\u001b"), result.out());
+            assertEquals(3, result.out().lines().filter(line -> line.contains(" - rnic driver pid ")).count(),
+                result.out());
         }
+    }
+
+    @Test
+    void shouldSayTheDriverIsNotRunningWhenItsProcessIsGone() throws Exception
+    {
+        try (DriverCncFixture driver = new DriverCncFixture(dir))
+        {
+            driver.counters.newCounter("engine 0: sent_pkts", CounterTypes.TRANSPORT).set(9);
+            driver.markReady();
+            driver.kill(); // its heartbeat is fresh, its CnC file there: only its lock tells
+
+            final Result result = stat();
+            final Result json = stat("--json");
+
+            assertEquals(1, result.status());
+            assertEquals("rnic stat: the rnic driver at " + dir + " (pid " + ProcessHandle.current().pid() + ") is not " +
+                "running: no process holds " + dir.resolve("driver.lock") + " (it was killed or crashed); its " +
+                "counters as it left them above\n", result.err());
+            assertTrue(result.out().lines().findFirst().orElseThrow()
+                .endsWith("NOT RUNNING (its lock is free: killed or crashed)"), result.out());
+            assertTrue(result.out().contains("engine 0: sent_pkts"), "the last counters are still shown");
+            assertEquals(1, json.status());
+            assertEquals(Boolean.FALSE, Json.parseObject(json.out().lines().findFirst().orElseThrow()).get("running"));
+        }
+    }
+
+    @Test
+    void shouldEndTheWatchSayingSoWhenTheDriverStops() throws Exception
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final AtomicInteger status = new AtomicInteger(-1);
+        final Thread watch;
+        try (DriverCncFixture driver = new DriverCncFixture(dir))
+        {
+            driver.counters.newCounter("engine 0: sent_pkts", CounterTypes.TRANSPORT).set(9);
+            driver.markReady();
+            watch = Thread.ofPlatform().start(() -> status.set(StatCommand.run(
+                new String[]{ "--dir", dir.toString(), "--watch", "1" }, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), dir, Long.MAX_VALUE, false)));
+            while (!out.toString(StandardCharsets.UTF_8).contains("sent_pkts"))
+            {
+                Thread.onSpinWait(); // its first snapshot
+            }
+            Files.delete(dir.resolve("cnc.dat")); // as a driver's clean stop does, then it lets its lock go
+        }
+
+        watch.join(TimeUnit.SECONDS.toMillis(60)); // a bound on a hang, not a measure
+        assertFalse(watch.isAlive(), "stat --watch went on redrawing a driver that stopped: " + out);
+        assertEquals(1, status.get());
+        assertEquals("rnic stat: the rnic driver at " + dir + " stopped (its cnc.dat is gone)\n",
+            err.toString(StandardCharsets.UTF_8));
     }
 
     @Test

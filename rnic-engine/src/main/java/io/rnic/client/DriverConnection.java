@@ -3,7 +3,9 @@ package io.rnic.client;
 import io.rnic.cnc.CncException;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.ControlProtocol;
+import io.rnic.cnc.DriverProcess;
 import io.rnic.shm.FdSocket;
+import io.rnic.shm.PidLockFile;
 import io.rnic.shm.ShmException;
 import io.rnic.verbs.VerbsException;
 import org.agrona.DirectBuffer;
@@ -12,7 +14,9 @@ import org.agrona.concurrent.broadcast.BroadcastReceiver;
 import org.agrona.concurrent.broadcast.CopyBroadcastReceiver;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -22,9 +26,10 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A client's link to its driver, as Aeron's client conductor: commands into the CnC's ring, answers picked from the
  * broadcast by client id and correlation id, a keepalive thread that tells the driver this client lives and watches the
- * driver's heartbeat. A driver that stops beating for its client timeout, or leaves a command unanswered that long, is
- * gone: every later call, posts included, fails at once with one line saying so (within the timeout and one keepalive
- * interval of the driver's death, never a hang).
+ * driver's heartbeat. A driver whose process died (its lock free: {@link DriverProcess}) is gone, noticed within a
+ * keepalive interval, or {@link #PROCESS_CHECK_INTERVAL_NS} by a call waiting for its answer; one that stops beating for
+ * its client timeout, or leaves a command unanswered that long, is gone too: every later call, posts included, fails at
+ * once with one line saying so, never a hang.
  * <p>
  * Memory goes to the driver over its {@link ControlProtocol#FD_SOCKET_FILE_NAME} socket: the connection says hello
  * with a random nonce before {@code ATTACH} carries it, and each memfd is sent with a fresh token before the command
@@ -33,6 +38,8 @@ import java.util.concurrent.locks.LockSupport;
 final class DriverConnection implements AutoCloseable
 {
     private static final long MAX_KEEPALIVE_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** How often a call waiting for an answer asks whether the driver's process still holds its lock. */
+    static final long PROCESS_CHECK_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final Path directory;
     private final CncFile cnc;
@@ -45,6 +52,9 @@ final class DriverConnection implements AutoCloseable
     private final UnsafeBuffer command = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH));
     private final UnsafeBuffer keepalive = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.ARGS_OFFSET));
     private final Thread keepaliveThread;
+    /** The driver's lock file, kept open to ask whether its process lives; null when it cannot be read. */
+    private final PidLockFile.Probe driverLock;
+    private long lastProcessCheckNs;
     private long nextCorrelationId = 1;
     private long nextFdToken = 1;
     private volatile String gone;
@@ -69,9 +79,19 @@ final class DriverConnection implements AutoCloseable
         this.clientId = random.nextLong();
         this.nonce = random.nextLong();
         this.driverTimeoutNs = cnc.clientTimeoutNs();
+        try
+        {
+            this.driverLock = openDriverLock(directory);
+        }
+        catch (final CncException ex)
+        {
+            cnc.close();
+            throw ex;
+        }
         checkHeartbeat();
         if (gone != null)
         {
+            closeDriverLock();
             cnc.close();
             throw new CncException(gone);
         }
@@ -82,6 +102,7 @@ final class DriverConnection implements AutoCloseable
         }
         catch (final ShmException ex)
         {
+            closeDriverLock();
             cnc.close();
             throw new CncException("cannot attach to the rnic driver at " + directory + ": " + ex.getMessage());
         }
@@ -92,10 +113,37 @@ final class DriverConnection implements AutoCloseable
         catch (final RuntimeException ex)
         {
             fdSocket.close();
+            closeDriverLock();
             cnc.close();
             throw ex;
         }
         this.keepaliveThread = Thread.ofPlatform().daemon().name("rnic-client-keepalive").unstarted(this::keepAlive);
+    }
+
+    /** The driver's lock, to watch; a missing one is a driver not running (a probe of nothing held says so). */
+    private static PidLockFile.Probe openDriverLock(final Path directory)
+    {
+        try
+        {
+            return PidLockFile.Probe.open(directory.resolve(DriverProcess.LOCK_FILE_NAME));
+        }
+        catch (final NoSuchFileException ex)
+        {
+            throw new CncException(DriverProcess.notRunningMessage(directory, -1) + ": start it again (bin/rnic " +
+                "driver)");
+        }
+        catch (final IOException ex)
+        {
+            return null; // not readable to us: the heartbeat alone tells
+        }
+    }
+
+    private void closeDriverLock()
+    {
+        if (driverLock != null)
+        {
+            driverLock.close();
+        }
     }
 
     void start()
@@ -235,7 +283,14 @@ final class DriverConnection implements AutoCloseable
     private void waitOrFail(final long deadlineNs, final int type)
     {
         checkAlive();
-        if (System.nanoTime() > deadlineNs)
+        final long nowNs = System.nanoTime();
+        if (nowNs - lastProcessCheckNs >= PROCESS_CHECK_INTERVAL_NS)
+        {
+            lastProcessCheckNs = nowNs; // a dead driver's answer never comes: ask its lock, not only the clock
+            checkHeartbeat();
+            checkAlive();
+        }
+        if (nowNs > deadlineNs)
         {
             // as Aeron's client on a driver timeout: the connection is over, for the post calls too, which check it
             checkHeartbeat();
@@ -293,6 +348,11 @@ final class DriverConnection implements AutoCloseable
             gone = "the rnic driver at " + directory + " has stopped: start it again (bin/rnic driver) and reopen " +
                 "the context";
         }
+        else if (driverLock != null && !driverLock.held())
+        {
+            gone = DriverProcess.notRunningMessage(directory, cnc.driverPid()) + ": start it again (bin/rnic " +
+                "driver) and reopen the context";
+        }
         else if (TimeUnit.MILLISECONDS.toNanos(ageMs) > driverTimeoutNs)
         {
             gone = "the rnic driver at " + directory + " stopped beating " + ageMs + " ms ago (pid " +
@@ -317,6 +377,7 @@ final class DriverConnection implements AutoCloseable
             Thread.currentThread().interrupt();
         }
         fdSocket.close();
+        closeDriverLock();
         cnc.close();
     }
 }

@@ -1,10 +1,13 @@
 package io.rnic.testing;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -73,6 +76,33 @@ public final class ForkedJvm
         return new ProcessBuilder(command(List.of(), System.getProperty("java.class.path"), main, Set.of(), args))
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
+    }
+
+    /**
+     * This JVM's class path with every jar copied into {@code copies} (made readable by all): the local Maven
+     * repository may sit in a home directory another user cannot enter.
+     */
+    public static String readableClassPath(final Path copies) throws IOException
+    {
+        Files.setPosixFilePermissions(copies, PosixFilePermissions.fromString("rwxr-xr-x"));
+        final List<String> entries = new ArrayList<>();
+        int index = 0;
+        for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator))
+        {
+            final Path path = Path.of(entry);
+            if (Files.isRegularFile(path))
+            {
+                final Path copy = copies.resolve(index++ + "-" + path.getFileName());
+                Files.copy(path, copy);
+                Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
+                entries.add(copy.toString());
+            }
+            else
+            {
+                entries.add(entry);
+            }
+        }
+        return String.join(File.pathSeparator, entries);
     }
 
     private static List<String> command(

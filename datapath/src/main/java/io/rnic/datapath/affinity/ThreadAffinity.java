@@ -123,6 +123,39 @@ public final class ThreadAffinity
         }
     }
 
+    /**
+     * Checks, before any thread is started, that this process may run on CPUs {@code firstCpu} to
+     * {@code firstCpu + count - 1}: a thread that cannot be pinned would otherwise fail alone, after its owner has
+     * started.
+     *
+     * @param what what asked for them, the start of the message ({@code "--cpu 99"}).
+     * @throws IllegalArgumentException naming the first CPU this process may not run on and the CPUs it may.
+     */
+    public static void checkAllowed(final String what, final int firstCpu, final int count)
+    {
+        final BitSet allowed = allowedCpus();
+        for (int cpu = firstCpu; cpu < firstCpu + count; cpu++)
+        {
+            if (cpu < 0 || !allowed.get(cpu))
+            {
+                throw new IllegalArgumentException(what + ": CPU " + cpu + " is not one this process may run on " +
+                    "(allowed: " + cpuList(allowed) + ")");
+            }
+        }
+    }
+
+    /** CPUs as ranges, as taskset -c lists them: 0-3,6. */
+    public static String cpuList(final BitSet cpus)
+    {
+        final StringBuilder sb = new StringBuilder();
+        for (int from = cpus.nextSetBit(0); from >= 0; from = cpus.nextSetBit(cpus.nextClearBit(from)))
+        {
+            final int to = cpus.nextClearBit(from) - 1;
+            sb.append(sb.isEmpty() ? "" : ",").append(from).append(to > from ? "-" + to : "");
+        }
+        return sb.toString();
+    }
+
     /** The CPU the calling thread runs on right now. */
     public static int currentCpu()
     {

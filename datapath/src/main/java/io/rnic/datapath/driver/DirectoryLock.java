@@ -1,18 +1,21 @@
 package io.rnic.datapath.driver;
 
 import io.rnic.cnc.CncException;
-import io.rnic.datapath.endpoint.PidLockFile;
+import io.rnic.cnc.DriverProcess;
+import io.rnic.shm.PidLockFile;
 
 import java.io.IOException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
  * One driver per directory: a {@link PidLockFile} on {@code driver.lock}, whose holder's pid names the driver that
- * refused the second one. The OS drops it when the process dies, so a crashed driver leaves no stale lock.
+ * refused the second one. The OS drops it when the process dies, so a crashed driver leaves no stale lock, and a
+ * reader tells a dead driver's CnC file by it ({@link DriverProcess}); a driver that stops removes it.
  */
 final class DirectoryLock implements AutoCloseable
 {
-    static final String FILE_NAME = "driver.lock";
+    static final String FILE_NAME = DriverProcess.LOCK_FILE_NAME;
 
     private final PidLockFile lock;
 
@@ -21,6 +24,12 @@ final class DirectoryLock implements AutoCloseable
         this.lock = lock;
     }
 
+    /**
+     * Takes the lock of {@code directory}.
+     *
+     * @return the lock, or null when the directory vanished (a driver that stopped removed it): make it again.
+     * @throws CncException naming the running driver when another one holds it, or what failed.
+     */
     static DirectoryLock acquire(final Path directory)
     {
         final Path path = directory.resolve(FILE_NAME);
@@ -28,6 +37,10 @@ final class DirectoryLock implements AutoCloseable
         try
         {
             lock = PidLockFile.tryAcquire(path);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            return null;
         }
         catch (final IOException ex)
         {
@@ -42,6 +55,7 @@ final class DirectoryLock implements AutoCloseable
         return new DirectoryLock(lock);
     }
 
+    /** Removes the lock file and lets the lock go (see {@link PidLockFile#close}). */
     public void close()
     {
         lock.close();

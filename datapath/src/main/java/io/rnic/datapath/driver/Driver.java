@@ -20,11 +20,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -43,7 +46,11 @@ public final class Driver implements AutoCloseable
         return Path.of("/dev/shm", "rnic-" + portName);
     }
 
+    /** Tries to take a directory that drivers stopping at the same moment keep removing. */
+    private static final int MAX_START_TRIES = 100;
+
     private final Path directory;
+    private final boolean madeDirectory;
     private final DirectoryLock lock;
     private final CncFile cnc;
     private final FdSocketServer fdServer;
@@ -54,11 +61,12 @@ public final class Driver implements AutoCloseable
     private boolean closed;
 
     private Driver(
-        final Path directory, final DirectoryLock lock, final CncFile cnc, final FdSocketServer fdServer,
+        final Path directory, final boolean madeDirectory, final DirectoryLock lock, final CncFile cnc, final FdSocketServer fdServer,
         final Endpoint endpoint, final DriverConductor conductor, final ClientQueues[] queues,
         final DistinctErrorLog errorLog)
     {
         this.directory = directory;
+        this.madeDirectory = madeDirectory;
         this.lock = lock;
         this.cnc = cnc;
         this.fdServer = fdServer;
@@ -71,24 +79,42 @@ public final class Driver implements AutoCloseable
     }
 
     /**
-     * Starts a driver in {@code directory} (made 0770 when missing) on the endpoint {@code startEndpoint} opens, given
-     * the counters manager over the CnC file to count into.
+     * Starts a driver in {@code directory} (made 0770 when missing, and then removed by {@link #close}) on the
+     * endpoint {@code startEndpoint} opens, given the counters manager over the CnC file to count into.
      *
-     * @throws CncException naming the running driver when another one holds the directory.
+     * @throws CncException naming the running driver when another one holds the directory, or the owner of a
+     *                      directory another user left.
      */
     public static Driver start(
         final Path directory, final long clientTimeoutNs, final Function<CountersManager, Endpoint> startEndpoint)
     {
-        return start(directory, clientTimeoutNs, ClientQuotas.defaults(), startEndpoint);
+        return start(directory, clientTimeoutNs, ClientQuotas.defaults(), startEndpoint, line ->
+        {
+        });
     }
 
-    /** As {@link #start(Path, long, Function)}, holding each client to {@code quotas}. */
+    /**
+     * As {@link #start(Path, long, Function)}, holding each client to {@code quotas}, with one line per client event
+     * for {@code events}, on the driver's thread: a client that departed without detaching (it exited or was
+     * killed), which is counted too ({@code driver clients departed without detaching}) and is no error of the
+     * driver's.
+     */
     public static Driver start(
         final Path directory, final long clientTimeoutNs, final ClientQuotas quotas,
-        final Function<CountersManager, Endpoint> startEndpoint)
+        final Function<CountersManager, Endpoint> startEndpoint, final Consumer<String> events)
     {
-        makeDirectory(directory);
-        final DirectoryLock lock = DirectoryLock.acquire(directory);
+        boolean madeDirectory = false;
+        DirectoryLock lock = null;
+        for (int tries = 0; lock == null; tries++)
+        {
+            if (tries == MAX_START_TRIES)
+            {
+                throw new CncException(directory + " vanished " + tries + " times while this driver took it: " +
+                    "another driver keeps starting and stopping there (choose another --dir)");
+            }
+            madeDirectory = makeDirectory(directory);
+            lock = DirectoryLock.acquire(directory); // null: a driver that stopped removed the directory meanwhile
+        }
         CncFile cnc = null;
         FdSocketServer fdServer = null;
         Endpoint endpoint = null;
@@ -114,7 +140,9 @@ public final class Driver implements AutoCloseable
             final DriverConductor conductor =
                 new DriverConductor(cnc, endpoint, queues, errorLog, driverCounters, counters, fdServer, clientTimeoutNs,
                     quotas);
-            final Driver driver = new Driver(directory, lock, cnc, fdServer, endpoint, conductor, queues, errorLog);
+            conductor.events(events);
+            final Driver driver = new Driver(directory, madeDirectory, lock, cnc, fdServer, endpoint, conductor, queues,
+                errorLog);
             AgentRunner.startOnThread(driver.conductorRunner);
             cnc.markReady();
             return driver;
@@ -135,6 +163,10 @@ public final class Driver implements AutoCloseable
             }
             deleteQuietly(directory.resolve(CncFile.FILE_NAME));
             lock.close();
+            if (madeDirectory)
+            {
+                removeDirectoryQuietly(directory);
+            }
             throw ex;
         }
     }
@@ -171,21 +203,63 @@ public final class Driver implements AutoCloseable
         }
     }
 
-    private static void makeDirectory(final Path directory)
+    /** Makes the directory when missing, mode 0770 either way; whether this call made it. */
+    private static boolean makeDirectory(final Path directory)
     {
+        boolean made = false;
         try
         {
             if (!Files.isDirectory(directory))
             {
                 Files.createDirectories(directory);
+                made = true;
             }
             // owner and group only: whoever may attach may also post work to the port (see the README)
             Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxrwx---"));
+            return made;
+        }
+        catch (final NoSuchFileException ex)
+        {
+            return made; // removed by a driver that stopped meanwhile: the lock finds it missing and we start over
         }
         catch (final IOException ex)
         {
+            final String owner = ownerIfAnother(directory);
+            if (owner != null)
+            {
+                throw new CncException("the driver directory " + directory + " belongs to " + owner + ", not to " +
+                    System.getProperty("user.name") + " who runs this driver: a driver run as " + owner + " left it " +
+                    "behind; remove it (rm -r " + directory + ") or choose another with --dir");
+            }
             throw new CncException("cannot make the driver directory " + directory + ": " + ex.getMessage() +
                 " (choose another with --dir)");
+        }
+    }
+
+    /** The owner of {@code directory} when it is not this process's user, else null. */
+    private static String ownerIfAnother(final Path directory)
+    {
+        try
+        {
+            final String owner = Files.getOwner(directory, LinkOption.NOFOLLOW_LINKS).getName();
+            return owner.equals(System.getProperty("user.name")) ? null : owner;
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            return null;
+        }
+    }
+
+    /** Removes the directory this driver made, when nothing else is in it (a driver starting there keeps it). */
+    private static void removeDirectoryQuietly(final Path directory)
+    {
+        try
+        {
+            Files.deleteIfExists(directory);
+        }
+        catch (final IOException ex)
+        {
+            // not empty (a new driver's lock, a user's file) or not ours to remove: it stays
         }
     }
 
@@ -207,7 +281,8 @@ public final class Driver implements AutoCloseable
 
     /**
      * Stops serving: destroys every client's QPs, CQs and memory regions, stops the endpoint, removes the CnC file (a
-     * client's next call then says the driver is gone) and releases the directory. Idempotent.
+     * client's next call then says the driver is gone), the socket and the lock, and the directory when it made it.
+     * Idempotent.
      */
     public void close()
     {
@@ -216,6 +291,9 @@ public final class Driver implements AutoCloseable
             return;
         }
         closed = true;
+        // first, while the mapping lives on: a client whose QPs the reclaim below destroys, or whose peer leaves
+        // because of it, learns that the driver stopped, not that its peer failed
+        deleteQuietly(directory.resolve(CncFile.FILE_NAME));
         conductorRunner.close(); // onClose reclaims every client, with the engine threads still running
         for (int i = 0; i < queues.length; i++)
         {
@@ -224,8 +302,11 @@ public final class Driver implements AutoCloseable
         endpoint.close();
         fdServer.close(); // after the conductor: it polls the socket
         cnc.close();
-        deleteQuietly(directory.resolve(CncFile.FILE_NAME));
-        lock.close();
+        lock.close(); // removes driver.lock: nothing of this driver stays behind
+        if (madeDirectory)
+        {
+            removeDirectoryQuietly(directory);
+        }
     }
 
     private static void deleteQuietly(final Path path)

@@ -47,6 +47,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The driver's control thread, as Aeron's driver conductor: reads clients' commands from the CnC's ring, creates and
@@ -84,6 +85,9 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
     private final CountersManager countersManager;
     private final FdSocketServer fdServer;
     private final long clientTimeoutNs;
+    private Consumer<String> events = line ->
+    {
+    };
     private final DriverCm cm;
     private final QuotaGuard quotaGuard;
     private final UnsafeBuffer answer = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH +
@@ -123,6 +127,12 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         this.counters = counters;
         this.clientTimeoutNs = clientTimeoutNs;
         this.cm = new DriverCm(endpoint, () -> nextHandle++, counters.cmListeners);
+    }
+
+    /** Where one line per client event goes (a departure without detaching): the driver's own output. */
+    void events(final Consumer<String> events)
+    {
+        this.events = events;
     }
 
     public int doWork()
@@ -218,9 +228,10 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         closeFds(fds);
         if (session != null && sessions.get(session.clientId) == session)
         {
+            // a client that exits or is killed: an event of the driver's life, not an error of the driver's
             counters.clientsGone.increment();
-            errorLog.record(new IllegalStateException(session + " closed its fds.sock connection without " +
-                "detaching (it died): its QPs, CQs and memory regions were destroyed"));
+            events.accept(session + " departed without detaching (its fds.sock connection closed: it exited or " +
+                "was killed); its QPs, CQs and memory regions are destroyed");
             reclaim(session);
         }
     }

@@ -34,7 +34,7 @@ final class DriverCounters
         resources = allocate(manager, 4, "driver client resources (PDs, MRs, CQs, QPs)");
         malformedWorkRequests = allocate(manager, 5, "driver malformed work requests");
         fdMessagesRefused = allocate(manager, 6, "driver fds.sock messages refused");
-        clientsGone = allocate(manager, 7, "driver clients gone (fds.sock closed)");
+        clientsGone = allocate(manager, 7, "driver clients departed without detaching (fds.sock closed)");
         cmListeners = allocate(manager, 8, "driver RDMA CM ports listened on");
         asyncEventsDropped = allocate(manager, 9, "driver async events dropped (a client's ring full)");
         quotaQpsRefused = allocate(manager, 20, "driver refused: a client's QPs (--max-client-qps)");

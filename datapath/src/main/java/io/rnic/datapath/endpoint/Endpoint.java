@@ -1,6 +1,7 @@
 package io.rnic.datapath.endpoint;
 
 import io.rnic.datapath.afpacket.AfPacketPort;
+import io.rnic.datapath.affinity.ThreadAffinity;
 import io.rnic.datapath.agent.EngineAgent;
 import io.rnic.datapath.agent.IdleStrategies;
 import io.rnic.datapath.agent.ShardRouter;
@@ -151,6 +152,9 @@ public final class Endpoint implements AutoCloseable
      * Starts an endpoint with one engine thread per port (queues of one interface: AF_PACKET fanout members, DPDK
      * queues); QPs are sharded over the engines and frames reaching the wrong one are handed over. Engine thread
      * {@code i} is pinned to CPU {@code options.cpu() + i} when a CPU is given.
+     *
+     * @throws IllegalArgumentException naming the CPU and the CPUs allowed when this process may not run on one of
+     *                                  the engine threads' CPUs.
      */
     public static Endpoint start(final PacketPort[] ports, final LocalPort localPort, final EndpointOptions options)
     {
@@ -176,6 +180,12 @@ public final class Endpoint implements AutoCloseable
         InterfaceLock interfaceLock = null;
         try
         {
+            if (options.cpu() >= 0)
+            {
+                // an engine thread that cannot be pinned dies alone after start: the endpoint would run without it
+                ThreadAffinity.checkAllowed("cannot pin the engine thread" + (ports.length > 1 ? "s" : "") +
+                    " to CPU " + options.cpu() + (ports.length > 1 ? " and up" : ""), options.cpu(), ports.length);
+            }
             // two endpoints on one interface would both answer every frame: the second one is refused
             interfaceLock = ports[0] instanceof AfPacketPort ? InterfaceLock.acquire(ports[0].name()) : null;
             // the first packets must not run in code the JVM has never run (tens of ms each side: the peer's

@@ -1,6 +1,7 @@
 package io.rnic.datapath.endpoint;
 
 import io.rnic.datapath.port.PortException;
+import io.rnic.shm.PidLockFile;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -67,7 +68,7 @@ final class InterfaceLock implements AutoCloseable
         return lock.path();
     }
 
-    /** Releases the lock; the file stays (see {@link PidLockFile#close}). Idempotent. */
+    /** Removes the lock file and releases the lock (see {@link PidLockFile#close}). Idempotent. */
     @Override
     public void close()
     {

@@ -128,7 +128,7 @@ class ClientCrashTest
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedNs) + " ms after its death");
             LockSupport.parkNanos(1_000_000);
         }
-        assertEquals(1, DriverFixture.counter(counters, "driver clients gone (fds.sock closed)"));
+        assertEquals(1, DriverFixture.counter(counters, "driver clients departed without detaching (fds.sock closed)"));
         assertEquals(0, DriverFixture.counter(counters, "driver client timeouts"));
 
         during.get(30, TimeUnit.SECONDS);
@@ -165,7 +165,7 @@ class ClientCrashTest
             final long reclaimedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - silentNs);
             assertTrue(reclaimedAfterMs >= CLIENT_TIMEOUT_MS - 100, "timed out after " + reclaimedAfterMs + " ms");
             assertEquals(1, DriverFixture.counter(counters, "driver client timeouts"));
-            assertEquals(0, DriverFixture.counter(counters, "driver clients gone (fds.sock closed)"));
+            assertEquals(0, DriverFixture.counter(counters, "driver clients departed without detaching (fds.sock closed)"));
             assertEquals(resourcesBefore, DriverFixture.counter(counters, "driver client resources"));
             assertEquals(1, OpenDescriptors.ofMemfd("rnic-silent-unused"), "the memfd it never named is closed");
             assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("error 107: "), "it must attach again");

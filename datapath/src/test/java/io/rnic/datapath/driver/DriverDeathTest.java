@@ -72,14 +72,14 @@ class DriverDeathTest
         final long killedNs = System.nanoTime();
         final CncException gone = assertThrows(CncException.class, client::allocPd);
         final long failedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedNs);
-        assertTrue(gone.getMessage().contains("stopped"), gone.getMessage());
+        assertTrue(gone.getMessage().contains("is not running"), gone.getMessage());
         assertTrue(failedAfterMs <= CLIENT_TIMEOUT_MS + 1_000,
             "the client learnt of the driver's death after " + failedAfterMs + " ms: " + gone.getMessage());
 
         final SendWorkRequest send = new SendWorkRequest();
         send.opcode = WrOpcode.SEND;
         final CncException postGone = assertThrows(CncException.class, () -> qp.postSend(send));
-        assertTrue(postGone.getMessage().contains("stopped"), postGone.getMessage());
+        assertTrue(postGone.getMessage().contains("is not running"), postGone.getMessage());
         client.close();
 
         startDriver();
@@ -91,6 +91,29 @@ class DriverDeathTest
             assertTrue(newQp.qpn() > 0);
             again.destroyQp(newQp);
             again.destroyCq(newCq);
+        }
+    }
+
+    /**
+     * With a client timeout of a minute, the frozen heartbeat would tell after a minute: the driver's lock, which the
+     * kernel let go with its process, tells the call waiting for its answer at once.
+     */
+    @Test
+    void shouldFailACallWaitingForAKilledDriverByItsFreeLockNotAfterTheClientTimeout() throws Exception
+    {
+        directory = Files.createTempDirectory("rnic-driver-death");
+        final Process driver = startDriver(60_000);
+        try (DriverContext client = DriverContext.open(directory))
+        {
+            client.allocPd();
+
+            driver.destroyForcibly();
+            assertTrue(driver.waitFor(10, TimeUnit.SECONDS), "SIGKILL did not end the driver");
+            final CncException gone = assertThrows(CncException.class, client::allocPd);
+
+            assertEquals("the rnic driver at " + directory + " (pid " + driver.pid() + ") is not running: no process " +
+                "holds " + directory.resolve("driver.lock") + " (it was killed or crashed): start it again (bin/rnic " +
+                "driver) and reopen the context", gone.getMessage());
         }
     }
 
@@ -115,8 +138,13 @@ class DriverDeathTest
 
     private Process startDriver() throws IOException
     {
+        return startDriver(CLIENT_TIMEOUT_MS);
+    }
+
+    private Process startDriver(final long clientTimeoutMs) throws IOException
+    {
         final Process driver = ForkedJvm.start(ForkedDriverMain.class, directory.toString(),
-            Long.toString(CLIENT_TIMEOUT_MS));
+            Long.toString(clientTimeoutMs));
         drivers.add(driver);
         final BufferedReader out = new BufferedReader(new InputStreamReader(driver.getInputStream(),
             StandardCharsets.UTF_8));

@@ -14,6 +14,8 @@ import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -30,6 +32,8 @@ final class DriverFixture implements AutoCloseable
 
     final Path directory;
     private final ClientQuotas quotas;
+    /** The lines the driver wrote for its client events (departures), as its own output shows them. */
+    final Queue<String> events = new ConcurrentLinkedQueue<>();
     InMemoryPort[] ports;
     EmbeddedContext peer;
     Driver driver;
@@ -74,7 +78,7 @@ final class DriverFixture implements AutoCloseable
     {
         return Driver.start(directory, clientTimeoutNs, quotas,
             counters -> Endpoint.start(new io.rnic.datapath.port.PacketPort[]{ ports[0] },
-                port(MAC_DRIVER, IP_DRIVER), options(), counters));
+                port(MAC_DRIVER, IP_DRIVER), options(), counters), events::add);
     }
 
     static DriverFixture withTimeoutMs(final long ms) throws IOException
@@ -138,9 +142,12 @@ final class DriverFixture implements AutoCloseable
         finally
         {
             peer.close();
-            try (Stream<Path> files = Files.walk(directory))
+            if (Files.exists(directory)) // a driver that made its directory removes it
             {
-                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+                try (Stream<Path> files = Files.walk(directory))
+                {
+                    files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+                }
             }
         }
     }

@@ -16,13 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -166,8 +163,14 @@ class FdPassingTest
             client.socket.close(); // what the kernel does when the client dies
 
             await(() -> fixture.driver.clientCount() == 0, "the client is reclaimed long before its 60 s timeout");
-            assertEquals(1, counter("driver clients gone (fds.sock closed)"));
+            assertEquals(1, counter("driver clients departed without detaching (fds.sock closed)"));
             assertEquals(0, counter("driver client timeouts"));
+            // a departure is an event of the driver's life: one line of its output, no error in stat's error log
+            assertEquals(List.of("client 5555 (pid " + ProcessHandle.current().pid() + "; fds.sock peer pid " +
+                ProcessHandle.current().pid() + " uid 0 gid 0) departed without detaching (its fds.sock connection " +
+                "closed: it exited or was killed); its QPs, CQs and memory regions are destroyed"),
+                List.copyOf(fixture.events));
+            assertEquals("", errors());
             await(() -> OpenDescriptors.ofMemfd("rnic-test-died") == 1, "the CQ's mapping is gone");
             assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("error 107: "), "it must attach again");
         }
@@ -182,44 +185,25 @@ class FdPassingTest
         final int group = ((Number)Files.getAttribute(fixture.directory, "unix:gid")).intValue();
         final ForkedJvm.Result result = ForkedJvm.run(
             List.of(SETPRIV.toString(), "--reuid=" + NOBODY, "--regid=" + group, "--clear-groups"),
-            readableClassPath(copies), DriverClientMain.class, Set.of(), fixture.directory.toString());
+            ForkedJvm.readableClassPath(copies), DriverClientMain.class, Set.of(), fixture.directory.toString());
 
         assertEquals(0, result.exit(), result.toString());
         assertTrue(result.stdout().matches("attached as [0-9a-f]+: rkey true, qpn true\n"), result.toString());
         await(() -> fixture.driver.clientCount() == 0, "the exited client is reclaimed before its 60 s timeout");
-        assertEquals(1, counter("driver clients gone (fds.sock closed)"));
+        assertEquals(1, counter("driver clients departed without detaching (fds.sock closed)"));
         assertEquals(0, counter("driver command errors"));
-        final StringBuilder errors = new StringBuilder();
-        ErrorLogReader.read(cnc.errorLogBuffer(), (count, first, last, error) -> errors.append(error));
-        assertTrue(errors.toString().matches("(?s).*; fds\\.sock peer pid [0-9]+ uid " + NOBODY + " gid " + group +
-            "\\) closed its fds\\.sock connection without detaching.*"), errors.toString());
+        assertEquals("", errors());
+        assertEquals(1, fixture.events.size(), fixture.events.toString());
+        assertTrue(fixture.events.peek().matches(".*; fds\\.sock peer pid [0-9]+ uid " + NOBODY + " gid " + group +
+            "\\) departed without detaching .*"), fixture.events.toString());
     }
 
-    /**
-     * This JVM's class path with every jar copied into {@code copies} (made readable by all): the local Maven
-     * repository may sit in a home directory another user cannot enter.
-     */
-    private static String readableClassPath(final Path copies) throws IOException
+    /** The driver's distinct errors, as stat reads them. */
+    private String errors()
     {
-        Files.setPosixFilePermissions(copies, PosixFilePermissions.fromString("rwxr-xr-x"));
-        final List<String> entries = new ArrayList<>();
-        int index = 0;
-        for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator))
-        {
-            final Path path = Path.of(entry);
-            if (Files.isRegularFile(path))
-            {
-                final Path copy = copies.resolve(index++ + "-" + path.getFileName());
-                Files.copy(path, copy);
-                Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
-                entries.add(copy.toString());
-            }
-            else
-            {
-                entries.add(entry);
-            }
-        }
-        return String.join(File.pathSeparator, entries);
+        final StringBuilder errors = new StringBuilder();
+        ErrorLogReader.read(cnc.errorLogBuffer(), (count, first, last, error) -> errors.append(error));
+        return errors.toString();
     }
 
     @Test

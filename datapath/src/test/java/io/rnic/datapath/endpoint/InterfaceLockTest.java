@@ -18,6 +18,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -85,6 +86,7 @@ class InterfaceLockTest
                 assertEquals(lockFile, lock.path());
                 assertEquals(String.valueOf(ProcessHandle.current().pid()), Files.readString(lockFile).trim());
             }
+            assertFalse(Files.exists(lockFile), "an endpoint that stops removes its lock file");
         }
         finally
         {

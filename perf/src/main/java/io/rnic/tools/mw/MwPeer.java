@@ -110,7 +110,7 @@ public final class MwPeer
                 case "-x" -> gidIndex = (int)Arguments.number(args, ++i, arg, 0, 15);
                 case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
                 case "--pcap" -> pcap = java.nio.file.Path.of(Arguments.value(args, ++i, arg));
-                case "--driver" -> driver = java.nio.file.Path.of(Arguments.value(args, ++i, arg));
+                case "--driver" -> driver = Arguments.directory(args, ++i, arg);
                 default ->
                 {
                     if (arg.startsWith("-") || server != null)

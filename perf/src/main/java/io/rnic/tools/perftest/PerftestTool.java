@@ -129,7 +129,7 @@ public final class PerftestTool
                     throw new UsageException("a UD message is one packet: -s " + options.size + " is larger than " +
                         "the path MTU " + mtu + " of " + name);
                 }
-                return runOn(device, name, gidIndex, mtu);
+                return causeNamed(device, () -> runOn(device, name, gidIndex, mtu));
             }
         }
         final PerftestPort port = PerftestPort.open(portFactory, options);
@@ -140,7 +140,29 @@ public final class PerftestTool
         {
             device.awaitEngines(ENGINE_START_TIMEOUT_MS);
             device.endpoint().device().congestionControl(options.congestionControl); // before the QPs: their default
-            return runOn(device, port.iface, port.gidIndex, port.mtu);
+            return causeNamed(device, () -> runOn(device, port.iface, port.gidIndex, port.mtu));
+        }
+    }
+
+    private interface Run
+    {
+        int run() throws IOException;
+    }
+
+    /**
+     * Runs {@code run}, and when the exchange with the peer fails while the device can no longer serve (the driver
+     * stopped, the engine failed), names that first: the peer closed the connection because of it.
+     */
+    private static int causeNamed(final ToolDevice device, final Run run) throws IOException
+    {
+        try
+        {
+            return run.run();
+        }
+        catch (final IOException ex)
+        {
+            final String failure = device.failure();
+            throw failure == null ? ex : new IOException(failure + " (then: " + ex.getMessage() + ")", ex);
         }
     }
 

@@ -16,7 +16,6 @@ import io.rnic.verbs.ScatterGatherList;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 
 import static io.rnic.tools.Arguments.number;
@@ -285,7 +284,7 @@ public final class ToolOptions
                 case "--port-mtu" -> options.portMtu = (int)number(option, value, 576, 9600);
                 case "--ip" -> options.addresses.add(address(value));
                 case "--oob" -> options.oob(value);
-                case "--driver" -> options.driver = Path.of(value);
+                case "--driver" -> options.driver = Arguments.directory(option, value);
                 case "--cc" ->
                 {
                     if (!value.equals("dcqcn") && !value.equals("none"))
@@ -653,28 +652,15 @@ public final class ToolOptions
         }
         if (cpu >= 0 && driver == null)
         {
-            final BitSet allowed = ThreadAffinity.allowedCpus();
-            for (int engine = 0; engine < engines; engine++)
+            try
             {
-                if (!allowed.get(cpu + engine))
-                {
-                    throw new UsageException("--cpu " + cpu + (engines > 1 ? " with --engines " + engines : "") +
-                        ": CPU " + (cpu + engine) + " is not one this process may run on (allowed: " +
-                        cpuList(allowed) + ")");
-                }
+                ThreadAffinity.checkAllowed("--cpu " + cpu + (engines > 1 ? " with --engines " + engines : ""), cpu,
+                    engines);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new UsageException(ex.getMessage());
             }
         }
-    }
-
-    /** CPUs as ranges, as taskset -c lists them: 0-3,6. */
-    private static String cpuList(final BitSet cpus)
-    {
-        final StringBuilder sb = new StringBuilder();
-        for (int from = cpus.nextSetBit(0); from >= 0; from = cpus.nextSetBit(cpus.nextClearBit(from)))
-        {
-            final int to = cpus.nextClearBit(from) - 1;
-            sb.append(sb.isEmpty() ? "" : ",").append(from).append(to > from ? "-" + to : "");
-        }
-        return sb.toString();
     }
 }

@@ -176,7 +176,7 @@ public final class Rping
                 case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
                 case "--idle" -> idle = Arguments.value(args, ++i, arg);
                 case "--pcap" -> pcap = java.nio.file.Path.of(Arguments.value(args, ++i, arg));
-                case "--driver" -> driver = java.nio.file.Path.of(Arguments.value(args, ++i, arg));
+                case "--driver" -> driver = Arguments.directory(args, ++i, arg);
                 default -> throw new UsageException("unknown option '" + arg + "'");
             }
         }

@@ -34,6 +34,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -238,6 +239,48 @@ class ToolsThroughDriverTest
             assertTrue(first.equals("write-bw: the rnic driver at " + directory + " has stopped") ||
                 first.startsWith("write-bw: work completion WR_FLUSH_ERR"), c.err());
             serverRun.get(30, TimeUnit.SECONDS); // ends on the closed exchange or its own timeout
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * The driver stops while its client, a write-bw server, waits on the exchange for its peer's report: the peer's
+     * WRITEs meet no QP any more, it fails and closes the exchange. The server names the driver as the cause, not the
+     * peer that closed the connection.
+     */
+    @Test
+    void shouldNameTheStoppedDriverNotThePeerWhenTheExchangeEndsAfterTheDriverStopped() throws Exception
+    {
+        final String tcpPort = String.valueOf(tcpPort());
+        final List<String> server = List.of("-p", tcpPort, "--timeout-ms", "20000", "-s", "64", "-n", "1000000000",
+            "--driver", directory.toString());
+        final List<String> client = List.of("-p", tcpPort, "--timeout-ms", "20000", "-s", "64", "-n", "1000000000",
+            "--port", "memory", "-d", embeddedName, "--idle", "yield", "127.0.0.1");
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final Future<CapturedRun> serverRun = threads.submit(() -> run(ToolKind.WRITE_BW, server));
+            while (driver.clientCount() == 0 && !serverRun.isDone())
+            {
+                LockSupport.parkNanos(1_000_000L); // the server attached: its TCP port is open
+            }
+            final Future<CapturedRun> clientRun = threads.submit(() -> run(ToolKind.WRITE_BW, client));
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (driver.endpoint().transportCounter(TransportCounter.PACKETS_RECEIVED) < 1000 && !clientRun.isDone())
+            {
+                assertTrue(System.nanoTime() < deadlineNs, "no traffic through the driver");
+                LockSupport.parkNanos(1_000_000L);
+            }
+            driver.close();
+            final CapturedRun s = serverRun.get(60, TimeUnit.SECONDS);
+            final CapturedRun c = clientRun.get(60, TimeUnit.SECONDS);
+
+            assertNotEquals(0, s.status(), s.out() + s.err());
+            assertTrue(s.err().startsWith("the rnic driver at " + directory + " has stopped (then: the peer "),
+                "server:\n" + s.err() + "client:\n" + c.err());
         }
         finally
         {
