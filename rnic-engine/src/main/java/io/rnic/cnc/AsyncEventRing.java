@@ -67,7 +67,7 @@ public final class AsyncEventRing
     /** Bytes of the file a client makes for its ring: a whole page. */
     public static long fileLength()
     {
-        return BitUtil.align(HEADER_LENGTH + CAPACITY * ENTRY_LENGTH, 4096);
+        return BitUtil.align(HEADER_LENGTH + CAPACITY * ENTRY_LENGTH, QpQueuesLayout.FILE_ALIGNMENT);
     }
 
     /** Lays out an empty ring in {@code buffer} (the driver's side); the magic last, with a release store. */

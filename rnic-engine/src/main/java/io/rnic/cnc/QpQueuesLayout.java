@@ -16,6 +16,8 @@ public final class QpQueuesLayout
     public static final int STATE_OFFSET = 0;
     public static final int QPN_OFFSET = 4;
     public static final int HEADER_LENGTH = 128;
+    /** Every shared file a client makes (a QP's, a CQ's, an SRQ's, its event ring's) is whole pages of this. */
+    public static final int FILE_ALIGNMENT = 4096;
 
     private QpQueuesLayout()
     {
@@ -44,7 +46,7 @@ public final class QpQueuesLayout
     /** The length of a client CQ's shared file: its ring ({@code CompletionQueue.requiredBytes}), in whole pages. */
     public static long completionQueueFileLength(final int entries)
     {
-        return BitUtil.align((long)io.rnic.verbs.CompletionQueue.requiredBytes(entries), 4096);
+        return BitUtil.align((long)io.rnic.verbs.CompletionQueue.requiredBytes(entries), FILE_ALIGNMENT);
     }
 
     /**
@@ -53,7 +55,7 @@ public final class QpQueuesLayout
      */
     public static long srqFileLength(final int maxWr, final int maxSge)
     {
-        return BitUtil.align((long)srqRingLength(maxWr, maxSge), 4096);
+        return BitUtil.align((long)srqRingLength(maxWr, maxSge), FILE_ALIGNMENT);
     }
 
     public static int srqRingLength(final int maxWr, final int maxSge)
@@ -65,6 +67,6 @@ public final class QpQueuesLayout
     public static long fileLength(final int maxSendWr, final int maxSendSge, final int maxRecvWr, final int maxRecvSge)
     {
         return BitUtil.align(
-            (long)recvQueueOffset(maxSendWr, maxSendSge) + recvQueueLength(maxRecvWr, maxRecvSge), 4096);
+            (long)recvQueueOffset(maxSendWr, maxSendSge) + recvQueueLength(maxRecvWr, maxRecvSge), FILE_ALIGNMENT);
     }
 }
