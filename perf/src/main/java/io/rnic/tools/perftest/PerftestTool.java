@@ -166,7 +166,7 @@ public final class PerftestTool
             {
                 // perftest runs no warm-up: both sides must count the same iterations
                 out.println(" the peer is perftest: no warm-up iterations (--warmup " + options.warmup + " ignored)");
-                options.warmup = 0;
+                options.warmup(0);
             }
             activeQps = qps;
             final LatencyLog latency = new LatencyLog();
@@ -377,6 +377,7 @@ public final class PerftestTool
     private ToolApplication createForSize(final LocalQp[] qps, final int size, final LatencyLog latency)
     {
         options.size = size;
+        options.warmup = options.warmupFor(size);
         final LocalQp[] views = new LocalQp[qps.length];
         for (int i = 0; i < qps.length; i++)
         {
