@@ -717,7 +717,8 @@ public final class ToolOptions
     /** What {@code --help} and {@code rnic help TOOL} print after the synopsis: the flags beyond perftest's. */
     public static final String ERROR_DETAILS = String.join("\n",
         "  --timeout-ms MS         the test's time limit once connected (default 60000): a run that has not",
-        "                          finished by then fails with its counters",
+        "                          finished by then fails with its counters. Waiting for the peer's end (a",
+        "                          server through -a's sizes), a side waits on while the peer's packets arrive",
         "  --warmup N              iterations before the measurement, at every size (default 5000, latency",
         "                          tools 1000, but no more than 64 MiB of messages: -s 1M warms up with 64;",
         "                          a multiple of -l; none against perftest)",
