@@ -18,7 +18,7 @@ public final class NetnsTopology implements AutoCloseable
     public final String ifA;
     public final String ifB;
     public final String ip4A;
-    final String ip4B;
+    public final String ip4B;
     public final String ip6A;
     final String ip6B;
     private final String name;

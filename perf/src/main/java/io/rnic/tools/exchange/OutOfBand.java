@@ -70,6 +70,14 @@ public interface OutOfBand extends AutoCloseable
         return false;
     }
 
+    /**
+     * Once the QPs are connected: a wait for the peer that times out while {@code activity} shows its packets
+     * arriving waits on (the peer is running the test), one that meets the engine's failure ends at once.
+     */
+    default void watchPeer(final PeerActivity activity)
+    {
+    }
+
     @Override
     void close();
 

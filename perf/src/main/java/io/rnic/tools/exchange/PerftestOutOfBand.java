@@ -372,6 +372,12 @@ public final class PerftestOutOfBand implements OutOfBand
     }
 
     @Override
+    public void watchPeer(final PeerActivity activity)
+    {
+        channel.watch(activity);
+    }
+
+    @Override
     public void close()
     {
         channel.close();

@@ -113,6 +113,8 @@ public final class RdmaCmOutOfBand implements OutOfBand
     private byte[][] peerKeys = new byte[0][];
     private boolean peerIsRnic;
     private int peerMtuEnum;
+    /** While the test runs: a wait that times out while the peer's packets arrive waits on (null: it fails). */
+    private PeerActivity activity;
 
     private RdmaCmOutOfBand(final ToolKind kind, final ToolDevice device, final int gidIndex,
         final long[] serverGid, final int port, final long timeoutMs, final int typeOfService)
@@ -331,7 +333,11 @@ public final class RdmaCmOutOfBand implements OutOfBand
 
     private void await(final CompletionQueue cq, final String what) throws IOException
     {
-        final long deadlineNs = System.nanoTime() + timeoutNs;
+        long deadlineNs = System.nanoTime() + timeoutNs;
+        if (activity != null)
+        {
+            activity.waitStarts();
+        }
         while (true)
         {
             if (cq.poll(wcs, 1) == 1)
@@ -350,11 +356,22 @@ public final class RdmaCmOutOfBand implements OutOfBand
             }
             if (System.nanoTime() - deadlineNs > 0)
             {
+                if (activity != null && activity.stillActive(what + " from " + peerName))
+                {
+                    deadlineNs = System.nanoTime() + timeoutNs; // its packets keep coming: it runs the test
+                    continue;
+                }
                 throw new IOException("no " + what + " from " + peerName + " within " + timeoutNs / 1_000_000 +
-                    " ms");
+                    " ms" + (activity != null ? ", and no packet from it meanwhile" : ""));
             }
             idle();
         }
+    }
+
+    @Override
+    public void watchPeer(final PeerActivity activity)
+    {
+        this.activity = activity;
     }
 
     private void postReceive(final int slot)

@@ -23,6 +23,8 @@ public final class TcpChannel implements AutoCloseable
     private final InputStream in;
     private final OutputStream out;
     private final String peer;
+    /** While the test runs: a read that times out while the peer's packets arrive waits on (null: it fails). */
+    private PeerActivity activity;
 
     private TcpChannel(final Socket socket) throws IOException
     {
@@ -163,27 +165,42 @@ public final class TcpChannel implements AutoCloseable
         write(bytes);
     }
 
+    /** From now on a read that times out waits on while {@code activity} shows the peer at work. */
+    void watch(final PeerActivity activity)
+    {
+        this.activity = activity;
+    }
+
     byte[] read(final int length, final String what) throws IOException
     {
         final byte[] bytes = new byte[length];
         int done = 0;
-        try
+        if (activity != null)
         {
-            while (done < length)
-            {
-                final int n = in.read(bytes, done, length - done);
-                if (n < 0)
-                {
-                    throw new EOFException("the peer " + peer + " closed the connection after " + done + " of " +
-                        length + " bytes of " + what);
-                }
-                done += n;
-            }
+            activity.waitStarts();
         }
-        catch (final SocketTimeoutException ex)
+        while (done < length)
         {
-            throw new IOException("no " + what + " from " + peer + " within the timeout (" + done + " of " +
-                length + " bytes)");
+            final int n;
+            try
+            {
+                n = in.read(bytes, done, length - done);
+            }
+            catch (final SocketTimeoutException ex)
+            {
+                if (activity != null && activity.stillActive(what + " from " + peer))
+                {
+                    continue; // its packets keep coming: the peer is running the test
+                }
+                throw new IOException("no " + what + " from " + peer + " within the timeout (" + done + " of " +
+                    length + " bytes" + (activity != null ? ", and no packet from it meanwhile)" : ")"));
+            }
+            if (n < 0)
+            {
+                throw new EOFException("the peer " + peer + " closed the connection after " + done + " of " +
+                    length + " bytes of " + what);
+            }
+            done += n;
         }
         return bytes;
     }

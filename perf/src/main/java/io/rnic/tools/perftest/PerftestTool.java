@@ -14,6 +14,7 @@ import io.rnic.tools.ToolDevice;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
 import io.rnic.tools.exchange.OutOfBand;
+import io.rnic.tools.exchange.PeerActivity;
 import io.rnic.tools.exchange.TcpChannel;
 import io.rnic.transport.LocalPort;
 import io.rnic.transport.Timeouts;
@@ -188,7 +189,7 @@ public final class PerftestTool
             {
                 // perftest runs no warm-up: both sides must count the same iterations
                 out.println(" the peer is perftest: no warm-up iterations (--warmup " + options.warmup + " ignored)");
-                options.warmup = 0;
+                options.warmup(0);
             }
             activeQps = qps;
             final LatencyLog latency = new LatencyLog();
@@ -215,6 +216,7 @@ public final class PerftestTool
             });
             final ToolApplication application = created[0];
             report.connected(localPort, iface, gidIndex, mtu, qps);
+            oob.watchPeer(new PeerActivity(device::packetsReceived, device::failure));
             return measure(device, oob, application, latency, qps, expected);
         }
     }
@@ -278,7 +280,7 @@ public final class PerftestTool
         {
             return measureAllSizes(device, oob, qps);
         }
-        oob.sync(); // both sides connected and their receives posted: the client may send
+        meet(device, oob::sync); // both sides connected and their receives posted: the client may send
         final long startNs = System.nanoTime();
         final boolean finished = application == null || await(device, application, latency);
         final long elapsedNs = System.nanoTime() - startNs;
@@ -287,22 +289,8 @@ public final class PerftestTool
             return 1;
         }
         // the client is done: the server may check its memory and leave
-        final OutOfBand.BandwidthReport peerReport;
-        try
-        {
-            peerReport = oob.finish(report.bandwidthReport(application));
-        }
-        catch (final IOException ex)
-        {
-            if (options.debug)
-            {
-                // the launcher prints the error itself, once
-                err.println(kind.command() + ": the exchange failed; counters:");
-                err.print(device.countersReport());
-                printTransportState();
-            }
-            throw ex;
-        }
+        final OutOfBand.BandwidthReport mine = report.bandwidthReport(application);
+        final OutOfBand.BandwidthReport peerReport = exchange(device, () -> oob.finish(mine));
         if (!oob.hasClosingBarrier())
         {
             answerLateRetransmissions(device);
@@ -355,7 +343,7 @@ public final class PerftestTool
         LatencyLog latency = new LatencyLog();
         // the first size's receives are posted before the barriers that let the client send
         ToolApplication application = createForSize(qps, size, latency);
-        oob.sync();
+        meet(device, oob::sync);
         report.allSizesStart();
         OutOfBand.BandwidthReport last = null;
         while (true)
@@ -368,7 +356,7 @@ public final class PerftestTool
             last = line != null ? line : last;
             if (send && !kind.isLatency())
             {
-                oob.barrier(); // ib_send_bw: both sides done with this size
+                meet(device, oob::barrier); // ib_send_bw: both sides done with this size
             }
             if (size == ToolOptions.ALL_SIZES_MAX_BYTES)
             {
@@ -379,11 +367,12 @@ public final class PerftestTool
             application = createForSize(qps, size, latency);
             if (send)
             {
-                oob.barrier(); // the next size's receives are posted on both sides: the client may send
+                meet(device, oob::barrier); // the next size's receives posted on both sides: the client may send
             }
         }
         out.println(ToolReport.RULE);
-        oob.finish(last);
+        final OutOfBand.BandwidthReport lastLine = last;
+        exchange(device, () -> oob.finish(lastLine));
         if (!oob.hasClosingBarrier())
         {
             answerLateRetransmissions(device);
@@ -399,6 +388,7 @@ public final class PerftestTool
     private ToolApplication createForSize(final LocalQp[] qps, final int size, final LatencyLog latency)
     {
         options.size = size;
+        options.warmup = options.warmupFor(size);
         final LocalQp[] views = new LocalQp[qps.length];
         for (int i = 0; i < qps.length; i++)
         {
@@ -440,6 +430,51 @@ public final class PerftestTool
                 received = now;
                 quietSinceNs = System.nanoTime();
             }
+        }
+    }
+
+    /** A step of the exchange that returns nothing. */
+    @FunctionalInterface
+    private interface ExchangeStep
+    {
+        void run() throws IOException;
+    }
+
+    /** A step of the exchange that returns the peer's answer. */
+    @FunctionalInterface
+    private interface ExchangeAnswer<T>
+    {
+        T get() throws IOException;
+    }
+
+    /** A barrier of the exchange once the QPs are connected (see {@link #exchange}). */
+    private void meet(final ToolDevice device, final ExchangeStep step) throws IOException
+    {
+        exchange(device, () ->
+        {
+            step.run();
+            return null;
+        });
+    }
+
+    /**
+     * A step of the exchange once the QPs are connected. When it fails (the peer vanished, or fell silent) this side
+     * prints its counters, as a failed run does: a server that only serves has no other word on what it saw. The
+     * launcher prints the error itself, once.
+     */
+    private <T> T exchange(final ToolDevice device, final ExchangeAnswer<T> step) throws IOException
+    {
+        try
+        {
+            return step.get();
+        }
+        catch (final IOException ex)
+        {
+            err.println(kind.command() + ": the exchange with the peer failed");
+            err.println(" rnic counters:");
+            err.print(device.countersReport());
+            printTransportState();
+            throw ex;
         }
     }
 

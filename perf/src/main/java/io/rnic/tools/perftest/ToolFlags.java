@@ -67,7 +67,10 @@ final class ToolFlags
             "                          over a CM connection of its own to that port. A refused connection says",
             "                          \"rejected: reason N (NAME)\" (IB_CM_REJ_*). With --driver, the driver's RDMA",
             "                          CM: a server's -p port is this client's while it listens."),
-        flag("[--warmup N]", EVERY),
+        flag("[--warmup N]", EVERY).help(
+            "  --warmup N              iterations before the measurement, at every size (default 5000, latency",
+            "                          tools 1000, but no more than 64 MiB of messages: -s 1M warms up with 64;",
+            "                          a multiple of -l; none against perftest)"),
         flag("[-u QP_TIMEOUT]", EVERY).longForms("-u --qp-timeout"),
         flag("[-t TX_DEPTH]", BANDWIDTH).longForms("-t --tx-depth"),
         flag("[-A CMP_AND_SWAP|FETCH_AND_ADD]", ATOMIC).longForms("-A --atomic_type --atomic-type"),
@@ -82,7 +85,8 @@ final class ToolFlags
         flag("[--idle " + IdleStrategies.NAMES.replace(", ", "|") + "]", EVERY),
         flag("[--timeout-ms MS]", EVERY).help(
             "  --timeout-ms MS         the test's time limit once connected (default 60000): a run that has not",
-            "                          finished by then fails with its counters"),
+            "                          finished by then fails with its counters. Waiting for the peer's end (a",
+            "                          server through -a's sizes), a side waits on while the peer's packets arrive"),
         flag("[--port afpacket|dpdk]", EVERY),
         flag("[--eal \"EAL ARGS\"]", EVERY).help(
             "  --eal \"ARGS\"            DPDK: EAL's arguments (default --no-huge -m 512 --no-shconf --no-pci). EAL's",

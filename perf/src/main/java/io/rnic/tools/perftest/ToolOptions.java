@@ -40,7 +40,22 @@ public final class ToolOptions
     public String portKind = "afpacket";
     public int size;
     public long iterations;
+    /**
+     * Iterations before the measurement at the current size: {@code --warmup}'s, else {@link #warmupFor} of the size
+     * (see {@link #WARMUP_BYTES_MAX}).
+     */
     public long warmup;
+    /** {@code --warmup} (or -D, or a perftest peer) fixed the warm-up: the same count at every size. */
+    private boolean warmupFixed;
+    /**
+     * The most bytes a default warm-up sends per QP: 5 000 (1 000 latency) iterations, but no more than this many
+     * bytes of messages, and at least one. perftest runs none by default ({@code --perform_warm_up}: one TX depth);
+     * ours lets the JIT compile the path before it is timed, which takes packets, not gigabytes: unbounded, {@code -s
+     * 1M -n 64} spent 5 GiB on it and an {@code -a} sweep 84 GB.
+     */
+    public static final long WARMUP_BYTES_MAX = 64L << 20;
+    static final long WARMUP_ITERATIONS_LATENCY = 1000;
+    static final long WARMUP_ITERATIONS_BANDWIDTH = 5000;
     /** IB path MTU in bytes, or 0: the largest the interface carries (as rxe's active_mtu). */
     public int mtu;
     /** -1: the first IPv4 GID, else the first GID. */
@@ -134,7 +149,7 @@ public final class ToolOptions
         {
             size = kind.operation() == ToolKind.Operation.ATOMIC ? 8 : 2;
             iterations = 1000;
-            warmup = 1000;
+            warmup = WARMUP_ITERATIONS_LATENCY;
             txDepth = 1;
             rxDepth = 64;
         }
@@ -142,7 +157,7 @@ public final class ToolOptions
         {
             size = kind.operation() == ToolKind.Operation.ATOMIC ? 8 : 65536;
             iterations = 5000;
-            warmup = 5000;
+            warmup = WARMUP_ITERATIONS_BANDWIDTH;
             txDepth = 128;
             rxDepth = 512;
         }
@@ -232,7 +247,7 @@ public final class ToolOptions
                 case "-i", "--ib-port" -> Ports.ibPort(option, value);
                 case "-s", "--size" -> options.size = (int)Arguments.bytes(option, value, 1, MAX_SIZE_BYTES);
                 case "-n", "--iters" -> options.iterations = number(option, value, 1, 1L << 40);
-                case "--warmup" -> options.warmup = number(option, value, 0, 1L << 32);
+                case "--warmup" -> options.warmup(number(option, value, 0, 1L << 32));
                 case "-m", "--mtu" -> options.mtu = mtu(value);
                 case "-x", "-g", "--gid-index", "--gid-idx" -> options.gidIndex = (int)number(option, value, 0, 15);
                 case "-p" -> options.tcpPort = (int)number(option, value, 1, 65535);
@@ -417,7 +432,7 @@ public final class ToolOptions
         }
         if (durationS > 0)
         {
-            warmup = 0; // the warm-up is -D's first quarter
+            warmup(0); // the warm-up is -D's first quarter
             // the peers exchange their results after the run: the wait for it outlasts the run
             timeoutMs = runInfinitely ? Math.max(timeoutMs, 86_400_000L * 365) : timeoutMs + durationS * 1000L;
         }
@@ -474,9 +489,34 @@ public final class ToolOptions
         return oobPort > 0 ? oobPort : tcpPort;
     }
 
+    /** Fixes the warm-up at {@code iterations} for every size (--warmup; 0 for -D and against perftest). */
+    public void warmup(final long iterations)
+    {
+        warmup = iterations;
+        warmupFixed = true;
+    }
+
+    /**
+     * The warm-up of messages of {@code messageBytes}: the fixed count, or the tool's default bounded by
+     * {@link #WARMUP_BYTES_MAX} (a multiple of -l, as -n must be). Both sides of a SEND or latency test count it: it
+     * depends on the size alone, like -n.
+     */
+    public long warmupFor(final int messageBytes)
+    {
+        if (warmupFixed || kind.isPingpong())
+        {
+            return warmup;
+        }
+        final long iterations = kind.isLatency() ? WARMUP_ITERATIONS_LATENCY : WARMUP_ITERATIONS_BANDWIDTH;
+        final long postList = flags.postList;
+        final long bounded = Math.max(1, Math.min(iterations, (WARMUP_BYTES_MAX + messageBytes - 1) / messageBytes));
+        return (bounded + postList - 1) / postList * postList;
+    }
+
     private void check()
     {
         checkOutputOptions();
+        warmup = warmupFor(size); // -a sets it again for each size
         if (driver != null)
         {
             checkDriver();

@@ -24,7 +24,7 @@ class ToolOptionsOutputTest
         assertFalse(options.reportAllLatencies);
         assertEquals(0, options.durationS);
         assertFalse(options.runInfinitely);
-        assertEquals(5000, options.warmup);
+        assertEquals(1024, options.warmup, "5000 iterations, but no more than 64 MiB of the default 64 KiB");
         assertFalse(options.allSizes);
         final ToolOptions all = ToolOptions.parse(ToolKind.READ_LAT, new String[]{ "-a" });
         assertTrue(all.allSizes);
