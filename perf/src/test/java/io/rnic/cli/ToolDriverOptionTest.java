@@ -55,8 +55,8 @@ class ToolDriverOptionTest
             "bin/rnic driver", run.err.lines().findFirst().orElseThrow());
         assertTrue(run("help", "rping").out.contains("[--iface IFACE | --driver DIR]"));
         final Run help = run("help", "write-bw");
-        assertTrue(help.out.contains("[-d IFACE | --driver DIR]") && help.out.contains("--driver DIR   run as a " +
-            "client of the rnic driver serving DIR") && help.out.contains("-R uses"), help.out);
+        assertTrue(help.out.contains("[-d IFACE | --driver DIR]") && help.out.contains("run as a client of the " +
+            "rnic driver serving DIR") && help.out.contains("With --driver, the driver's RDMA"), help.out);
     }
 
     private record Run(int status, String out, String err)

@@ -18,8 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A run that fails (the server's RoCE answers are all lost: the client times out, the server then loses its peer)
- * tells the user in one line each, with the counters; each QP's internal state and the engine's clock only with
- * {@code --debug}.
+ * tells the user in one line each, with each side's counters (a server that only serves has no other word on what it
+ * saw); each QP's internal state and the engine's clock only with {@code --debug}.
  */
 class FailureDumpTest
 {
@@ -29,7 +29,7 @@ class FailureDumpTest
     private static final int ROCE_PORT = 4791;
 
     @Test
-    void shouldPrintOneLineAndTheCountersWithoutDebug() throws Exception
+    void shouldPrintOneLineAndTheCountersOnBothSidesWithoutDebug() throws Exception
     {
         final CapturedRun[] runs = failingPair(false);
         final CapturedRun client = runs[0];
@@ -40,7 +40,13 @@ class FailureDumpTest
         assertFalse(client.err().contains("engine clock now="), client.err());
         assertFalse(client.err().contains(" RTS"), client.err());
         assertEquals(2, server.status(), server.out() + server.err());
-        assertEquals(1, server.err().lines().count(), "one line: " + server.err());
+        assertTrue(server.err().startsWith("write-bw: the exchange with the peer failed\n rnic counters:\n"),
+            server.err());
+        assertTrue(server.err().contains("sent_pkts"), "the server's counters: " + server.err());
+        assertFalse(server.err().contains("engine clock now="), server.err());
+        final List<String> lines = server.err().lines().toList();
+        assertTrue(lines.getLast().startsWith("the peer ") && lines.getLast().contains(" closed the connection"),
+            "the cause, in one line, last: " + server.err());
     }
 
     @Test
@@ -53,7 +59,8 @@ class FailureDumpTest
         assertTrue(client.err().contains(" engine clock now="), client.err());
         assertTrue(client.err().contains(" RTS"), client.err());
         assertEquals(2, server.status(), server.out() + server.err());
-        assertTrue(server.err().startsWith("write-bw: the exchange failed; counters:"), server.err());
+        assertTrue(server.err().startsWith("write-bw: the exchange with the peer failed\n rnic counters:\n"),
+            server.err());
         assertTrue(server.err().contains(" engine clock now="), server.err());
     }
 

@@ -163,7 +163,11 @@ public final class PerftestTool
         catch (final IOException ex)
         {
             final String failure = device.failure();
-            throw failure == null ? ex : new IOException(failure + " (then: " + ex.getMessage() + ")", ex);
+            if (failure == null || String.valueOf(ex.getMessage()).startsWith(failure))
+            {
+                throw ex; // nothing to add, or the error names the failure already (a wait that watched for it)
+            }
+            throw new IOException(failure + " (then: " + ex.getMessage() + ")", ex);
         }
     }
 
@@ -470,10 +474,13 @@ public final class PerftestTool
         }
         catch (final IOException ex)
         {
-            err.println(kind.command() + ": the exchange with the peer failed");
-            err.println(" rnic counters:");
-            err.print(device.countersReport());
-            printTransportState();
+            if (device.failure() == null) // else the device's failure is the cause, which the launcher names first
+            {
+                err.println(kind.command() + ": the exchange with the peer failed");
+                err.println(" rnic counters:");
+                err.print(device.countersReport());
+                printTransportState();
+            }
             throw ex;
         }
     }
