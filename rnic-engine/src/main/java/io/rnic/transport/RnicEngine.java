@@ -76,6 +76,11 @@ public final class RnicEngine
     /** Congestion control of QPs created from now on: DCQCN with these parameters, or off when null. */
     private volatile DcqcnParameters congestionDefaults;
     private final ManyToOneConcurrentLinkedQueue<Runnable> commands = new ManyToOneConcurrentLinkedQueue<>();
+    /**
+     * Control commands one duty cycle runs at most, as Aeron's conductor drains a bounded number: a burst of control
+     * calls (a client creating thousands of QPs) leaves the packets of the other QPs a cycle between every few.
+     */
+    public static final int COMMANDS_PER_CYCLE = 16;
     /** 1.024 µs ticks, 4096 spokes: a 4.2 ms revolution (the shortest RC timeout is 8 µs, the longest 2.4 hours). */
     private final QpTimerWheel timers;
     /**
@@ -252,17 +257,23 @@ public final class RnicEngine
         responder.gsiSourceListener(listener);
     }
 
-    /**
-     * Declares the thread that runs {@link #doWork}; control calls from other threads then queue commands. The
-     * thread declares null when it stops driving the engine (after its last duty cycle): commands queued meanwhile
-     * run then, so that no caller waits for an engine that no longer runs (a deregistration racing a shutdown).
-     */
     /** {@link #execute}'s limit, for tests of an engine thread that never runs its commands. */
     void commandTimeoutNs(final long timeoutNs)
     {
         this.commandTimeoutNs = timeoutNs;
     }
 
+    /** Control commands queued and not run yet (a snapshot). */
+    int commandsQueued()
+    {
+        return commands.size();
+    }
+
+    /**
+     * Declares the thread that runs {@link #doWork}; control calls from other threads then queue commands. The
+     * thread declares null when it stops driving the engine (after its last duty cycle): commands queued meanwhile
+     * run then, so that no caller waits for an engine that no longer runs (a deregistration racing a shutdown).
+     */
     public void engineThread(final Thread thread)
     {
         this.engineThread = thread;
@@ -288,14 +299,17 @@ public final class RnicEngine
         }
     }
 
-    /** One duty cycle: clock, commands, due timers, then the QPs with work. Returns the work done. */
+    /**
+     * One duty cycle: clock, commands (at most {@link #COMMANDS_PER_CYCLE}), due timers, then the QPs with work.
+     * Returns the work done.
+     */
     public int doWork()
     {
         final long previousCycleNs = nowNs;
         nowNs = clock.nanoTime();
         int work = 0;
         Runnable command;
-        while ((command = commands.poll()) != null)
+        while (work < COMMANDS_PER_CYCLE && (command = commands.poll()) != null)
         {
             command.run();
             work++;
