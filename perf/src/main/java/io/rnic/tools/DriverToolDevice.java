@@ -200,7 +200,7 @@ public final class DriverToolDevice implements ToolDevice
             }
         }
         for (final String line : new String[]{ "port frames received", "port frames transmitted",
-            "port receive drops", "port transmit drops" })
+            "port receive drops", "port receive drops (frame too long)", "port transmit drops" })
         {
             text.append(String.format("  %-36s %,d%n", line, sums.getOrDefault(CounterTypes.PORT + line, 0L)));
         }

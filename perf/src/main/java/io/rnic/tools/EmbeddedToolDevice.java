@@ -136,6 +136,12 @@ public final class EmbeddedToolDevice implements ToolDevice
         return endpoint.countersReport();
     }
 
+    @Override
+    public String describeReceive()
+    {
+        return endpoint.describeReceive();
+    }
+
     public String failure()
     {
         return endpoint.engineErrors() > 0 ? "the engine thread failed: " + endpoint.lastEngineError() : null;

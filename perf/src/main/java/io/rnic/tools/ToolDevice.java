@@ -42,6 +42,12 @@ public interface ToolDevice extends AutoCloseable
     /** The counters as {@code name value} lines, in the embedded endpoint's layout. */
     String countersReport();
 
+    /** The ports' receive queues, a line each, for {@code --debug}'s failure dump; empty through a driver. */
+    default String describeReceive()
+    {
+        return "";
+    }
+
     /** Why the engine (or the driver) can no longer serve this tool, or null while it can. */
     String failure();
 

@@ -232,7 +232,7 @@ public final class AfPacketPort implements PacketPort
                 }
                 else
                 {
-                    counters.addReceiveDrops(1);
+                    counters.addReceiveTooLong(1); // cut to the slot by the kernel: not a frame of ours
                 }
             }
             rx.putIntOrdered(slot + (int)TP_STATUS_OFFSET, TP_STATUS_KERNEL);
@@ -468,6 +468,33 @@ public final class AfPacketPort implements PacketPort
     public void onEngineThreadStop()
     {
         sampleKernelDrops();
+    }
+
+    /**
+     * The receive ring as the engine and the kernel see it, for a failure dump (any thread: a racy snapshot): the
+     * slot the engine reads next and its status, and which slots hold frames the engine has not taken. Frames that
+     * wait while the engine's next slot is empty would mean the two disagree on the ring's position.
+     */
+    @Override
+    public String describeReceive()
+    {
+        final int next = rxIndex;
+        int waiting = 0;
+        int first = -1;
+        int last = -1;
+        for (int i = 0; i <= rxMask; i++)
+        {
+            final int index = (next + i) & rxMask;
+            if ((rx.getIntVolatile(index * frameSize + (int)TP_STATUS_OFFSET) & TP_STATUS_USER) != 0)
+            {
+                waiting++;
+                first = first < 0 ? index : first;
+                last = index;
+            }
+        }
+        return "rx ring of " + (rxMask + 1) + " slots: engine's next slot " + next + " (status 0x" +
+            Integer.toHexString(rx.getIntVolatile(next * frameSize + (int)TP_STATUS_OFFSET)) + "), " + waiting +
+            " frames waiting" + (waiting > 0 ? " in slots " + first + ".." + last : "");
     }
 
     /** TX ring frames the kernel refused (TP_STATUS_WRONG_FORMAT). */

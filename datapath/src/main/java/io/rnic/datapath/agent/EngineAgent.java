@@ -61,9 +61,10 @@ public final class EngineAgent implements Agent
     private static final int FRAMES_HANDED_OVER = 1;
     private static final int HAND_OVER_DROPS = 2;
     private static final int STALLS = 3;
+    private static final int LONGEST_STALL_NS = 4;
     private final CounterBlock counters = CounterBlock.standalone(CounterTypes.ENGINE_AGENT, "agent: ",
         new String[]{ "frames not for rnic", "frames handed to another engine", "hand-over drops (inbox full)",
-            "engine stalls over 10 ms" });
+            "engine stalls over 10 ms", "longest engine stall ns" });
     /**
      * Duty cycles further apart than this count as a stall: the thread was descheduled (a core shared with other
      * work), or stopped by the JVM (a GC pause). Far above a cycle's own work (microseconds) and the longest park of
@@ -190,6 +191,15 @@ public final class EngineAgent implements Agent
         return counters.get(STALLS);
     }
 
+    /**
+     * The longest gap between two duty cycles so far, in ns. A peer gives up on this engine (RETRY_EXC_ERR) when it
+     * is longer than the peer's retry count + 1 times its ACK timeout (8 x 67 ms with perftest's defaults).
+     */
+    public long longestStallNs()
+    {
+        return counters.get(LONGEST_STALL_NS);
+    }
+
     /** Adds work run in every duty cycle on the engine thread (an application's poll loop). Any thread. */
     public void addApplication(final Agent application)
     {
@@ -253,9 +263,14 @@ public final class EngineAgent implements Agent
         }
         work += engine.doWork();
         final long cycleNs = engine.nowNs();
-        if (cycleNs - lastCycleNs > STALL_NS)
+        final long gapNs = cycleNs - lastCycleNs;
+        if (gapNs > STALL_NS)
         {
             counters.increment(STALLS);
+            if (gapNs > counters.get(LONGEST_STALL_NS))
+            {
+                counters.set(LONGEST_STALL_NS, gapNs);
+            }
         }
         lastCycleNs = cycleNs;
         port.flush();

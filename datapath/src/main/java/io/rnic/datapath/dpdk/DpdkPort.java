@@ -159,7 +159,7 @@ public final class DpdkPort implements PacketPort
             }
             else
             {
-                counters.addReceiveDrops(1); // longer than any frame of ours
+                counters.addReceiveTooLong(1); // longer than any frame of ours
             }
         }
         if (received > 0)
@@ -342,7 +342,7 @@ public final class DpdkPort implements PacketPort
 
     /**
      * The device's missed and no-mbuf counts (all queues), read from the device by the calling thread (DPDK lets a
-     * control thread read a device's statistics while its queues are polled), and frames longer than any of ours.
+     * control thread read a device's statistics while its queues are polled).
      */
     @Override
     public long receiveDrops()

@@ -373,6 +373,21 @@ public final class Endpoint implements AutoCloseable
         return value;
     }
 
+    /** Each port's receive queue state ({@link PacketPort#describeReceive}), a line each: for a failure dump. */
+    public String describeReceive()
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final EngineAgent each : agents)
+        {
+            final String state = each.port().describeReceive();
+            if (!state.isEmpty())
+            {
+                text.append(' ').append(each.port().name()).append(": ").append(state).append(System.lineSeparator());
+            }
+        }
+        return text.toString();
+    }
+
     /**
      * The endpoint's counters as {@code name value} lines: the transport's, the port's and neighbour resolution's.
      * Read from the counters themselves, from any thread, without the engine threads' help; each value is exact, the
@@ -389,14 +404,16 @@ public final class Endpoint implements AutoCloseable
                 text.append(String.format("  %-36s %,d%n", TransportCounter.get(i).label(), value));
             }
         }
-        long received = 0, transmitted = 0, receiveDrops = 0, transmitDrops = 0, ignored = 0, invalid = 0;
+        long received = 0, transmitted = 0, receiveDrops = 0, tooLong = 0, transmitDrops = 0, ignored = 0, invalid = 0;
         long requests = 0, replies = 0, handedOver = 0, handOverDrops = 0, stalls = 0, zeroCopySegments = 0;
+        long longestStallNs = 0;
         for (final EngineAgent each : agents)
         {
             zeroCopySegments += each.port().counters().get(PortCounters.TX_ZERO_COPY_SEGMENTS);
             received += each.port().framesReceived();
             transmitted += each.port().framesTransmitted();
             receiveDrops += each.port().receiveDrops();
+            tooLong += each.port().receiveTooLong();
             transmitDrops += each.port().transmitDrops();
             ignored += each.framesIgnored();
             invalid += each.engine().validator().counters().dropped();
@@ -405,10 +422,12 @@ public final class Endpoint implements AutoCloseable
             handedOver += each.framesHandedOver();
             handOverDrops += each.handOverDrops();
             stalls += each.stalls();
+            longestStallNs = Math.max(longestStallNs, each.longestStallNs());
         }
         line(text, "port frames received", received);
         line(text, "port frames transmitted", transmitted);
         line(text, "port receive drops", receiveDrops);
+        line(text, "port receive drops (frame too long)", tooLong);
         line(text, "port transmit drops", transmitDrops);
         if (zeroCopySegments > 0) // only on a port that sends payload from where it lies
         {
@@ -426,6 +445,7 @@ public final class Endpoint implements AutoCloseable
         if (stalls > 0) // only when it happened: it explains what the counters above may show on a clean link
         {
             line(text, "engine stalls over 10 ms", stalls);
+            line(text, "longest engine stall (ms)", longestStallNs / 1_000_000);
         }
         text.append(String.format("  %-36s %s%n", "kernel UDP 4791", rocePortGuardStatus));
         return text.toString();

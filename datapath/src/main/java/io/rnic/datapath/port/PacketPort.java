@@ -180,6 +180,18 @@ public interface PacketPort extends AutoCloseable
         return counters().get(PortCounters.RECEIVE_DROPS);
     }
 
+    /** Frames dropped on receive for being longer than the port takes (a ring slot, a DPDK frame of ours). */
+    default long receiveTooLong()
+    {
+        return counters().get(PortCounters.RECEIVE_TOO_LONG);
+    }
+
+    /** The receive queue's state in one line for a failure dump (any thread), or empty where a port has none. */
+    default String describeReceive()
+    {
+        return "";
+    }
+
     /** Frames {@link #transmit} could not take. */
     default long transmitDrops()
     {

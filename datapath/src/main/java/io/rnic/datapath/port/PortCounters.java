@@ -18,8 +18,13 @@ public final class PortCounters
     public static final int TRANSMIT_DROPS = 3;
     /** Payload segments sent from where they lie in a memory region, not copied (a DPDK port's external mbufs). */
     public static final int TX_ZERO_COPY_SEGMENTS = 4;
-    private static final String[] LABELS =
-        { "frames received", "frames transmitted", "receive drops", "transmit drops", "tx zero-copy segments" };
+    /**
+     * Received frames longer than the port takes (an AF_PACKET ring slot, a DPDK frame of ours): a drop reason of
+     * its own, apart from {@link #RECEIVE_DROPS} (a full ring), because the two have different causes and fixes.
+     */
+    public static final int RECEIVE_TOO_LONG = 5;
+    private static final String[] LABELS = { "frames received", "frames transmitted", "receive drops",
+        "transmit drops", "tx zero-copy segments", "receive drops (frame too long)" };
 
     private final CounterBlock block = CounterBlock.standalone(CounterTypes.PORT, "port: ", LABELS);
 
@@ -43,6 +48,12 @@ public final class PortCounters
     public void addReceiveDrops(final long delta)
     {
         block.add(RECEIVE_DROPS, delta);
+    }
+
+    /** A received frame dropped for being longer than the port takes ({@link #RECEIVE_TOO_LONG}). */
+    public void addReceiveTooLong(final long delta)
+    {
+        block.add(RECEIVE_TOO_LONG, delta);
     }
 
     public void addTransmitDrops(final long delta)

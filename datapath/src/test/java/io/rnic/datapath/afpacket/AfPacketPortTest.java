@@ -146,6 +146,76 @@ class AfPacketPortTest
         }
     }
 
+    /** The failure dump's view of the ring: the frames the engine has not taken, from the slot it reads next. */
+    @Test
+    void shouldDescribeTheFramesWaitingInTheReceiveRing()
+    {
+        try (AfPacketPort a = AfPacketPort.open(AfPacketConfig.of(veth.a));
+            AfPacketPort b = AfPacketPort.open(AfPacketConfig.of(veth.b)))
+        {
+            final UnsafeBuffer frame = new UnsafeBuffer(new byte[100]);
+            for (int i = 0; i < 3; i++)
+            {
+                fill(frame, a.macAddress(), b.macAddress(), 100, i);
+                assertTrue(b.transmit(frame, 0, 100));
+            }
+            b.flush();
+            final long deadline = System.nanoTime() + 5_000_000_000L;
+            while (!a.describeReceive().contains("3 frames waiting") && System.nanoTime() < deadline)
+            {
+                Thread.onSpinWait();
+            }
+            final String waiting = a.describeReceive(); // the status: TP_STATUS_USER and what the kernel adds
+            assertTrue(waiting.startsWith("rx ring of 1024 slots: engine's next slot 0 (status 0x") &&
+                waiting.endsWith("), 3 frames waiting in slots 0..2"), waiting);
+            assertEquals(3, receive(a, 3).size());
+            assertEquals("rx ring of 1024 slots: engine's next slot 3 (status 0x0), 0 frames waiting",
+                a.describeReceive());
+        }
+    }
+
+    /**
+     * A frame longer than the ring's slots (the MTU raised after the port opened) reaches the ring cut short: a drop
+     * of its own reason, not a full ring's, so that the counters tell the two apart.
+     */
+    @Test
+    void shouldCountAFrameLongerThanARingSlotApartFromRingOverruns() throws Exception
+    {
+        try (AfPacketPort a = AfPacketPort.open(AfPacketConfig.of(veth.a)))
+        {
+            setMtu(4000);
+            try (AfPacketPort b = AfPacketPort.open(AfPacketConfig.of(veth.b)))
+            {
+                final UnsafeBuffer frame = new UnsafeBuffer(new byte[3000]);
+                fill(frame, a.macAddress(), b.macAddress(), 3000, 1);
+                assertTrue(b.transmit(frame, 0, 3000));
+                b.flush();
+                fill(frame, a.macAddress(), b.macAddress(), 100, 2);
+                assertTrue(b.transmit(frame, 0, 100));
+                b.flush();
+                final List<byte[]> received = receive(a, 1);
+                assertEquals(1, received.size());
+                assertEquals(100, received.get(0).length, "the short frame, after the long one");
+                assertEquals(1, a.receiveTooLong());
+                assertEquals(0, a.receiveDrops());
+            }
+            finally
+            {
+                setMtu(1500);
+            }
+        }
+    }
+
+    private static void setMtu(final int mtu) throws Exception
+    {
+        for (final String iface : new String[]{ veth.a, veth.b })
+        {
+            final Process ip = new ProcessBuilder("ip", "link", "set", iface, "mtu", String.valueOf(mtu))
+                .redirectErrorStream(true).start();
+            assertEquals(0, ip.waitFor(), new String(ip.getInputStream().readAllBytes()));
+        }
+    }
+
     @Test
     void shouldNameTheMissingInterfaceAndListTheOthers()
     {

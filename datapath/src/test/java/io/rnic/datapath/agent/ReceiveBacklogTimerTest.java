@@ -121,6 +121,13 @@ class ReceiveBacklogTimerTest
         a.agent.doWork();
         assertEquals(1, a.agent.stalls());
         assertEquals(0, b.agent.stalls(), "the other engine ran no cycle at all: nothing to compare");
+        assertEquals(EngineAgent.STALL_NS + 1, a.agent.longestStallNs());
+        clock.advanceNs(EngineAgent.STALL_NS * 3);
+        a.agent.doWork();
+        clock.advanceNs(EngineAgent.STALL_NS * 2);
+        a.agent.doWork();
+        assertEquals(3, a.agent.stalls());
+        assertEquals(EngineAgent.STALL_NS * 3, a.agent.longestStallNs(), "the longest gap, not the last");
     }
 
     private static void runUntilIdle(final EngineAgent agent) throws Exception

@@ -479,20 +479,21 @@ public final class PerftestTool
                 err.println(kind.command() + ": the exchange with the peer failed");
                 err.println(" rnic counters:");
                 err.print(device.countersReport());
-                printTransportState();
+                printTransportState(device);
             }
             throw ex;
         }
     }
 
-    /** With {@code --debug}, each QP's transport state (PSNs, timers, queues) and the engine's clock. */
-    private void printTransportState()
+    /** With {@code --debug}, each QP's transport state (PSNs, timers, queues), the receive rings and the clock. */
+    private void printTransportState(final ToolDevice device)
     {
         if (!options.debug)
         {
             return;
         }
         err.println(" engine clock now=" + System.nanoTime() + " ns");
+        err.print(device.describeReceive());
         for (final LocalQp q : activeQps)
         {
             err.println(" " + q.qp.describe());
@@ -535,7 +536,7 @@ public final class PerftestTool
                     err.println(kind.command() + ": timed out after " + options.timeoutMs + " ms with " +
                         application.iterationsDone() + " iterations done; counters:");
                     err.print(device.countersReport());
-                    printTransportState();
+                    printTransportState(device);
                     return false;
                 }
                 final String failure = device.failure();
