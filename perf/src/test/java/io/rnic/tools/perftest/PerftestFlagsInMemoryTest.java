@@ -208,8 +208,10 @@ class PerftestFlagsInMemoryTest
             "M", "-t", "4", "-s", "65536", "-n", "100", "--warmup", "8");
         assertPassed(runs);
         final double mbps = averageMbps(runs[0].out());
-        assertTrue(mbps <= rate * 1.05 && mbps > 0, "write-bw limited to " + rate + " MB/sec: " + mbps + "\n" +
-            runs[0].out());
+        // the limiter lets each QP post a burst of -t (4) messages before the rate holds, which adds up to 4 / 100 to
+        // the average of a 100-message run (1.067 x measured once on a loaded machine); then 5 % for the clock
+        assertTrue(mbps <= rate * (1 + 4.0 / 100) * 1.05 && mbps > 0, "write-bw limited to " + rate + " MB/sec: " +
+            mbps + "\n" + runs[0].out());
         System.out.printf("write-bw -s 65536 -t 4: %.1f MB/sec unlimited, %.1f with --rate_limit %.1f " +
             "--rate_units M%n", rate * 5, mbps, rate);
     }
