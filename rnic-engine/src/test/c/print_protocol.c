@@ -59,8 +59,11 @@ int main(void)
         printf("rnic_cq_file_length(%d) %lld\n", cqEntries[e], (long long)rnic_cq_file_length(cqEntries[e]));
     }
     printf("rnic_ae_file_length() %lld\n", (long long)rnic_ae_file_length());
-    printf("rnic_ctl_length(0) %d\n", rnic_ctl_length(0));
-    printf("rnic_ctl_length(%d) %d\n", RNIC_CTL_MAX_ARGS, rnic_ctl_length(RNIC_CTL_MAX_ARGS));
+    for (int type = -1; type <= 130; type++)
+    {
+        printf("rnic_command_length(%d) %d\n", type, rnic_command_length(type));
+        printf("rnic_answer_length(%d) %d\n", type, rnic_answer_length(type));
+    }
 
     /* the CnC file as the driver lays it out with its default lengths (the test gives them) */
     static const int32_t capacities[][4] = { { 1 << 20, 1 << 20, 32768, 1 << 20 }, { 1024, 4096, 3, 100 } };

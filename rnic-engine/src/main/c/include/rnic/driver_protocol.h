@@ -65,7 +65,7 @@ static inline int64_t rnic_next_power_of_two(int64_t value)
  * ------------------------------------------------------------------------------------------------------------- */
 
 #define RNIC_CNC_MAGIC 0x43494e52 /* "RNIC" */
-#define RNIC_CNC_VERSION 3
+#define RNIC_CNC_VERSION 4
 
 #define RNIC_CNC_MAGIC_OFFSET 0
 #define RNIC_CNC_VERSION_OFFSET 4
@@ -287,52 +287,63 @@ _Static_assert(sizeof(struct rnic_error_record) == RNIC_ERRLOG_ENCODED_ERROR_OFF
 #define RNIC_DEVINFO_PORT_GID_PREFIX "port_gid_"
 
 /* ---------------------------------------------------------------------------------------------------------------
- * Commands and answers (io.rnic.cnc.ControlProtocol): the message of a record, after its 8-byte record header
+ * Commands and answers (io.rnic.cnc.ControlProtocol, io.rnic.cnc.command): the message of a record, after its 8-byte
+ * record header. Every message starts with struct rnic_msg_header, then its type's fields at fixed offsets; every
+ * command and answer of a type is exactly that type's length (RNIC_*_LENGTH), but ERROR, whose line ends it.
  * ------------------------------------------------------------------------------------------------------------- */
 
-/* command type ids (the command ring's message type ids) */
-#define RNIC_CTL_ATTACH 1
-#define RNIC_CTL_KEEPALIVE 2
-#define RNIC_CTL_DETACH 3
-#define RNIC_CTL_ALLOC_PD 4
-#define RNIC_CTL_DEALLOC_PD 5
-#define RNIC_CTL_REG_MR 6
-#define RNIC_CTL_DEREG_MR 7
-#define RNIC_CTL_CREATE_CQ 8
-#define RNIC_CTL_DESTROY_CQ 9
-#define RNIC_CTL_CREATE_QP 10
-#define RNIC_CTL_MODIFY_QP 11
-#define RNIC_CTL_DESTROY_QP 12
-#define RNIC_CTL_RESOLVE_MAC 13
-#define RNIC_CTL_CM_LISTEN 14
-#define RNIC_CTL_CM_STOP_LISTEN 15
-#define RNIC_CTL_CM_CONNECT 16
-#define RNIC_CTL_CM_ACCEPT 17
-#define RNIC_CTL_CM_REJECT 18
-#define RNIC_CTL_CM_DISCONNECT 19
-#define RNIC_CTL_CM_RELEASE 20
-#define RNIC_CTL_CM_POLL 21
-#define RNIC_CTL_ALLOC_MW 22
-#define RNIC_CTL_DEALLOC_MW 23
-#define RNIC_CTL_CREATE_SRQ 24
-#define RNIC_CTL_MODIFY_SRQ 25
-#define RNIC_CTL_QUERY_SRQ 26
-#define RNIC_CTL_DESTROY_SRQ 27
-#define RNIC_CTL_OPEN_ASYNC_EVENTS 28
+/* command type ids (the command ring's message type ids), and the struct each carries */
+#define RNIC_CTL_ATTACH 1            /* struct rnic_attach -> ATTACHED */
+#define RNIC_CTL_KEEPALIVE 2         /* struct rnic_msg_header, no answer */
+#define RNIC_CTL_DETACH 3            /* struct rnic_msg_header -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_ALLOC_PD 4          /* struct rnic_msg_header -> HANDLE */
+#define RNIC_CTL_DEALLOC_PD 5        /* struct rnic_handle -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_REG_MR 6            /* struct rnic_reg_mr -> MR_REGISTERED */
+#define RNIC_CTL_DEREG_MR 7          /* struct rnic_handle -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_CREATE_CQ 8         /* struct rnic_create_cq -> CQ_CREATED */
+#define RNIC_CTL_DESTROY_CQ 9        /* struct rnic_handle -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_CREATE_QP 10        /* struct rnic_create_qp -> QP_CREATED */
+#define RNIC_CTL_MODIFY_QP 11        /* struct rnic_modify_qp -> QP_MODIFIED */
+#define RNIC_CTL_DESTROY_QP 12       /* struct rnic_handle -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_RESOLVE_MAC 13      /* struct rnic_resolve_mac -> MAC_RESOLVED, late */
+#define RNIC_CTL_CM_LISTEN 14        /* struct rnic_cm_port -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_CM_STOP_LISTEN 15   /* struct rnic_cm_port -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_CM_CONNECT 16       /* struct rnic_cm_connect -> HANDLE */
+#define RNIC_CTL_CM_ACCEPT 17        /* struct rnic_cm_accept -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_CM_REJECT 18        /* struct rnic_cm_reject -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_CM_DISCONNECT 19    /* struct rnic_handle -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_CM_RELEASE 20       /* struct rnic_handle -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_CM_POLL 21          /* struct rnic_msg_header -> CM_ID_CHANGE */
+#define RNIC_CTL_ALLOC_MW 22         /* struct rnic_alloc_mw -> MW_ALLOCATED */
+#define RNIC_CTL_DEALLOC_MW 23       /* struct rnic_handle -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_CREATE_SRQ 24       /* struct rnic_create_srq -> SRQ_CREATED */
+#define RNIC_CTL_MODIFY_SRQ 25       /* struct rnic_modify_srq -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_QUERY_SRQ 26        /* struct rnic_handle -> SRQ_ATTRIBUTES */
+#define RNIC_CTL_DESTROY_SRQ 27      /* struct rnic_handle -> OPERATION_SUCCEEDED */
+#define RNIC_CTL_OPEN_ASYNC_EVENTS 28 /* struct rnic_open_async_events -> ASYNC_EVENTS_OPENED */
 
-/* answer type ids (the broadcast buffer's message type ids) */
-#define RNIC_CTL_RESULT 101
-#define RNIC_CTL_ERROR 102
+/* answer type ids (the broadcast buffer's message type ids), and the struct each carries */
+#define RNIC_CTL_OPERATION_SUCCEEDED 101 /* struct rnic_msg_header */
+#define RNIC_CTL_ERROR 102               /* struct rnic_error_answer, then the line */
+#define RNIC_CTL_ATTACHED 103            /* struct rnic_attached */
+#define RNIC_CTL_HANDLE 104              /* struct rnic_handle */
+#define RNIC_CTL_MR_REGISTERED 105       /* struct rnic_mr_registered */
+#define RNIC_CTL_CQ_CREATED 106          /* struct rnic_cq_created */
+#define RNIC_CTL_QP_CREATED 107          /* struct rnic_qp_created */
+#define RNIC_CTL_QP_MODIFIED 108         /* struct rnic_qp_modified */
+#define RNIC_CTL_MAC_RESOLVED 109        /* struct rnic_mac_resolved */
+#define RNIC_CTL_MW_ALLOCATED 110        /* struct rnic_mw_allocated */
+#define RNIC_CTL_SRQ_CREATED 111         /* struct rnic_srq_created */
+#define RNIC_CTL_SRQ_ATTRIBUTES 112      /* struct rnic_srq_attributes */
+#define RNIC_CTL_ASYNC_EVENTS_OPENED 113 /* struct rnic_async_events_opened */
+#define RNIC_CTL_CM_ID_CHANGE 114        /* struct rnic_cm_id_change */
 
-#define RNIC_CTL_CLIENT_ID_OFFSET 0
-#define RNIC_CTL_CORRELATION_ID_OFFSET 8
-#define RNIC_CTL_ARGS_OFFSET 16
-#define RNIC_CTL_ERROR_CODE_OFFSET 16
-#define RNIC_CTL_ERROR_ERRNO_OFFSET 20
-#define RNIC_CTL_ERROR_MESSAGE_OFFSET 24
-#define RNIC_CTL_MAX_ARGS 64
-#define RNIC_CTL_MAX_MESSAGE_LENGTH (RNIC_CTL_ARGS_OFFSET + RNIC_CTL_MAX_ARGS * 8)
+/* limits of the commands' fields, written once (the driver refuses a field out of them) */
 #define RNIC_CTL_MAX_RESOLVE_MS 10000
+#define RNIC_CTL_MAX_CQ_ENTRIES (1 << 22)
+#define RNIC_CTL_MAX_QP_WR (1 << 16)
+#define RNIC_CTL_MAX_MEMORY_FILE_BYTES (1LL << 40)
+#define RNIC_CTL_MAX_MESSAGE_LENGTH (RNIC_ERROR_MESSAGE_OFFSET + RNIC_ERROR_MAX_MESSAGE_LENGTH)
 
 /* error codes of an ERROR answer (errno-like) */
 #define RNIC_CTL_ERROR_UNKNOWN_HANDLE 2
@@ -341,208 +352,811 @@ _Static_assert(sizeof(struct rnic_error_record) == RNIC_ERRLOG_ENCODED_ERROR_OFF
 #define RNIC_CTL_ERROR_VERBS 95
 #define RNIC_CTL_ERROR_UNKNOWN_COMMAND 38
 #define RNIC_CTL_ERROR_NOT_ATTACHED 107
+#define RNIC_CTL_ERROR_PROTOCOL_VERSION 71
 
-/** The first 16 bytes of every command and every answer. */
-struct rnic_ctl_header
-{
-    int64_t client_id;
-    int64_t correlation_id;
-};
-
-/** A command or a RESULT: the header, then up to 64 int64 arguments or values. */
-struct rnic_ctl_message
-{
-    struct rnic_ctl_header header;
-    int64_t args[RNIC_CTL_MAX_ARGS];
-};
-
-/** An ERROR: the header, the code, the verbs' errno (0: none), then the message: an int32 length and UTF-8 bytes. */
-struct rnic_ctl_error
-{
-    struct rnic_ctl_header header;
-    int32_t code;
-    int32_t errno_value;
-    int32_t message_length;
-    /* then message_length bytes of UTF-8, no terminating NUL */
-};
-
-_Static_assert(offsetof(struct rnic_ctl_message, header.client_id) == RNIC_CTL_CLIENT_ID_OFFSET, "client id");
-_Static_assert(offsetof(struct rnic_ctl_message, header.correlation_id) == RNIC_CTL_CORRELATION_ID_OFFSET, "corr id");
-_Static_assert(offsetof(struct rnic_ctl_message, args) == RNIC_CTL_ARGS_OFFSET, "args");
-_Static_assert(sizeof(struct rnic_ctl_message) == RNIC_CTL_MAX_MESSAGE_LENGTH, "max message");
-_Static_assert(offsetof(struct rnic_ctl_error, code) == RNIC_CTL_ERROR_CODE_OFFSET, "error code");
-_Static_assert(offsetof(struct rnic_ctl_error, errno_value) == RNIC_CTL_ERROR_ERRNO_OFFSET, "error errno");
-_Static_assert(offsetof(struct rnic_ctl_error, message_length) == RNIC_CTL_ERROR_MESSAGE_OFFSET, "error message");
-
-/** The length of a command or RESULT of `count` arguments. */
-static inline int32_t rnic_ctl_length(int32_t count)
-{
-    return RNIC_CTL_ARGS_OFFSET + count * 8;
-}
-
-/*
- * Each command's arguments, at args[0..]: the index of each, and how many (docs/driver-protocol.md gives the answer
- * of each). Handles are the driver's (int32 values >= 1, carried in an int64).
- */
-#define RNIC_ATTACH_PID 0
-#define RNIC_ATTACH_NONCE 1
-#define RNIC_ATTACH_ARGS 2
-
-#define RNIC_DEALLOC_PD_PD 0
-#define RNIC_DEALLOC_PD_ARGS 1
-
-#define RNIC_REG_MR_PD 0
-#define RNIC_REG_MR_TOKEN 1
-#define RNIC_REG_MR_FILE_LENGTH 2
-#define RNIC_REG_MR_FILE_OFFSET 3
-#define RNIC_REG_MR_LENGTH 4
-#define RNIC_REG_MR_IOVA 5
-#define RNIC_REG_MR_ACCESS 6
-#define RNIC_REG_MR_ARGS 7
-
-#define RNIC_DEREG_MR_MR 0
-#define RNIC_DEREG_MR_ARGS 1
-
-#define RNIC_CREATE_CQ_TOKEN 0
-#define RNIC_CREATE_CQ_FILE_LENGTH 1
-#define RNIC_CREATE_CQ_ENTRIES 2
-#define RNIC_CREATE_CQ_ARGS 3
-
-#define RNIC_DESTROY_CQ_CQ 0
-#define RNIC_DESTROY_CQ_ARGS 1
-
-#define RNIC_CREATE_QP_PD 0
-#define RNIC_CREATE_QP_SEND_CQ 1
-#define RNIC_CREATE_QP_RECV_CQ 2
-#define RNIC_CREATE_QP_TYPE 3
-#define RNIC_CREATE_QP_MAX_SEND_WR 4
-#define RNIC_CREATE_QP_MAX_RECV_WR 5
-#define RNIC_CREATE_QP_MAX_SEND_SGE 6
-#define RNIC_CREATE_QP_MAX_RECV_SGE 7
-#define RNIC_CREATE_QP_SIGNAL_ALL 8
-#define RNIC_CREATE_QP_TOKEN 9
-#define RNIC_CREATE_QP_FILE_LENGTH 10
-#define RNIC_CREATE_QP_SRQ 11
-#define RNIC_CREATE_QP_ARGS 12
-
-#define RNIC_MODIFY_QP_QP 0
-#define RNIC_MODIFY_QP_MASK 1
-#define RNIC_MODIFY_QP_ATTRIBUTES 2
-#define RNIC_MODIFY_QP_ARGS (2 + RNIC_QPATTR_ARGS)
-
-#define RNIC_DESTROY_QP_QP 0
-#define RNIC_DESTROY_QP_ARGS 1
-
-#define RNIC_RESOLVE_MAC_SGID_INDEX 0
-#define RNIC_RESOLVE_MAC_TIMEOUT_MS 1
-#define RNIC_RESOLVE_MAC_IPV4 2
-#define RNIC_RESOLVE_MAC_ADDRESS_HIGH 3
-#define RNIC_RESOLVE_MAC_ADDRESS_LOW 4
-#define RNIC_RESOLVE_MAC_ARGS 5
-
-#define RNIC_CM_LISTEN_PORT 0
-#define RNIC_CM_LISTEN_ARGS 1
-
-#define RNIC_CM_CONNECT_QP 0
-#define RNIC_CM_CONNECT_SGID_INDEX 1
-#define RNIC_CM_CONNECT_GID_HIGH 2
-#define RNIC_CM_CONNECT_GID_LOW 3
-#define RNIC_CM_CONNECT_PORT 4
-#define RNIC_CM_CONNECT_RESPONDER_RESOURCES 5
-#define RNIC_CM_CONNECT_INITIATOR_DEPTH 6
-#define RNIC_CM_CONNECT_TYPE_OF_SERVICE 7
-#define RNIC_CM_CONNECT_PRIVATE_DATA 8
-
-#define RNIC_CM_ACCEPT_ID 0
-#define RNIC_CM_ACCEPT_QP 1
-#define RNIC_CM_ACCEPT_RESPONDER_RESOURCES 2
-#define RNIC_CM_ACCEPT_INITIATOR_DEPTH 3
-#define RNIC_CM_ACCEPT_PRIVATE_DATA 4
-
-#define RNIC_CM_REJECT_ID 0
-#define RNIC_CM_REJECT_PRIVATE_DATA 1
-#define RNIC_CM_REJECT_MAX_PRIVATE_DATA_LENGTH 148
-
-#define RNIC_CM_ID_ARG 0
-#define RNIC_CM_ID_ARGS 1
-
-#define RNIC_ALLOC_MW_PD 0
-#define RNIC_ALLOC_MW_TYPE 1
-#define RNIC_ALLOC_MW_ARGS 2
-
-#define RNIC_CREATE_SRQ_PD 0
-#define RNIC_CREATE_SRQ_MAX_WR 1
-#define RNIC_CREATE_SRQ_MAX_SGE 2
-#define RNIC_CREATE_SRQ_LIMIT 3
-#define RNIC_CREATE_SRQ_TOKEN 4
-#define RNIC_CREATE_SRQ_FILE_LENGTH 5
-#define RNIC_CREATE_SRQ_ARGS 6
-
-#define RNIC_MODIFY_SRQ_SRQ 0
-#define RNIC_MODIFY_SRQ_MASK 1
-#define RNIC_MODIFY_SRQ_LIMIT 2
-#define RNIC_MODIFY_SRQ_ARGS 3
-
-#define RNIC_OPEN_ASYNC_EVENTS_TOKEN 0
-#define RNIC_OPEN_ASYNC_EVENTS_FILE_LENGTH 1
-#define RNIC_OPEN_ASYNC_EVENTS_ARGS 2
-
-/* ---------------------------------------------------------------------------------------------------------------
- * MODIFY_QP's attributes (io.rnic.cnc.QpAttributesCodec): 24 int64 from args[2], in this order. Enums by ordinal
- * (-1: none); every other field an int32 value (sign- or zero-extended).
- * ------------------------------------------------------------------------------------------------------------- */
-
-#define RNIC_QPATTR_ARGS 24
-#define RNIC_QPATTR_STATE 0               /* RNIC_QP_STATE_* */
-#define RNIC_QPATTR_CURRENT_STATE 1       /* RNIC_QP_STATE_* */
-#define RNIC_QPATTR_PATH_MTU 2            /* RNIC_PATH_MTU_*: the ordinal, 0 = 256 bytes (ibv_mtu - 1) */
-#define RNIC_QPATTR_QKEY 3
-#define RNIC_QPATTR_RQ_PSN 4
-#define RNIC_QPATTR_SQ_PSN 5
-#define RNIC_QPATTR_DEST_QP_NUM 6
-#define RNIC_QPATTR_ACCESS_FLAGS 7
-#define RNIC_QPATTR_PKEY_INDEX 8
-#define RNIC_QPATTR_PORT_NUM 9
-#define RNIC_QPATTR_TIMEOUT 10
-#define RNIC_QPATTR_RETRY_CNT 11
-#define RNIC_QPATTR_RNR_RETRY 12
-#define RNIC_QPATTR_MIN_RNR_TIMER 13
-#define RNIC_QPATTR_MAX_RD_ATOMIC 14
-#define RNIC_QPATTR_MAX_DEST_RD_ATOMIC 15
-#define RNIC_QPATTR_AV_DGID_HIGH 16       /* GID bytes 0..7 as a big-endian number */
-#define RNIC_QPATTR_AV_DGID_LOW 17        /* GID bytes 8..15 */
-#define RNIC_QPATTR_AV_SGID_INDEX 18
-#define RNIC_QPATTR_AV_HOP_LIMIT 19
-#define RNIC_QPATTR_AV_TRAFFIC_CLASS 20
-#define RNIC_QPATTR_AV_FLOW_LABEL 21
-#define RNIC_QPATTR_AV_SL 22
-#define RNIC_QPATTR_AV_DMAC 23            /* the 48-bit MAC, its first octet the most significant */
-
-/* ---------------------------------------------------------------------------------------------------------------
- * CM_POLL's answer, and private data in arguments (io.rnic.cnc.CmIdCodec)
- * ------------------------------------------------------------------------------------------------------------- */
-
+/* CM_ID_CHANGE's kinds */
 #define RNIC_CMID_KIND_NONE 0
 #define RNIC_CMID_KIND_REQUEST 1
 #define RNIC_CMID_KIND_UPDATE 2
-#define RNIC_CMID_KIND 0
-#define RNIC_CMID_ID 1
-#define RNIC_CMID_STATE 2                 /* RNIC_CM_STATE_* */
-#define RNIC_CMID_REJECT_REASON 3
-#define RNIC_CMID_REMOTE_QPN 4
-#define RNIC_CMID_REMOTE_PSN 5
-#define RNIC_CMID_LOCAL_PSN 6
-#define RNIC_CMID_PATH_MTU_BYTES 7        /* 256..4096: bytes, not an ordinal */
-#define RNIC_CMID_RESPONDER_RESOURCES 8
-#define RNIC_CMID_INITIATOR_DEPTH 9
-#define RNIC_CMID_PEER_GID_HIGH 10
-#define RNIC_CMID_PEER_GID_LOW 11
-#define RNIC_CMID_SERVICE_PORT 12
-#define RNIC_CMID_PEER_PORT 13
-#define RNIC_CMID_PRIVATE_DATA 14         /* its length, then the bytes, 8 to an int64, little-endian */
-#define RNIC_CMID_MAX_PRIVATE_DATA_LENGTH 196
-#define RNIC_CMID_PRIVATE_DATA_ARGS (1 + (RNIC_CMID_MAX_PRIVATE_DATA_LENGTH + 7) / 8)
-#define RNIC_CMID_ANSWER_VALUES (RNIC_CMID_PRIVATE_DATA + RNIC_CMID_PRIVATE_DATA_ARGS)
+
+/** The first 16 bytes of every command and every answer; alone, the whole of KEEPALIVE, DETACH, ALLOC_PD, CM_POLL. */
+#define RNIC_MSG_CLIENT_ID_OFFSET 0
+#define RNIC_MSG_CORRELATION_ID_OFFSET 8
+#define RNIC_MSG_LENGTH 16
+
+struct rnic_msg_header
+{
+    int64_t client_id;      /* a random number the client chose before attaching */
+    int64_t correlation_id; /* the client's own, fresh per command; keepalives carry 0; an answer its command's */
+};
+
+_Static_assert(offsetof(struct rnic_msg_header, client_id) == RNIC_MSG_CLIENT_ID_OFFSET, "");
+_Static_assert(offsetof(struct rnic_msg_header, correlation_id) == RNIC_MSG_CORRELATION_ID_OFFSET, "");
+_Static_assert(sizeof(struct rnic_msg_header) == RNIC_MSG_LENGTH, "");
+
+/*
+ * ERROR: the command was refused. The header, the code, the verbs' errno (0: none), the line's length, then the line:
+ * UTF-8, no NUL, at most RNIC_ERROR_MAX_MESSAGE_LENGTH bytes. The message is RNIC_ERROR_MESSAGE_OFFSET + message_length
+ * bytes, exactly.
+ */
+#define RNIC_ERROR_CODE_OFFSET 16
+#define RNIC_ERROR_ERRNO_VALUE_OFFSET 20
+#define RNIC_ERROR_MESSAGE_LENGTH_OFFSET 24
+#define RNIC_ERROR_MESSAGE_OFFSET 28
+#define RNIC_ERROR_MAX_MESSAGE_LENGTH 3000
+#define RNIC_ERROR_MAX_LENGTH (RNIC_ERROR_MESSAGE_OFFSET + RNIC_ERROR_MAX_MESSAGE_LENGTH)
+
+struct rnic_error_answer
+{
+    struct rnic_msg_header header;
+    int32_t code;           /* RNIC_CTL_ERROR_* */
+    int32_t errno_value;    /* ENOMEM, EBUSY, EINVAL, EADDRINUSE, EHOSTUNREACH, ...; 0: none */
+    int32_t message_length;
+    uint8_t message[];
+};
+
+_Static_assert(offsetof(struct rnic_error_answer, code) == RNIC_ERROR_CODE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_error_answer, errno_value) == RNIC_ERROR_ERRNO_VALUE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_error_answer, message_length) == RNIC_ERROR_MESSAGE_LENGTH_OFFSET, "");
+_Static_assert(offsetof(struct rnic_error_answer, message) == RNIC_ERROR_MESSAGE_OFFSET, "");
+
+/*
+ * ATTACH: a client's first command. The protocol version comes first, at a place no version moves, so that a driver
+ * of another version can name it.
+ */
+#define RNIC_ATTACH_PROTOCOL_VERSION_OFFSET 16
+#define RNIC_ATTACH_PID_OFFSET 24
+#define RNIC_ATTACH_NONCE_OFFSET 32
+#define RNIC_ATTACH_LENGTH 40
+
+struct rnic_attach
+{
+    struct rnic_msg_header header;
+    int32_t protocol_version;
+    int32_t reserved0;
+    int64_t pid;
+    int64_t nonce;
+};
+
+_Static_assert(offsetof(struct rnic_attach, protocol_version) == RNIC_ATTACH_PROTOCOL_VERSION_OFFSET, "");
+_Static_assert(offsetof(struct rnic_attach, pid) == RNIC_ATTACH_PID_OFFSET, "");
+_Static_assert(offsetof(struct rnic_attach, nonce) == RNIC_ATTACH_NONCE_OFFSET, "");
+_Static_assert(sizeof(struct rnic_attach) == RNIC_ATTACH_LENGTH, "");
+
+/*
+ * A command naming one of the client's objects: DEALLOC_PD, DEREG_MR, DESTROY_CQ, DESTROY_QP, DEALLOC_MW, QUERY_SRQ,
+ * DESTROY_SRQ, CM_DISCONNECT, CM_RELEASE; and the answer HANDLE (ALLOC_PD's PD, CM_CONNECT's CM id).
+ */
+#define RNIC_HANDLE_HANDLE_OFFSET 16
+#define RNIC_HANDLE_LENGTH 24
+
+struct rnic_handle
+{
+    struct rnic_msg_header header;
+    int32_t handle;
+    int32_t reserved0;
+};
+
+_Static_assert(offsetof(struct rnic_handle, handle) == RNIC_HANDLE_HANDLE_OFFSET, "");
+_Static_assert(sizeof(struct rnic_handle) == RNIC_HANDLE_LENGTH, "");
+
+/*
+ * REG_MR: registers part of a memfd the client sent over fds.sock.
+ */
+#define RNIC_REG_MR_PD_HANDLE_OFFSET 16
+#define RNIC_REG_MR_ACCESS_FLAGS_OFFSET 20
+#define RNIC_REG_MR_MEMFD_TOKEN_OFFSET 24
+#define RNIC_REG_MR_FILE_LENGTH_BYTES_OFFSET 32
+#define RNIC_REG_MR_FILE_OFFSET_BYTES_OFFSET 40
+#define RNIC_REG_MR_LENGTH_BYTES_OFFSET 48
+#define RNIC_REG_MR_IOVA_OFFSET 56
+#define RNIC_REG_MR_LENGTH 64
+
+struct rnic_reg_mr
+{
+    struct rnic_msg_header header;
+    int32_t pd_handle;
+    int32_t access_flags;
+    int64_t memfd_token;
+    int64_t file_length_bytes;
+    int64_t file_offset_bytes;
+    int64_t length_bytes;
+    uint64_t iova;
+};
+
+_Static_assert(offsetof(struct rnic_reg_mr, pd_handle) == RNIC_REG_MR_PD_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_reg_mr, access_flags) == RNIC_REG_MR_ACCESS_FLAGS_OFFSET, "");
+_Static_assert(offsetof(struct rnic_reg_mr, memfd_token) == RNIC_REG_MR_MEMFD_TOKEN_OFFSET, "");
+_Static_assert(offsetof(struct rnic_reg_mr, file_length_bytes) == RNIC_REG_MR_FILE_LENGTH_BYTES_OFFSET, "");
+_Static_assert(offsetof(struct rnic_reg_mr, file_offset_bytes) == RNIC_REG_MR_FILE_OFFSET_BYTES_OFFSET, "");
+_Static_assert(offsetof(struct rnic_reg_mr, length_bytes) == RNIC_REG_MR_LENGTH_BYTES_OFFSET, "");
+_Static_assert(offsetof(struct rnic_reg_mr, iova) == RNIC_REG_MR_IOVA_OFFSET, "");
+_Static_assert(sizeof(struct rnic_reg_mr) == RNIC_REG_MR_LENGTH, "");
+
+/*
+ * CREATE_CQ: a completion queue in a memfd the driver formats.
+ */
+#define RNIC_CREATE_CQ_MEMFD_TOKEN_OFFSET 16
+#define RNIC_CREATE_CQ_FILE_LENGTH_BYTES_OFFSET 24
+#define RNIC_CREATE_CQ_ENTRIES_OFFSET 32
+#define RNIC_CREATE_CQ_LENGTH 40
+
+struct rnic_create_cq
+{
+    struct rnic_msg_header header;
+    int64_t memfd_token;
+    int64_t file_length_bytes;
+    int32_t entries;
+    int32_t reserved0;
+};
+
+_Static_assert(offsetof(struct rnic_create_cq, memfd_token) == RNIC_CREATE_CQ_MEMFD_TOKEN_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_cq, file_length_bytes) == RNIC_CREATE_CQ_FILE_LENGTH_BYTES_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_cq, entries) == RNIC_CREATE_CQ_ENTRIES_OFFSET, "");
+_Static_assert(sizeof(struct rnic_create_cq) == RNIC_CREATE_CQ_LENGTH, "");
+
+/*
+ * CREATE_QP: a queue pair whose send and receive rings are a memfd the driver formats.
+ */
+#define RNIC_CREATE_QP_PD_HANDLE_OFFSET 16
+#define RNIC_CREATE_QP_SEND_CQ_HANDLE_OFFSET 20
+#define RNIC_CREATE_QP_RECV_CQ_HANDLE_OFFSET 24
+#define RNIC_CREATE_QP_SRQ_HANDLE_OFFSET 28
+#define RNIC_CREATE_QP_QP_TYPE_OFFSET 32
+#define RNIC_CREATE_QP_MAX_SEND_WR_OFFSET 36
+#define RNIC_CREATE_QP_MAX_RECV_WR_OFFSET 40
+#define RNIC_CREATE_QP_MAX_SEND_SGE_OFFSET 44
+#define RNIC_CREATE_QP_MAX_RECV_SGE_OFFSET 48
+#define RNIC_CREATE_QP_SIGNAL_ALL_OFFSET 52
+#define RNIC_CREATE_QP_MEMFD_TOKEN_OFFSET 56
+#define RNIC_CREATE_QP_FILE_LENGTH_BYTES_OFFSET 64
+#define RNIC_CREATE_QP_LENGTH 72
+
+struct rnic_create_qp
+{
+    struct rnic_msg_header header;
+    int32_t pd_handle;
+    int32_t send_cq_handle;
+    int32_t recv_cq_handle;
+    int32_t srq_handle;
+    int32_t qp_type;
+    int32_t max_send_wr;
+    int32_t max_recv_wr;
+    int32_t max_send_sge;
+    int32_t max_recv_sge;
+    int32_t signal_all;
+    int64_t memfd_token;
+    int64_t file_length_bytes;
+};
+
+_Static_assert(offsetof(struct rnic_create_qp, pd_handle) == RNIC_CREATE_QP_PD_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_qp, send_cq_handle) == RNIC_CREATE_QP_SEND_CQ_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_qp, recv_cq_handle) == RNIC_CREATE_QP_RECV_CQ_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_qp, srq_handle) == RNIC_CREATE_QP_SRQ_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_qp, qp_type) == RNIC_CREATE_QP_QP_TYPE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_qp, max_send_wr) == RNIC_CREATE_QP_MAX_SEND_WR_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_qp, max_recv_wr) == RNIC_CREATE_QP_MAX_RECV_WR_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_qp, max_send_sge) == RNIC_CREATE_QP_MAX_SEND_SGE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_qp, max_recv_sge) == RNIC_CREATE_QP_MAX_RECV_SGE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_qp, signal_all) == RNIC_CREATE_QP_SIGNAL_ALL_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_qp, memfd_token) == RNIC_CREATE_QP_MEMFD_TOKEN_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_qp, file_length_bytes) == RNIC_CREATE_QP_FILE_LENGTH_BYTES_OFFSET, "");
+_Static_assert(sizeof(struct rnic_create_qp) == RNIC_CREATE_QP_LENGTH, "");
+
+/*
+ * MODIFY_QP: every attribute travels whatever the mask; the mask says which the driver applies (ibv_modify_qp).
+ */
+#define RNIC_MODIFY_QP_QP_HANDLE_OFFSET 16
+#define RNIC_MODIFY_QP_ATTR_MASK_OFFSET 20
+#define RNIC_MODIFY_QP_QP_STATE_OFFSET 24
+#define RNIC_MODIFY_QP_CUR_QP_STATE_OFFSET 28
+#define RNIC_MODIFY_QP_PATH_MTU_OFFSET 32
+#define RNIC_MODIFY_QP_QKEY_OFFSET 36
+#define RNIC_MODIFY_QP_RQ_PSN_OFFSET 40
+#define RNIC_MODIFY_QP_SQ_PSN_OFFSET 44
+#define RNIC_MODIFY_QP_DEST_QP_NUM_OFFSET 48
+#define RNIC_MODIFY_QP_QP_ACCESS_FLAGS_OFFSET 52
+#define RNIC_MODIFY_QP_PKEY_INDEX_OFFSET 56
+#define RNIC_MODIFY_QP_PORT_NUM_OFFSET 60
+#define RNIC_MODIFY_QP_TIMEOUT_OFFSET 64
+#define RNIC_MODIFY_QP_RETRY_CNT_OFFSET 68
+#define RNIC_MODIFY_QP_RNR_RETRY_OFFSET 72
+#define RNIC_MODIFY_QP_MIN_RNR_TIMER_OFFSET 76
+#define RNIC_MODIFY_QP_MAX_RD_ATOMIC_OFFSET 80
+#define RNIC_MODIFY_QP_MAX_DEST_RD_ATOMIC_OFFSET 84
+#define RNIC_MODIFY_QP_DGID_HIGH_OFFSET 88
+#define RNIC_MODIFY_QP_DGID_LOW_OFFSET 96
+#define RNIC_MODIFY_QP_DEST_MAC_OFFSET 104
+#define RNIC_MODIFY_QP_SGID_INDEX_OFFSET 112
+#define RNIC_MODIFY_QP_HOP_LIMIT_OFFSET 116
+#define RNIC_MODIFY_QP_TRAFFIC_CLASS_OFFSET 120
+#define RNIC_MODIFY_QP_FLOW_LABEL_OFFSET 124
+#define RNIC_MODIFY_QP_SERVICE_LEVEL_OFFSET 128
+#define RNIC_MODIFY_QP_LENGTH 136
+
+struct rnic_modify_qp
+{
+    struct rnic_msg_header header;
+    int32_t qp_handle;
+    int32_t attr_mask;
+    int32_t qp_state;
+    int32_t cur_qp_state;
+    int32_t path_mtu;
+    uint32_t qkey;
+    uint32_t rq_psn;
+    uint32_t sq_psn;
+    uint32_t dest_qp_num;
+    int32_t qp_access_flags;
+    int32_t pkey_index;
+    int32_t port_num;
+    int32_t timeout;
+    int32_t retry_cnt;
+    int32_t rnr_retry;
+    int32_t min_rnr_timer;
+    int32_t max_rd_atomic;
+    int32_t max_dest_rd_atomic;
+    int64_t dgid_high;
+    int64_t dgid_low;
+    int64_t dest_mac;
+    int32_t sgid_index;
+    int32_t hop_limit;
+    int32_t traffic_class;
+    int32_t flow_label;
+    int32_t service_level;
+    int32_t reserved0;
+};
+
+_Static_assert(offsetof(struct rnic_modify_qp, qp_handle) == RNIC_MODIFY_QP_QP_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, attr_mask) == RNIC_MODIFY_QP_ATTR_MASK_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, qp_state) == RNIC_MODIFY_QP_QP_STATE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, cur_qp_state) == RNIC_MODIFY_QP_CUR_QP_STATE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, path_mtu) == RNIC_MODIFY_QP_PATH_MTU_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, qkey) == RNIC_MODIFY_QP_QKEY_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, rq_psn) == RNIC_MODIFY_QP_RQ_PSN_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, sq_psn) == RNIC_MODIFY_QP_SQ_PSN_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, dest_qp_num) == RNIC_MODIFY_QP_DEST_QP_NUM_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, qp_access_flags) == RNIC_MODIFY_QP_QP_ACCESS_FLAGS_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, pkey_index) == RNIC_MODIFY_QP_PKEY_INDEX_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, port_num) == RNIC_MODIFY_QP_PORT_NUM_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, timeout) == RNIC_MODIFY_QP_TIMEOUT_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, retry_cnt) == RNIC_MODIFY_QP_RETRY_CNT_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, rnr_retry) == RNIC_MODIFY_QP_RNR_RETRY_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, min_rnr_timer) == RNIC_MODIFY_QP_MIN_RNR_TIMER_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, max_rd_atomic) == RNIC_MODIFY_QP_MAX_RD_ATOMIC_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, max_dest_rd_atomic) == RNIC_MODIFY_QP_MAX_DEST_RD_ATOMIC_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, dgid_high) == RNIC_MODIFY_QP_DGID_HIGH_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, dgid_low) == RNIC_MODIFY_QP_DGID_LOW_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, dest_mac) == RNIC_MODIFY_QP_DEST_MAC_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, sgid_index) == RNIC_MODIFY_QP_SGID_INDEX_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, hop_limit) == RNIC_MODIFY_QP_HOP_LIMIT_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, traffic_class) == RNIC_MODIFY_QP_TRAFFIC_CLASS_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, flow_label) == RNIC_MODIFY_QP_FLOW_LABEL_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_qp, service_level) == RNIC_MODIFY_QP_SERVICE_LEVEL_OFFSET, "");
+_Static_assert(sizeof(struct rnic_modify_qp) == RNIC_MODIFY_QP_LENGTH, "");
+
+/*
+ * RESOLVE_MAC: the driver asks the wire (ARP, neighbour discovery) for an address's MAC; answered late.
+ */
+#define RNIC_RESOLVE_MAC_SGID_INDEX_OFFSET 16
+#define RNIC_RESOLVE_MAC_TIMEOUT_MS_OFFSET 20
+#define RNIC_RESOLVE_MAC_IPV4_OFFSET 24
+#define RNIC_RESOLVE_MAC_ADDRESS_HIGH_OFFSET 32
+#define RNIC_RESOLVE_MAC_ADDRESS_LOW_OFFSET 40
+#define RNIC_RESOLVE_MAC_LENGTH 48
+
+struct rnic_resolve_mac
+{
+    struct rnic_msg_header header;
+    int32_t sgid_index;
+    int32_t timeout_ms;
+    int32_t ipv4;
+    int32_t reserved0;
+    int64_t address_high;
+    int64_t address_low;
+};
+
+_Static_assert(offsetof(struct rnic_resolve_mac, sgid_index) == RNIC_RESOLVE_MAC_SGID_INDEX_OFFSET, "");
+_Static_assert(offsetof(struct rnic_resolve_mac, timeout_ms) == RNIC_RESOLVE_MAC_TIMEOUT_MS_OFFSET, "");
+_Static_assert(offsetof(struct rnic_resolve_mac, ipv4) == RNIC_RESOLVE_MAC_IPV4_OFFSET, "");
+_Static_assert(offsetof(struct rnic_resolve_mac, address_high) == RNIC_RESOLVE_MAC_ADDRESS_HIGH_OFFSET, "");
+_Static_assert(offsetof(struct rnic_resolve_mac, address_low) == RNIC_RESOLVE_MAC_ADDRESS_LOW_OFFSET, "");
+_Static_assert(sizeof(struct rnic_resolve_mac) == RNIC_RESOLVE_MAC_LENGTH, "");
+
+/*
+ * CM_LISTEN and CM_STOP_LISTEN: an RDMA_PS_TCP port of the driver's RDMA CM.
+ */
+#define RNIC_CM_PORT_PORT_OFFSET 16
+#define RNIC_CM_PORT_LENGTH 24
+
+struct rnic_cm_port
+{
+    struct rnic_msg_header header;
+    int32_t port;
+    int32_t reserved0;
+};
+
+_Static_assert(offsetof(struct rnic_cm_port, port) == RNIC_CM_PORT_PORT_OFFSET, "");
+_Static_assert(sizeof(struct rnic_cm_port) == RNIC_CM_PORT_LENGTH, "");
+
+/*
+ * CM_CONNECT: the driver sends a REQ for the client's QP (RESET or INIT); resolve the peer's MAC first.
+ */
+#define RNIC_CM_CONNECT_QP_HANDLE_OFFSET 16
+#define RNIC_CM_CONNECT_SGID_INDEX_OFFSET 20
+#define RNIC_CM_CONNECT_PEER_GID_HIGH_OFFSET 24
+#define RNIC_CM_CONNECT_PEER_GID_LOW_OFFSET 32
+#define RNIC_CM_CONNECT_PORT_OFFSET 40
+#define RNIC_CM_CONNECT_RESPONDER_RESOURCES_OFFSET 44
+#define RNIC_CM_CONNECT_INITIATOR_DEPTH_OFFSET 48
+#define RNIC_CM_CONNECT_TYPE_OF_SERVICE_OFFSET 52
+#define RNIC_CM_CONNECT_PRIVATE_DATA_LENGTH_OFFSET 56
+#define RNIC_CM_CONNECT_PRIVATE_DATA_OFFSET 60
+#define RNIC_CM_CONNECT_MAX_PRIVATE_DATA_LENGTH 196
+#define RNIC_CM_CONNECT_LENGTH 256
+
+struct rnic_cm_connect
+{
+    struct rnic_msg_header header;
+    int32_t qp_handle;
+    int32_t sgid_index;
+    int64_t peer_gid_high;
+    int64_t peer_gid_low;
+    int32_t port;
+    int32_t responder_resources;
+    int32_t initiator_depth;
+    int32_t type_of_service;
+    int32_t private_data_length;
+    uint8_t private_data[RNIC_CM_CONNECT_MAX_PRIVATE_DATA_LENGTH];
+};
+
+_Static_assert(offsetof(struct rnic_cm_connect, qp_handle) == RNIC_CM_CONNECT_QP_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_connect, sgid_index) == RNIC_CM_CONNECT_SGID_INDEX_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_connect, peer_gid_high) == RNIC_CM_CONNECT_PEER_GID_HIGH_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_connect, peer_gid_low) == RNIC_CM_CONNECT_PEER_GID_LOW_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_connect, port) == RNIC_CM_CONNECT_PORT_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_connect, responder_resources) == RNIC_CM_CONNECT_RESPONDER_RESOURCES_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_connect, initiator_depth) == RNIC_CM_CONNECT_INITIATOR_DEPTH_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_connect, type_of_service) == RNIC_CM_CONNECT_TYPE_OF_SERVICE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_connect, private_data_length) == RNIC_CM_CONNECT_PRIVATE_DATA_LENGTH_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_connect, private_data) == RNIC_CM_CONNECT_PRIVATE_DATA_OFFSET, "");
+_Static_assert(sizeof(struct rnic_cm_connect) == RNIC_CM_CONNECT_LENGTH, "");
+
+/*
+ * CM_ACCEPT: the driver answers a connect request (REQ_RCVD) with a REP for the client's QP.
+ */
+#define RNIC_CM_ACCEPT_CM_ID_HANDLE_OFFSET 16
+#define RNIC_CM_ACCEPT_QP_HANDLE_OFFSET 20
+#define RNIC_CM_ACCEPT_RESPONDER_RESOURCES_OFFSET 24
+#define RNIC_CM_ACCEPT_INITIATOR_DEPTH_OFFSET 28
+#define RNIC_CM_ACCEPT_PRIVATE_DATA_LENGTH_OFFSET 32
+#define RNIC_CM_ACCEPT_PRIVATE_DATA_OFFSET 36
+#define RNIC_CM_ACCEPT_MAX_PRIVATE_DATA_LENGTH 196
+#define RNIC_CM_ACCEPT_LENGTH 232
+
+struct rnic_cm_accept
+{
+    struct rnic_msg_header header;
+    int32_t cm_id_handle;
+    int32_t qp_handle;
+    int32_t responder_resources;
+    int32_t initiator_depth;
+    int32_t private_data_length;
+    uint8_t private_data[RNIC_CM_ACCEPT_MAX_PRIVATE_DATA_LENGTH];
+};
+
+_Static_assert(offsetof(struct rnic_cm_accept, cm_id_handle) == RNIC_CM_ACCEPT_CM_ID_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_accept, qp_handle) == RNIC_CM_ACCEPT_QP_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_accept, responder_resources) == RNIC_CM_ACCEPT_RESPONDER_RESOURCES_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_accept, initiator_depth) == RNIC_CM_ACCEPT_INITIATOR_DEPTH_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_accept, private_data_length) == RNIC_CM_ACCEPT_PRIVATE_DATA_LENGTH_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_accept, private_data) == RNIC_CM_ACCEPT_PRIVATE_DATA_OFFSET, "");
+_Static_assert(sizeof(struct rnic_cm_accept) == RNIC_CM_ACCEPT_LENGTH, "");
+
+/*
+ * CM_REJECT: the driver rejects a connect request with a REJ.
+ */
+#define RNIC_CM_REJECT_CM_ID_HANDLE_OFFSET 16
+#define RNIC_CM_REJECT_PRIVATE_DATA_LENGTH_OFFSET 20
+#define RNIC_CM_REJECT_PRIVATE_DATA_OFFSET 24
+#define RNIC_CM_REJECT_MAX_PRIVATE_DATA_LENGTH 148
+#define RNIC_CM_REJECT_LENGTH 176
+
+struct rnic_cm_reject
+{
+    struct rnic_msg_header header;
+    int32_t cm_id_handle;
+    int32_t private_data_length;
+    uint8_t private_data[RNIC_CM_REJECT_MAX_PRIVATE_DATA_LENGTH];
+    uint8_t reserved0[4];
+};
+
+_Static_assert(offsetof(struct rnic_cm_reject, cm_id_handle) == RNIC_CM_REJECT_CM_ID_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_reject, private_data_length) == RNIC_CM_REJECT_PRIVATE_DATA_LENGTH_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_reject, private_data) == RNIC_CM_REJECT_PRIVATE_DATA_OFFSET, "");
+_Static_assert(sizeof(struct rnic_cm_reject) == RNIC_CM_REJECT_LENGTH, "");
+
+/*
+ * ALLOC_MW: a memory window.
+ */
+#define RNIC_ALLOC_MW_PD_HANDLE_OFFSET 16
+#define RNIC_ALLOC_MW_MW_TYPE_OFFSET 20
+#define RNIC_ALLOC_MW_LENGTH 24
+
+struct rnic_alloc_mw
+{
+    struct rnic_msg_header header;
+    int32_t pd_handle;
+    int32_t mw_type;
+};
+
+_Static_assert(offsetof(struct rnic_alloc_mw, pd_handle) == RNIC_ALLOC_MW_PD_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_alloc_mw, mw_type) == RNIC_ALLOC_MW_MW_TYPE_OFFSET, "");
+_Static_assert(sizeof(struct rnic_alloc_mw) == RNIC_ALLOC_MW_LENGTH, "");
+
+/*
+ * CREATE_SRQ: a shared receive queue whose ring is a memfd the driver formats.
+ */
+#define RNIC_CREATE_SRQ_PD_HANDLE_OFFSET 16
+#define RNIC_CREATE_SRQ_MAX_WR_OFFSET 20
+#define RNIC_CREATE_SRQ_MAX_SGE_OFFSET 24
+#define RNIC_CREATE_SRQ_SRQ_LIMIT_OFFSET 28
+#define RNIC_CREATE_SRQ_MEMFD_TOKEN_OFFSET 32
+#define RNIC_CREATE_SRQ_FILE_LENGTH_BYTES_OFFSET 40
+#define RNIC_CREATE_SRQ_LENGTH 48
+
+struct rnic_create_srq
+{
+    struct rnic_msg_header header;
+    int32_t pd_handle;
+    int32_t max_wr;
+    int32_t max_sge;
+    int32_t srq_limit;
+    int64_t memfd_token;
+    int64_t file_length_bytes;
+};
+
+_Static_assert(offsetof(struct rnic_create_srq, pd_handle) == RNIC_CREATE_SRQ_PD_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_srq, max_wr) == RNIC_CREATE_SRQ_MAX_WR_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_srq, max_sge) == RNIC_CREATE_SRQ_MAX_SGE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_srq, srq_limit) == RNIC_CREATE_SRQ_SRQ_LIMIT_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_srq, memfd_token) == RNIC_CREATE_SRQ_MEMFD_TOKEN_OFFSET, "");
+_Static_assert(offsetof(struct rnic_create_srq, file_length_bytes) == RNIC_CREATE_SRQ_FILE_LENGTH_BYTES_OFFSET, "");
+_Static_assert(sizeof(struct rnic_create_srq) == RNIC_CREATE_SRQ_LENGTH, "");
+
+/*
+ * MODIFY_SRQ: arms the SRQ's limit (ibv_modify_srq).
+ */
+#define RNIC_MODIFY_SRQ_SRQ_HANDLE_OFFSET 16
+#define RNIC_MODIFY_SRQ_ATTR_MASK_OFFSET 20
+#define RNIC_MODIFY_SRQ_SRQ_LIMIT_OFFSET 24
+#define RNIC_MODIFY_SRQ_LENGTH 32
+
+struct rnic_modify_srq
+{
+    struct rnic_msg_header header;
+    int32_t srq_handle;
+    int32_t attr_mask;
+    int32_t srq_limit;
+    int32_t reserved0;
+};
+
+_Static_assert(offsetof(struct rnic_modify_srq, srq_handle) == RNIC_MODIFY_SRQ_SRQ_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_srq, attr_mask) == RNIC_MODIFY_SRQ_ATTR_MASK_OFFSET, "");
+_Static_assert(offsetof(struct rnic_modify_srq, srq_limit) == RNIC_MODIFY_SRQ_SRQ_LIMIT_OFFSET, "");
+_Static_assert(sizeof(struct rnic_modify_srq) == RNIC_MODIFY_SRQ_LENGTH, "");
+
+/*
+ * OPEN_ASYNC_EVENTS: the client's event ring, once per client.
+ */
+#define RNIC_OPEN_ASYNC_EVENTS_MEMFD_TOKEN_OFFSET 16
+#define RNIC_OPEN_ASYNC_EVENTS_FILE_LENGTH_BYTES_OFFSET 24
+#define RNIC_OPEN_ASYNC_EVENTS_LENGTH 32
+
+struct rnic_open_async_events
+{
+    struct rnic_msg_header header;
+    int64_t memfd_token;
+    int64_t file_length_bytes;
+};
+
+_Static_assert(offsetof(struct rnic_open_async_events, memfd_token) == RNIC_OPEN_ASYNC_EVENTS_MEMFD_TOKEN_OFFSET, "");
+_Static_assert(offsetof(struct rnic_open_async_events, file_length_bytes) == RNIC_OPEN_ASYNC_EVENTS_FILE_LENGTH_BYTES_OFFSET, "");
+_Static_assert(sizeof(struct rnic_open_async_events) == RNIC_OPEN_ASYNC_EVENTS_LENGTH, "");
+
+/*
+ * ATTACHED: ATTACH's answer.
+ */
+#define RNIC_ATTACHED_CLIENT_TIMEOUT_NS_OFFSET 16
+#define RNIC_ATTACHED_PROTOCOL_VERSION_OFFSET 24
+#define RNIC_ATTACHED_LENGTH 32
+
+struct rnic_attached
+{
+    struct rnic_msg_header header;
+    int64_t client_timeout_ns;
+    int32_t protocol_version;
+    int32_t reserved0;
+};
+
+_Static_assert(offsetof(struct rnic_attached, client_timeout_ns) == RNIC_ATTACHED_CLIENT_TIMEOUT_NS_OFFSET, "");
+_Static_assert(offsetof(struct rnic_attached, protocol_version) == RNIC_ATTACHED_PROTOCOL_VERSION_OFFSET, "");
+_Static_assert(sizeof(struct rnic_attached) == RNIC_ATTACHED_LENGTH, "");
+
+/*
+ * MR_REGISTERED: REG_MR's answer.
+ */
+#define RNIC_MR_REGISTERED_MR_HANDLE_OFFSET 16
+#define RNIC_MR_REGISTERED_L_KEY_OFFSET 20
+#define RNIC_MR_REGISTERED_R_KEY_OFFSET 24
+#define RNIC_MR_REGISTERED_LENGTH 32
+
+struct rnic_mr_registered
+{
+    struct rnic_msg_header header;
+    int32_t mr_handle;
+    uint32_t l_key;
+    uint32_t r_key;
+    int32_t reserved0;
+};
+
+_Static_assert(offsetof(struct rnic_mr_registered, mr_handle) == RNIC_MR_REGISTERED_MR_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_mr_registered, l_key) == RNIC_MR_REGISTERED_L_KEY_OFFSET, "");
+_Static_assert(offsetof(struct rnic_mr_registered, r_key) == RNIC_MR_REGISTERED_R_KEY_OFFSET, "");
+_Static_assert(sizeof(struct rnic_mr_registered) == RNIC_MR_REGISTERED_LENGTH, "");
+
+/*
+ * CQ_CREATED: CREATE_CQ's answer; the CQ is formatted in the file.
+ */
+#define RNIC_CQ_CREATED_CQ_HANDLE_OFFSET 16
+#define RNIC_CQ_CREATED_CAPACITY_OFFSET 20
+#define RNIC_CQ_CREATED_LENGTH 24
+
+struct rnic_cq_created
+{
+    struct rnic_msg_header header;
+    int32_t cq_handle;
+    int32_t capacity;
+};
+
+_Static_assert(offsetof(struct rnic_cq_created, cq_handle) == RNIC_CQ_CREATED_CQ_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cq_created, capacity) == RNIC_CQ_CREATED_CAPACITY_OFFSET, "");
+_Static_assert(sizeof(struct rnic_cq_created) == RNIC_CQ_CREATED_LENGTH, "");
+
+/*
+ * QP_CREATED: CREATE_QP's answer; both rings and the header are formatted in the file.
+ */
+#define RNIC_QP_CREATED_QP_HANDLE_OFFSET 16
+#define RNIC_QP_CREATED_QP_NUM_OFFSET 20
+#define RNIC_QP_CREATED_LENGTH 24
+
+struct rnic_qp_created
+{
+    struct rnic_msg_header header;
+    int32_t qp_handle;
+    uint32_t qp_num;
+};
+
+_Static_assert(offsetof(struct rnic_qp_created, qp_handle) == RNIC_QP_CREATED_QP_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_qp_created, qp_num) == RNIC_QP_CREATED_QP_NUM_OFFSET, "");
+_Static_assert(sizeof(struct rnic_qp_created) == RNIC_QP_CREATED_LENGTH, "");
+
+/*
+ * QP_MODIFIED: MODIFY_QP's answer; the state is in the QP file's header already.
+ */
+#define RNIC_QP_MODIFIED_QP_STATE_OFFSET 16
+#define RNIC_QP_MODIFIED_LENGTH 24
+
+struct rnic_qp_modified
+{
+    struct rnic_msg_header header;
+    int32_t qp_state;
+    int32_t reserved0;
+};
+
+_Static_assert(offsetof(struct rnic_qp_modified, qp_state) == RNIC_QP_MODIFIED_QP_STATE_OFFSET, "");
+_Static_assert(sizeof(struct rnic_qp_modified) == RNIC_QP_MODIFIED_LENGTH, "");
+
+/*
+ * MAC_RESOLVED: RESOLVE_MAC's answer.
+ */
+#define RNIC_MAC_RESOLVED_MAC_OFFSET 16
+#define RNIC_MAC_RESOLVED_LENGTH 24
+
+struct rnic_mac_resolved
+{
+    struct rnic_msg_header header;
+    int64_t mac;
+};
+
+_Static_assert(offsetof(struct rnic_mac_resolved, mac) == RNIC_MAC_RESOLVED_MAC_OFFSET, "");
+_Static_assert(sizeof(struct rnic_mac_resolved) == RNIC_MAC_RESOLVED_LENGTH, "");
+
+/*
+ * MW_ALLOCATED: ALLOC_MW's answer.
+ */
+#define RNIC_MW_ALLOCATED_MW_HANDLE_OFFSET 16
+#define RNIC_MW_ALLOCATED_R_KEY_OFFSET 20
+#define RNIC_MW_ALLOCATED_LENGTH 24
+
+struct rnic_mw_allocated
+{
+    struct rnic_msg_header header;
+    int32_t mw_handle;
+    uint32_t r_key;
+};
+
+_Static_assert(offsetof(struct rnic_mw_allocated, mw_handle) == RNIC_MW_ALLOCATED_MW_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_mw_allocated, r_key) == RNIC_MW_ALLOCATED_R_KEY_OFFSET, "");
+_Static_assert(sizeof(struct rnic_mw_allocated) == RNIC_MW_ALLOCATED_LENGTH, "");
+
+/*
+ * SRQ_CREATED: CREATE_SRQ's answer; the ring is formatted in the file.
+ */
+#define RNIC_SRQ_CREATED_SRQ_HANDLE_OFFSET 16
+#define RNIC_SRQ_CREATED_MAX_WR_OFFSET 20
+#define RNIC_SRQ_CREATED_LENGTH 24
+
+struct rnic_srq_created
+{
+    struct rnic_msg_header header;
+    int32_t srq_handle;
+    int32_t max_wr;
+};
+
+_Static_assert(offsetof(struct rnic_srq_created, srq_handle) == RNIC_SRQ_CREATED_SRQ_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_srq_created, max_wr) == RNIC_SRQ_CREATED_MAX_WR_OFFSET, "");
+_Static_assert(sizeof(struct rnic_srq_created) == RNIC_SRQ_CREATED_LENGTH, "");
+
+/*
+ * SRQ_ATTRIBUTES: QUERY_SRQ's answer.
+ */
+#define RNIC_SRQ_ATTRIBUTES_MAX_WR_OFFSET 16
+#define RNIC_SRQ_ATTRIBUTES_MAX_SGE_OFFSET 20
+#define RNIC_SRQ_ATTRIBUTES_SRQ_LIMIT_OFFSET 24
+#define RNIC_SRQ_ATTRIBUTES_LENGTH 32
+
+struct rnic_srq_attributes
+{
+    struct rnic_msg_header header;
+    int32_t max_wr;
+    int32_t max_sge;
+    int32_t srq_limit;
+    int32_t reserved0;
+};
+
+_Static_assert(offsetof(struct rnic_srq_attributes, max_wr) == RNIC_SRQ_ATTRIBUTES_MAX_WR_OFFSET, "");
+_Static_assert(offsetof(struct rnic_srq_attributes, max_sge) == RNIC_SRQ_ATTRIBUTES_MAX_SGE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_srq_attributes, srq_limit) == RNIC_SRQ_ATTRIBUTES_SRQ_LIMIT_OFFSET, "");
+_Static_assert(sizeof(struct rnic_srq_attributes) == RNIC_SRQ_ATTRIBUTES_LENGTH, "");
+
+/*
+ * ASYNC_EVENTS_OPENED: OPEN_ASYNC_EVENTS's answer; the ring is formatted in the file.
+ */
+#define RNIC_ASYNC_EVENTS_OPENED_CAPACITY_OFFSET 16
+#define RNIC_ASYNC_EVENTS_OPENED_LENGTH 24
+
+struct rnic_async_events_opened
+{
+    struct rnic_msg_header header;
+    int32_t capacity;
+    int32_t reserved0;
+};
+
+_Static_assert(offsetof(struct rnic_async_events_opened, capacity) == RNIC_ASYNC_EVENTS_OPENED_CAPACITY_OFFSET, "");
+_Static_assert(sizeof(struct rnic_async_events_opened) == RNIC_ASYNC_EVENTS_OPENED_LENGTH, "");
+
+/*
+ * CM_ID_CHANGE: CM_POLL's answer, the next change among the client's CM ids, whole (not a delta).
+ */
+#define RNIC_CM_ID_CHANGE_KIND_OFFSET 16
+#define RNIC_CM_ID_CHANGE_CM_ID_HANDLE_OFFSET 20
+#define RNIC_CM_ID_CHANGE_CM_STATE_OFFSET 24
+#define RNIC_CM_ID_CHANGE_REJECT_REASON_OFFSET 28
+#define RNIC_CM_ID_CHANGE_REMOTE_QP_NUM_OFFSET 32
+#define RNIC_CM_ID_CHANGE_REMOTE_PSN_OFFSET 36
+#define RNIC_CM_ID_CHANGE_LOCAL_PSN_OFFSET 40
+#define RNIC_CM_ID_CHANGE_PATH_MTU_OFFSET 44
+#define RNIC_CM_ID_CHANGE_RESPONDER_RESOURCES_OFFSET 48
+#define RNIC_CM_ID_CHANGE_INITIATOR_DEPTH_OFFSET 52
+#define RNIC_CM_ID_CHANGE_PEER_GID_HIGH_OFFSET 56
+#define RNIC_CM_ID_CHANGE_PEER_GID_LOW_OFFSET 64
+#define RNIC_CM_ID_CHANGE_SERVICE_PORT_OFFSET 72
+#define RNIC_CM_ID_CHANGE_PEER_PORT_OFFSET 76
+#define RNIC_CM_ID_CHANGE_PRIVATE_DATA_LENGTH_OFFSET 80
+#define RNIC_CM_ID_CHANGE_PRIVATE_DATA_OFFSET 84
+#define RNIC_CM_ID_CHANGE_MAX_PRIVATE_DATA_LENGTH 196
+#define RNIC_CM_ID_CHANGE_LENGTH 280
+
+struct rnic_cm_id_change
+{
+    struct rnic_msg_header header;
+    int32_t kind;
+    int32_t cm_id_handle;
+    int32_t cm_state;
+    int32_t reject_reason;
+    uint32_t remote_qp_num;
+    uint32_t remote_psn;
+    uint32_t local_psn;
+    int32_t path_mtu;
+    int32_t responder_resources;
+    int32_t initiator_depth;
+    int64_t peer_gid_high;
+    int64_t peer_gid_low;
+    int32_t service_port;
+    int32_t peer_port;
+    int32_t private_data_length;
+    uint8_t private_data[RNIC_CM_ID_CHANGE_MAX_PRIVATE_DATA_LENGTH];
+};
+
+_Static_assert(offsetof(struct rnic_cm_id_change, kind) == RNIC_CM_ID_CHANGE_KIND_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, cm_id_handle) == RNIC_CM_ID_CHANGE_CM_ID_HANDLE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, cm_state) == RNIC_CM_ID_CHANGE_CM_STATE_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, reject_reason) == RNIC_CM_ID_CHANGE_REJECT_REASON_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, remote_qp_num) == RNIC_CM_ID_CHANGE_REMOTE_QP_NUM_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, remote_psn) == RNIC_CM_ID_CHANGE_REMOTE_PSN_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, local_psn) == RNIC_CM_ID_CHANGE_LOCAL_PSN_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, path_mtu) == RNIC_CM_ID_CHANGE_PATH_MTU_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, responder_resources) == RNIC_CM_ID_CHANGE_RESPONDER_RESOURCES_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, initiator_depth) == RNIC_CM_ID_CHANGE_INITIATOR_DEPTH_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, peer_gid_high) == RNIC_CM_ID_CHANGE_PEER_GID_HIGH_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, peer_gid_low) == RNIC_CM_ID_CHANGE_PEER_GID_LOW_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, service_port) == RNIC_CM_ID_CHANGE_SERVICE_PORT_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, peer_port) == RNIC_CM_ID_CHANGE_PEER_PORT_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, private_data_length) == RNIC_CM_ID_CHANGE_PRIVATE_DATA_LENGTH_OFFSET, "");
+_Static_assert(offsetof(struct rnic_cm_id_change, private_data) == RNIC_CM_ID_CHANGE_PRIVATE_DATA_OFFSET, "");
+_Static_assert(sizeof(struct rnic_cm_id_change) == RNIC_CM_ID_CHANGE_LENGTH, "");
+
+/** The length of every command of `type` (ERROR: its shortest), or -1 for a type the driver does not know. */
+static inline int32_t rnic_command_length(int32_t type)
+{
+    switch (type)
+    {
+        case RNIC_CTL_ATTACH: return RNIC_ATTACH_LENGTH;
+        case RNIC_CTL_KEEPALIVE: case RNIC_CTL_DETACH: case RNIC_CTL_ALLOC_PD: case RNIC_CTL_CM_POLL:
+            return RNIC_MSG_LENGTH;
+        case RNIC_CTL_DEALLOC_PD: case RNIC_CTL_DEREG_MR: case RNIC_CTL_DESTROY_CQ: case RNIC_CTL_DESTROY_QP:
+        case RNIC_CTL_CM_DISCONNECT: case RNIC_CTL_CM_RELEASE: case RNIC_CTL_DEALLOC_MW: case RNIC_CTL_QUERY_SRQ:
+        case RNIC_CTL_DESTROY_SRQ:
+            return RNIC_HANDLE_LENGTH;
+        case RNIC_CTL_REG_MR: return RNIC_REG_MR_LENGTH;
+        case RNIC_CTL_CREATE_CQ: return RNIC_CREATE_CQ_LENGTH;
+        case RNIC_CTL_CREATE_QP: return RNIC_CREATE_QP_LENGTH;
+        case RNIC_CTL_MODIFY_QP: return RNIC_MODIFY_QP_LENGTH;
+        case RNIC_CTL_RESOLVE_MAC: return RNIC_RESOLVE_MAC_LENGTH;
+        case RNIC_CTL_CM_LISTEN: case RNIC_CTL_CM_STOP_LISTEN: return RNIC_CM_PORT_LENGTH;
+        case RNIC_CTL_CM_CONNECT: return RNIC_CM_CONNECT_LENGTH;
+        case RNIC_CTL_CM_ACCEPT: return RNIC_CM_ACCEPT_LENGTH;
+        case RNIC_CTL_CM_REJECT: return RNIC_CM_REJECT_LENGTH;
+        case RNIC_CTL_ALLOC_MW: return RNIC_ALLOC_MW_LENGTH;
+        case RNIC_CTL_CREATE_SRQ: return RNIC_CREATE_SRQ_LENGTH;
+        case RNIC_CTL_MODIFY_SRQ: return RNIC_MODIFY_SRQ_LENGTH;
+        case RNIC_CTL_OPEN_ASYNC_EVENTS: return RNIC_OPEN_ASYNC_EVENTS_LENGTH;
+        default: return -1;
+    }
+}
+
+/** The length of every answer of `type` (ERROR: its shortest, without the line), or -1 for no answer type. */
+static inline int32_t rnic_answer_length(int32_t type)
+{
+    switch (type)
+    {
+        case RNIC_CTL_OPERATION_SUCCEEDED: return RNIC_MSG_LENGTH;
+        case RNIC_CTL_ERROR: return RNIC_ERROR_MESSAGE_OFFSET;
+        case RNIC_CTL_ATTACHED: return RNIC_ATTACHED_LENGTH;
+        case RNIC_CTL_HANDLE: return RNIC_HANDLE_LENGTH;
+        case RNIC_CTL_MR_REGISTERED: return RNIC_MR_REGISTERED_LENGTH;
+        case RNIC_CTL_CQ_CREATED: return RNIC_CQ_CREATED_LENGTH;
+        case RNIC_CTL_QP_CREATED: return RNIC_QP_CREATED_LENGTH;
+        case RNIC_CTL_QP_MODIFIED: return RNIC_QP_MODIFIED_LENGTH;
+        case RNIC_CTL_MAC_RESOLVED: return RNIC_MAC_RESOLVED_LENGTH;
+        case RNIC_CTL_MW_ALLOCATED: return RNIC_MW_ALLOCATED_LENGTH;
+        case RNIC_CTL_SRQ_CREATED: return RNIC_SRQ_CREATED_LENGTH;
+        case RNIC_CTL_SRQ_ATTRIBUTES: return RNIC_SRQ_ATTRIBUTES_LENGTH;
+        case RNIC_CTL_ASYNC_EVENTS_OPENED: return RNIC_ASYNC_EVENTS_OPENED_LENGTH;
+        case RNIC_CTL_CM_ID_CHANGE: return RNIC_CM_ID_CHANGE_LENGTH;
+        default: return -1;
+    }
+}
 
 /* ---------------------------------------------------------------------------------------------------------------
  * The memfd socket (io.rnic.shm.FdSocket): AF_UNIX SOCK_SEQPACKET, messages of 16 bytes, at most one SCM_RIGHTS fd
@@ -936,17 +1550,17 @@ static inline int64_t rnic_ae_file_length(void)
 #define RNIC_QP_STATE_SQE 5
 #define RNIC_QP_STATE_ERR 6
 
-/* QP types: the ordinal of io.rnic.verbs.QpType (NOT enum ibv_qp_type, where RC is 2) */
-#define RNIC_QP_TYPE_RC 0
-#define RNIC_QP_TYPE_UC 1
-#define RNIC_QP_TYPE_UD 2
+/* QP types: enum ibv_qp_type's values (io.rnic.verbs.QpType.value()) */
+#define RNIC_QP_TYPE_RC 2
+#define RNIC_QP_TYPE_UC 3
+#define RNIC_QP_TYPE_UD 4
 
-/* path MTUs in MODIFY_QP: the ordinal of io.rnic.verbs.PathMtu (ibv_mtu - 1) */
-#define RNIC_PATH_MTU_256 0
-#define RNIC_PATH_MTU_512 1
-#define RNIC_PATH_MTU_1024 2
-#define RNIC_PATH_MTU_2048 3
-#define RNIC_PATH_MTU_4096 4
+/* path MTUs in MODIFY_QP and CM_ID_CHANGE: enum ibv_mtu's values (io.rnic.verbs.PathMtu.value()); 0: none */
+#define RNIC_PATH_MTU_256 1
+#define RNIC_PATH_MTU_512 2
+#define RNIC_PATH_MTU_1024 3
+#define RNIC_PATH_MTU_2048 4
+#define RNIC_PATH_MTU_4096 5
 
 /* CM id states: the ordinal of io.rnic.cm.CmState */
 #define RNIC_CM_STATE_REQ_RCVD 0
@@ -1069,6 +1683,7 @@ static inline int64_t rnic_ae_file_length(void)
 #define RNIC_ERRNO_EBUSY 16
 #define RNIC_ERRNO_EINVAL 22
 #define RNIC_ERRNO_EOPNOTSUPP 95
+#define RNIC_ERRNO_EADDRINUSE 98
 #define RNIC_ERRNO_EHOSTUNREACH 113
 
 /** The most scatter/gather entries a work request carries. */

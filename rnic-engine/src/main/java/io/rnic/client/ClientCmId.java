@@ -2,12 +2,12 @@ package io.rnic.client;
 
 import io.rnic.cm.CmId;
 import io.rnic.cm.CmState;
-import io.rnic.cnc.CmIdCodec;
+import io.rnic.cnc.command.CmIdChangeFlyweight;
 import io.rnic.device.QueuePair;
 import io.rnic.verbs.PathMtu;
 
 /**
- * A CM id of a driver's client: the copy of the driver's connection the client last polled ({@link CmIdCodec}).
+ * A CM id of a driver's client: the copy of the driver's connection the client last polled ({@link CmIdChangeFlyweight}).
  * Written by the thread that polls, under {@link ClientConnectionManager}'s lock; read from any thread, the state last
  * (a volatile), so that what it shows was written before it.
  */
@@ -36,27 +36,27 @@ final class ClientCmId implements CmId
         this.state = state;
     }
 
-    /** Takes the driver's snapshot of {@code count} values. */
-    void update(final long[] values, final int count)
+    /** Takes the driver's snapshot. */
+    void update(final CmIdChangeFlyweight change)
     {
-        final int stateOrdinal = (int)values[CmIdCodec.STATE];
+        final int stateOrdinal = change.cmState();
         if (stateOrdinal < 0 || stateOrdinal >= CmState.values().length)
         {
             throw new IllegalStateException("the driver sent CM state " + stateOrdinal + " (another rnic version?)");
         }
-        rejectReason = (int)values[CmIdCodec.REJECT_REASON];
-        remoteQpn = (int)values[CmIdCodec.REMOTE_QPN];
-        remotePsn = (int)values[CmIdCodec.REMOTE_PSN];
-        localPsn = (int)values[CmIdCodec.LOCAL_PSN];
-        final PathMtu mtu = PathMtu.ofBytes((int)values[CmIdCodec.PATH_MTU_BYTES]);
+        rejectReason = change.rejectReason();
+        remoteQpn = change.remoteQpNum();
+        remotePsn = change.remotePsn();
+        localPsn = change.localPsn();
+        final PathMtu mtu = PathMtu.ofValue(change.pathMtu());
         pathMtu = mtu != null ? mtu : pathMtu;
-        responderResources = (int)values[CmIdCodec.RESPONDER_RESOURCES];
-        initiatorDepth = (int)values[CmIdCodec.INITIATOR_DEPTH];
-        peerGidHigh = values[CmIdCodec.PEER_GID_HIGH];
-        peerGidLow = values[CmIdCodec.PEER_GID_LOW];
-        servicePort = (int)values[CmIdCodec.SERVICE_PORT];
-        peerPort = (int)values[CmIdCodec.PEER_PORT];
-        peerPrivateData = CmIdCodec.privateData(values, CmIdCodec.PRIVATE_DATA, count);
+        responderResources = change.responderResources();
+        initiatorDepth = change.initiatorDepth();
+        peerGidHigh = change.peerGidHigh();
+        peerGidLow = change.peerGidLow();
+        servicePort = change.servicePort();
+        peerPort = change.peerPort();
+        peerPrivateData = change.privateData();
         state = CmState.values()[stateOrdinal]; // last: it publishes the rest
     }
 

@@ -5,7 +5,7 @@ import io.rnic.cm.CmId;
 import io.rnic.cm.CmService;
 import io.rnic.cm.CmState;
 import io.rnic.cnc.CmIdCodec;
-import io.rnic.cnc.ControlProtocol;
+import io.rnic.cnc.command.CmIdChangeFlyweight;
 import io.rnic.device.QueuePair;
 import io.rnic.status.CounterTypes;
 import io.rnic.verbs.VerbsException;
@@ -18,7 +18,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -45,16 +44,18 @@ public final class ClientConnectionManager implements CmService
 
     private final DriverContext context;
     private final DriverConnection connection;
+    private final DriverProxy driver;
     private final Int2ObjectHashMap<ClientCmId> ids = new Int2ObjectHashMap<>();
     private final ArrayDeque<ClientCmId> requests = new ArrayDeque<>();
     private final Set<Integer> listening = new HashSet<>();
     private boolean closed;
     private volatile int typeOfService = -1;
 
-    ClientConnectionManager(final DriverContext context, final DriverConnection connection)
+    ClientConnectionManager(final DriverContext context, final DriverConnection connection, final DriverProxy driver)
     {
         this.context = context;
         this.connection = connection;
+        this.driver = driver;
     }
 
     /**
@@ -74,7 +75,7 @@ public final class ClientConnectionManager implements CmService
     public synchronized void listen(final int port)
     {
         checkOpen();
-        connection.call(ControlProtocol.CM_LISTEN, port);
+        driver.cmListen(port);
         listening.add(port);
     }
 
@@ -83,7 +84,7 @@ public final class ClientConnectionManager implements CmService
         checkOpen();
         if (listening.remove(port))
         {
-            connection.call(ControlProtocol.CM_STOP_LISTEN, port);
+            driver.cmStopListen(port);
         }
     }
 
@@ -110,20 +111,11 @@ public final class ClientConnectionManager implements CmService
         }
         final int qpHandle = context.handleOf(qp);
         context.resolveMac(address(peerGidHigh, peerGidLow), sgidIndex, Duration.ofMillis(RESOLVE_TIMEOUT_MS));
-        final long[] args = new long[8 + CmIdCodec.PRIVATE_DATA_ARGS];
-        args[0] = qpHandle;
-        args[1] = sgidIndex;
-        args[2] = peerGidHigh;
-        args[3] = peerGidLow;
-        args[4] = port;
-        args[5] = responderResources;
-        args[6] = initiatorDepth;
-        args[7] = typeOfService >= 0 ? typeOfService : this.typeOfService;
-        final int count = 8 + CmIdCodec.putPrivateData(privateData, args, 8);
         synchronized (this)
         {
             checkOpen();
-            final int handle = (int)connection.call(ControlProtocol.CM_CONNECT, Arrays.copyOf(args, count))[0];
+            final int handle = driver.cmConnect(qpHandle, sgidIndex, peerGidHigh, peerGidLow, port, responderResources,
+                initiatorDepth, typeOfService >= 0 ? typeOfService : this.typeOfService, privateData);
             final ClientCmId id = new ClientCmId(handle, qp, CmState.REQ_SENT);
             ids.put(handle, id);
             return id;
@@ -141,29 +133,20 @@ public final class ClientConnectionManager implements CmService
     {
         checkOpen();
         final ClientCmId id = own(request);
-        final long[] args = new long[4 + CmIdCodec.PRIVATE_DATA_ARGS];
-        args[0] = id.handle;
-        args[1] = context.handleOf(qp);
-        args[2] = responderResources;
-        args[3] = initiatorDepth;
-        final int count = 4 + CmIdCodec.putPrivateData(privateData, args, 4);
-        connection.call(ControlProtocol.CM_ACCEPT, Arrays.copyOf(args, count));
+        driver.cmAccept(id.handle, context.handleOf(qp), responderResources, initiatorDepth, privateData);
         id.qp(qp);
     }
 
     public synchronized void reject(final CmId request, final byte[] privateData)
     {
         checkOpen();
-        final long[] args = new long[1 + CmIdCodec.PRIVATE_DATA_ARGS];
-        args[0] = own(request).handle;
-        final int count = 1 + CmIdCodec.putPrivateData(privateData, args, 1);
-        connection.call(ControlProtocol.CM_REJECT, Arrays.copyOf(args, count));
+        driver.cmReject(own(request).handle, privateData);
     }
 
     public synchronized void disconnect(final CmId connection)
     {
         checkOpen();
-        this.connection.call(ControlProtocol.CM_DISCONNECT, own(connection).handle);
+        driver.cmDisconnect(own(connection).handle);
     }
 
     /** The connection ends (a DREQ, or a REJ for a request not accepted); its QP, if any, is destroyed now. */
@@ -177,7 +160,7 @@ public final class ClientConnectionManager implements CmService
                 return;
             }
             final ClientCmId id = own(connection);
-            this.connection.call(ControlProtocol.CM_RELEASE, id.handle);
+            driver.cmRelease(id.handle);
             ids.remove(id.handle);
             qp = id.qp();
         }
@@ -250,11 +233,11 @@ public final class ClientConnectionManager implements CmService
             {
                 for (final Integer port : listening)
                 {
-                    connection.call(ControlProtocol.CM_STOP_LISTEN, port);
+                    driver.cmStopListen(port);
                 }
                 for (final ClientCmId id : ids.values())
                 {
-                    connection.call(ControlProtocol.CM_RELEASE, id.handle);
+                    driver.cmRelease(id.handle);
                 }
             }
         }
@@ -272,25 +255,24 @@ public final class ClientConnectionManager implements CmService
         checkOpen();
         while (true)
         {
-            final long[] values = connection.call(ControlProtocol.CM_POLL);
-            final int count = connection.valueCount();
-            final int kind = (int)values[CmIdCodec.KIND];
-            if (kind == CmIdCodec.KIND_NONE || count < CmIdCodec.PRIVATE_DATA + 1)
+            final CmIdChangeFlyweight change = driver.cmPoll();
+            final int kind = change.kind();
+            if (kind == CmIdCodec.KIND_NONE)
             {
                 return;
             }
-            final int handle = (int)values[CmIdCodec.ID];
+            final int handle = change.cmIdHandle();
             ClientCmId id = ids.get(handle);
             if (kind == CmIdCodec.KIND_REQUEST && id == null)
             {
                 id = new ClientCmId(handle, null, CmState.REQ_RCVD);
                 ids.put(handle, id);
-                id.update(values, count);
+                id.update(change);
                 requests.add(id);
             }
             else if (id != null)
             {
-                id.update(values, count);
+                id.update(change);
             }
         }
     }

@@ -4,11 +4,13 @@ import io.rnic.cnc.CncException;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.DriverProcess;
+import io.rnic.cnc.command.CorrelatedMessageFlyweight;
+import io.rnic.cnc.command.ErrorAnswerFlyweight;
 import io.rnic.shm.FdSocket;
 import io.rnic.shm.PidLockFile;
 import io.rnic.shm.ShmException;
 import io.rnic.verbs.VerbsException;
-import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.broadcast.BroadcastReceiver;
 import org.agrona.concurrent.broadcast.CopyBroadcastReceiver;
@@ -50,7 +52,12 @@ final class DriverConnection implements AutoCloseable
     private final FdSocket fdSocket;
     private final long driverTimeoutNs;
     private final UnsafeBuffer command = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH));
-    private final UnsafeBuffer keepalive = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.ARGS_OFFSET));
+    private final UnsafeBuffer answer = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH));
+    private final CorrelatedMessageFlyweight commandHeader = new CorrelatedMessageFlyweight().wrap(command, 0);
+    private final CorrelatedMessageFlyweight answerHeader = new CorrelatedMessageFlyweight();
+    private final ErrorAnswerFlyweight error = new ErrorAnswerFlyweight();
+    private final CorrelatedMessageFlyweight keepalive =
+        new CorrelatedMessageFlyweight().wrap(new UnsafeBuffer(ByteBuffer.allocateDirect(CorrelatedMessageFlyweight.LENGTH)), 0);
     private final Thread keepaliveThread;
     /** The driver's lock file, kept open to ask whether its process lives; null when it cannot be read. */
     private final PidLockFile.Probe driverLock;
@@ -62,8 +69,7 @@ final class DriverConnection implements AutoCloseable
     // the answer being waited for, written by the broadcast handler on the calling thread
     private long awaitedCorrelationId;
     private boolean answered;
-    private final long[] values = new long[ControlProtocol.MAX_ARGS];
-    private int valueCount;
+    private int answerType;
     private int errorCode;
     private int errorErrno;
     private String errorMessage;
@@ -108,7 +114,7 @@ final class DriverConnection implements AutoCloseable
         }
         try
         {
-            send(nonce, -1, ControlProtocol.ATTACH);
+            send(nonce, -1, ControlProtocol.ATTACH); // the hello
         }
         catch (final RuntimeException ex)
         {
@@ -213,16 +219,28 @@ final class DriverConnection implements AutoCloseable
         }
     }
 
+    /** Where {@link DriverProxy} writes a command's fields (under its lock) before {@link #call}. */
+    MutableDirectBuffer commandBuffer()
+    {
+        return command;
+    }
+
+    /** Where the last answer is, from offset 0, valid until the next call. */
+    MutableDirectBuffer answerBuffer()
+    {
+        return answer;
+    }
+
     /**
-     * Sends a command and waits for its answer.
+     * Sends the command of {@code length} bytes written in {@link #commandBuffer()} (its header is written here) and
+     * waits for its answer, which must be of {@code answerType}. The answer waits in {@link #answerBuffer()}.
      *
-     * @return the answer's values (valid until the next call; copy what you keep).
      * @throws VerbsException with the driver's one line when it refused the command.
      * @throws CncException when the driver is gone or does not answer within its client timeout.
      */
-    synchronized long[] call(final int type, final long... args)
+    synchronized void call(final int type, final int length, final int answerType)
     {
-        return callWaiting(0, type, args);
+        callWaiting(0, type, length, answerType);
     }
 
     /**
@@ -230,17 +248,13 @@ final class DriverConnection implements AutoCloseable
      * client's behalf (for a neighbour): the answer is awaited that much longer, so that a slow peer is never taken
      * for a dead driver.
      */
-    synchronized long[] callWaiting(final long driverWaitNs, final int type, final long... args)
+    synchronized void callWaiting(final long driverWaitNs, final int type, final int length, final int answerType)
     {
         checkAlive();
         final long correlationId = nextCorrelationId++;
-        ControlProtocol.putHeader(command, 0, clientId, correlationId);
-        for (int i = 0; i < args.length; i++)
-        {
-            ControlProtocol.putArg(command, 0, i, args[i]);
-        }
+        commandHeader.header(clientId, correlationId);
         final long deadlineNs = System.nanoTime() + driverTimeoutNs;
-        while (!toDriver.write(type, command, 0, ControlProtocol.length(args.length)))
+        while (!toDriver.write(type, command, 0, length))
         {
             waitOrFail(deadlineNs, type); // the ring is full: the driver is behind
         }
@@ -265,19 +279,20 @@ final class DriverConnection implements AutoCloseable
         }
         if (errorMessage != null)
         {
-            if (errorCode == ControlProtocol.ERROR_NOT_ATTACHED)
+            if (errorCode == ControlProtocol.ERROR_NOT_ATTACHED || errorCode == ControlProtocol.ERROR_PROTOCOL_VERSION)
             {
                 gone = errorMessage;
                 throw new CncException(errorMessage);
             }
             throw errorErrno != 0 ? VerbsException.relayed(errorErrno, errorMessage) : new VerbsException(errorMessage);
         }
-        return values;
-    }
-
-    int valueCount()
-    {
-        return valueCount;
+        if (this.answerType != answerType)
+        {
+            gone = "the rnic driver at " + directory + " answered " + ControlProtocol.commandName(type) + " with a " +
+                "message of type " + this.answerType + ", not " + answerType + ": a driver of another rnic build? " +
+                "(restart it from this build)";
+            throw new CncException(gone);
+        }
     }
 
     private void waitOrFail(final long deadlineNs, final int type)
@@ -305,36 +320,41 @@ final class DriverConnection implements AutoCloseable
         LockSupport.parkNanos(20_000);
     }
 
-    private void onAnswer(final int type, final DirectBuffer buffer, final int offset, final int length)
+    private void onAnswer(final int type, final MutableDirectBuffer buffer, final int offset, final int length)
     {
-        if (length < ControlProtocol.ARGS_OFFSET || ControlProtocol.clientId(buffer, offset) != clientId ||
-            ControlProtocol.correlationId(buffer, offset) != awaitedCorrelationId)
+        answerHeader.wrap(buffer, offset);
+        if (length < CorrelatedMessageFlyweight.LENGTH || answerHeader.clientId() != clientId ||
+            answerHeader.correlationId() != awaitedCorrelationId)
         {
             return;
         }
         answered = true;
+        answerType = type;
         if (type == ControlProtocol.ERROR)
         {
-            errorCode = ControlProtocol.errorCode(buffer, offset);
-            errorErrno = ControlProtocol.errorErrno(buffer, offset);
-            errorMessage = ControlProtocol.errorMessage(buffer, offset);
+            error.wrap(buffer, offset);
+            errorCode = error.code();
+            errorErrno = error.errnoValue();
+            errorMessage = error.isWhole(length) ? error.message() : "the rnic driver at " + directory + " sent an " +
+                "error of " + length + " bytes (" + error.messageLength() + " of message): another rnic build?";
             return;
         }
         errorMessage = null;
-        valueCount = Math.max(0, ControlProtocol.argCount(length));
-        for (int i = 0; i < valueCount; i++)
+        if (length != ControlProtocol.answerLength(type))
         {
-            values[i] = ControlProtocol.arg(buffer, offset, i);
+            answerType = -length; // not an answer of its type's length: refused by call
+            return;
         }
+        answer.putBytes(0, buffer, offset, length);
     }
 
     private void keepAlive()
     {
         final long intervalNs = Math.min(MAX_KEEPALIVE_INTERVAL_NS, driverTimeoutNs / 5);
-        ControlProtocol.putHeader(keepalive, 0, clientId, 0);
+        keepalive.header(clientId, 0);
         while (!closed && gone == null)
         {
-            toDriver.write(ControlProtocol.KEEPALIVE, keepalive, 0, ControlProtocol.ARGS_OFFSET);
+            toDriver.write(ControlProtocol.KEEPALIVE, keepalive.buffer(), 0, CorrelatedMessageFlyweight.LENGTH);
             checkHeartbeat();
             LockSupport.parkNanos(intervalNs);
         }

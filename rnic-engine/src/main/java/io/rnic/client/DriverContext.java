@@ -3,8 +3,11 @@ package io.rnic.client;
 import io.rnic.cnc.AsyncEventRing;
 import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.DeviceInfo;
-import io.rnic.cnc.QpAttributesCodec;
 import io.rnic.cnc.QpQueuesLayout;
+import io.rnic.cnc.command.MrRegisteredFlyweight;
+import io.rnic.cnc.command.MwAllocatedFlyweight;
+import io.rnic.cnc.command.QpCreatedFlyweight;
+import io.rnic.cnc.command.SrqAttributesFlyweight;
 import io.rnic.device.JvmFlags;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicContext;
@@ -36,7 +39,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The verbs of a port served by an {@code rnic driver} in another process: this process attaches to the driver's
@@ -59,6 +61,7 @@ public final class DriverContext implements RnicContext
 {
     private final Path directory;
     private final DriverConnection connection;
+    private final DriverProxy driver;
     private final LocalPort port;
     private final List<SharedMemory> allocations = new ArrayList<>();
     private final Map<MemoryRegion, Integer> regions = new IdentityHashMap<>();
@@ -71,17 +74,18 @@ public final class DriverContext implements RnicContext
     private final AsyncEventRing events;
     private boolean closed;
 
-    private DriverContext(final Path directory, final DriverConnection connection)
+    private DriverContext(final Path directory, final DriverConnection connection, final DriverProxy driver)
     {
         this.directory = directory;
         this.connection = connection;
+        this.driver = driver;
         this.port = portOf(DeviceInfo.read(connection.cnc().deviceInfoBuffer()));
         final long fileLength = AsyncEventRing.fileLength();
         this.eventsMemory = SharedMemory.create("rnic-events", fileLength, false);
         try
         {
             final long token = connection.passFd(eventsMemory.fd(), ControlProtocol.OPEN_ASYNC_EVENTS);
-            connection.call(ControlProtocol.OPEN_ASYNC_EVENTS, token, fileLength);
+            driver.openAsyncEvents(token, fileLength);
             this.events = AsyncEventRing.attach(new UnsafeBuffer(eventsMemory.segment().address(), (int)fileLength));
         }
         catch (final RuntimeException ex)
@@ -103,8 +107,9 @@ public final class DriverContext implements RnicContext
         try
         {
             connection.start();
-            connection.call(ControlProtocol.ATTACH, ProcessHandle.current().pid(), connection.nonce());
-            return new DriverContext(directory, connection);
+            final DriverProxy driver = new DriverProxy(connection);
+            driver.attach(ProcessHandle.current().pid(), connection.nonce());
+            return new DriverContext(directory, connection, driver);
         }
         catch (final RuntimeException ex)
         {
@@ -189,7 +194,7 @@ public final class DriverContext implements RnicContext
 
     public ProtectionDomain allocPd()
     {
-        return new ProtectionDomain((int)connection.call(ControlProtocol.ALLOC_PD)[0]);
+        return new ProtectionDomain(driver.allocPd());
     }
 
     public synchronized MemoryRegion registerMemoryRegion(
@@ -202,12 +207,11 @@ public final class DriverContext implements RnicContext
         MemoryRegion.checkLength(segment.byteSize()); // as the embedded call, before the memory goes to the driver
         final SharedMemory memory = allocationOf(segment);
         final long token = connection.passFd(memory.fd(), ControlProtocol.REG_MR);
-        final long[] answer = connection.call(ControlProtocol.REG_MR, pd.handle(), token, memory.lengthBytes(),
+        final MrRegisteredFlyweight answer = driver.registerMr(pd.handle(), token, memory.lengthBytes(),
             segment.address() - memory.segment().address(), segment.byteSize(), segment.address(), access);
-        final int handle = (int)answer[0];
         final MemoryRegion region =
-            MemoryRegion.registeredElsewhere(pd, segment, access, (int)answer[1], (int)answer[2]);
-        regions.put(region, handle);
+            MemoryRegion.registeredElsewhere(pd, segment, access, answer.lKey(), answer.rKey());
+        regions.put(region, answer.mrHandle());
         return region;
     }
 
@@ -218,7 +222,7 @@ public final class DriverContext implements RnicContext
         {
             throw new VerbsException(region + " is not registered through this context");
         }
-        connection.call(ControlProtocol.DEREG_MR, handle);
+        driver.deregMr(handle);
         regions.remove(region);
     }
 
@@ -232,9 +236,9 @@ public final class DriverContext implements RnicContext
         {
             throw new VerbsException("no protection domain given");
         }
-        final long[] answer = connection.call(ControlProtocol.ALLOC_MW, pd.handle(), type);
-        final MemoryWindow window = MemoryWindow.allocatedElsewhere(pd, type, (int)answer[1]);
-        windows.put(window, (int)answer[0]);
+        final MwAllocatedFlyweight answer = driver.allocMw(pd.handle(), type);
+        final MemoryWindow window = MemoryWindow.allocatedElsewhere(pd, type, answer.rKey());
+        windows.put(window, answer.mwHandle());
         return window;
     }
 
@@ -245,23 +249,23 @@ public final class DriverContext implements RnicContext
         {
             throw new VerbsException("memory window is not allocated through this context: " + window);
         }
-        connection.call(ControlProtocol.DEALLOC_MW, handle);
+        driver.deallocMw(handle);
         windows.remove(window);
     }
 
     public synchronized CompletionQueue createCq(final int entries)
     {
-        if (entries < 1 || entries > (1 << 22))
+        if (entries < 1 || entries > ControlProtocol.MAX_CQ_ENTRIES)
         {
-            throw new VerbsException("CQ size " + entries + " out of range 1.." + (1 << 22));
+            throw new VerbsException("CQ size " + entries + " out of range 1.." + ControlProtocol.MAX_CQ_ENTRIES);
         }
         final long fileLength = QpQueuesLayout.completionQueueFileLength(entries);
         final SharedMemory memory = SharedMemory.create("rnic-cq", fileLength, false);
         try
         {
             final long token = connection.passFd(memory.fd(), ControlProtocol.CREATE_CQ);
-            final long[] answer = connection.call(ControlProtocol.CREATE_CQ, token, fileLength, entries);
-            final CompletionQueue cq = CompletionQueue.attach((int)answer[0],
+            final int handle = driver.createCq(token, fileLength, entries).cqHandle();
+            final CompletionQueue cq = CompletionQueue.attach(handle,
                 new UnsafeBuffer(memory.segment().address(), CompletionQueue.requiredBytes(entries)));
             cqs.put(cq, memory);
             return cq;
@@ -280,7 +284,7 @@ public final class DriverContext implements RnicContext
         {
             throw new VerbsException("CQ " + cq.handle() + " is not one of this context's");
         }
-        connection.call(ControlProtocol.DESTROY_CQ, cq.handle());
+        driver.destroyCq(cq.handle());
         cqs.remove(cq);
         memory.close();
     }
@@ -297,9 +301,9 @@ public final class DriverContext implements RnicContext
         try
         {
             final long token = connection.passFd(memory.fd(), ControlProtocol.CREATE_SRQ);
-            final long[] answer = connection.call(ControlProtocol.CREATE_SRQ, pd.handle(), attributes.maxWr,
-                attributes.maxSge, attributes.srqLimit, token, fileLength);
-            final ClientSharedReceiveQueue srq = new ClientSharedReceiveQueue(this, connection, (int)answer[0], pd,
+            final int handle = driver.createSrq(pd.handle(), attributes.maxWr, attributes.maxSge, attributes.srqLimit,
+                token, fileLength).srqHandle();
+            final ClientSharedReceiveQueue srq = new ClientSharedReceiveQueue(this, connection, handle, pd,
                 memory, QpQueuesLayout.srqRingLength(attributes.maxWr, attributes.maxSge));
             srqs.put(srq.handle(), srq);
             return srq;
@@ -315,7 +319,7 @@ public final class DriverContext implements RnicContext
     public synchronized void destroySrq(final SharedReceiveQueue srq)
     {
         final ClientSharedReceiveQueue clientSrq = srqOf(srq, "ibv_destroy_srq");
-        connection.call(ControlProtocol.DESTROY_SRQ, clientSrq.handle());
+        driver.destroySrq(clientSrq.handle());
         srqs.remove(clientSrq.handle());
         clientSrq.destroyed();
         clientSrq.memory().close();
@@ -323,15 +327,15 @@ public final class DriverContext implements RnicContext
 
     synchronized void modifySrq(final ClientSharedReceiveQueue srq, final SrqAttributes attributes, final int mask)
     {
-        connection.call(ControlProtocol.MODIFY_SRQ, srqOf(srq, "ibv_modify_srq").handle(), mask, attributes.srqLimit);
+        driver.modifySrq(srqOf(srq, "ibv_modify_srq").handle(), mask, attributes.srqLimit);
     }
 
     synchronized SrqAttributes querySrq(final ClientSharedReceiveQueue srq, final SrqAttributes into)
     {
-        final long[] answer = connection.call(ControlProtocol.QUERY_SRQ, srqOf(srq, "ibv_query_srq").handle());
-        into.maxWr = (int)answer[0];
-        into.maxSge = (int)answer[1];
-        into.srqLimit = (int)answer[2];
+        final SrqAttributesFlyweight answer = driver.querySrq(srqOf(srq, "ibv_query_srq").handle());
+        into.maxWr = answer.maxWr();
+        into.maxSge = answer.maxSge();
+        into.srqLimit = answer.srqLimit();
         return into;
     }
 
@@ -390,21 +394,22 @@ public final class DriverContext implements RnicContext
         // a QP of an SRQ has no receive queue of its own: the smallest ring stands in the file, never posted into
         final int maxRecvWr = srq != null ? 1 : init.maxRecvWr;
         final int maxRecvSge = srq != null ? 1 : init.maxRecvSge;
-        if (init.maxSendWr < 1 || init.maxSendWr > (1 << 16) || maxRecvWr < 1 || maxRecvWr > (1 << 16))
+        if (init.maxSendWr < 1 || init.maxSendWr > ControlProtocol.MAX_QP_WR || maxRecvWr < 1 ||
+            maxRecvWr > ControlProtocol.MAX_QP_WR)
         {
             throw new VerbsException("QP work queue sizes " + init.maxSendWr + "/" + init.maxRecvWr +
-                " out of range 1.." + (1 << 16));
+                " out of range 1.." + ControlProtocol.MAX_QP_WR);
         }
         final long fileLength = QpQueuesLayout.fileLength(init.maxSendWr, init.maxSendSge, maxRecvWr, maxRecvSge);
         final SharedMemory memory = SharedMemory.create("rnic-qp", fileLength, false);
         try
         {
             final long token = connection.passFd(memory.fd(), ControlProtocol.CREATE_QP);
-            final long[] answer = connection.call(ControlProtocol.CREATE_QP, init.pd.handle(), init.sendCq.handle(),
-                init.recvCq.handle(), init.type.ordinal(), init.maxSendWr, maxRecvWr, init.maxSendSge,
-                maxRecvSge, init.signalAll ? 1 : 0, token, fileLength, srq == null ? 0 : srq.handle());
-            final ClientQueuePair qp = new ClientQueuePair(this, connection, (int)answer[0], (int)answer[1], init.type,
-                memory, init.maxSendWr, init.maxSendSge, maxRecvWr, maxRecvSge, srq != null);
+            final QpCreatedFlyweight answer = driver.createQp(init.pd.handle(), init.sendCq.handle(),
+                init.recvCq.handle(), srq == null ? 0 : srq.handle(), init.type, init.maxSendWr, maxRecvWr,
+                init.maxSendSge, maxRecvSge, init.signalAll, token, fileLength);
+            final ClientQueuePair qp = new ClientQueuePair(this, connection, answer.qpHandle(), answer.qpNum(),
+                init.type, memory, init.maxSendWr, init.maxSendSge, maxRecvWr, maxRecvSge, srq != null);
             qps.add(qp);
             return qp;
         }
@@ -417,7 +422,7 @@ public final class DriverContext implements RnicContext
 
     void modify(final ClientQueuePair qp, final QpAttributes attributes, final int mask)
     {
-        connection.call(ControlProtocol.MODIFY_QP, QpAttributesCodec.modifyArgs(qp.handle(), attributes, mask));
+        driver.modifyQp(qp.handle(), attributes, mask);
     }
 
     public synchronized void destroyQp(final QueuePair qp)
@@ -426,7 +431,7 @@ public final class DriverContext implements RnicContext
         {
             throw new VerbsException("QP " + qp + " is not one of this context's");
         }
-        connection.call(ControlProtocol.DESTROY_QP, clientQp.handle());
+        driver.destroyQp(clientQp.handle());
         qps.remove(clientQp);
         clientQp.memory().close();
     }
@@ -460,7 +465,7 @@ public final class DriverContext implements RnicContext
     public ClientConnectionManager openConnectionManager()
     {
         connection.checkAlive();
-        return new ClientConnectionManager(this, connection);
+        return new ClientConnectionManager(this, connection, driver);
     }
 
     public LocalPort port()
@@ -481,9 +486,8 @@ public final class DriverContext implements RnicContext
         final boolean ipv4 = address instanceof Inet4Address;
         final long high = ipv4 ? 0 : ByteBuffer.wrap(bytes).getLong(0);
         final long low = ipv4 ? ByteBuffer.wrap(bytes).getInt(0) & 0xFFFF_FFFFL : ByteBuffer.wrap(bytes).getLong(8);
-        final long timeoutMs = Math.clamp(timeout.toMillis(), 0, ControlProtocol.MAX_RESOLVE_MS);
-        return connection.callWaiting(TimeUnit.MILLISECONDS.toNanos(timeoutMs), ControlProtocol.RESOLVE_MAC,
-            sgidIndex, timeoutMs, ipv4 ? 1 : 0, high, low)[0];
+        final int timeoutMs = (int)Math.clamp(timeout.toMillis(), 0, ControlProtocol.MAX_RESOLVE_MS);
+        return driver.resolveMac(sgidIndex, timeoutMs, ipv4, high, low);
     }
 
     /**
@@ -501,7 +505,7 @@ public final class DriverContext implements RnicContext
         {
             if (connection.gone() == null)
             {
-                connection.call(ControlProtocol.DETACH);
+                driver.detach();
             }
         }
         catch (final RuntimeException ex)

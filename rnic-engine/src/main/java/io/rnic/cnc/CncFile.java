@@ -38,9 +38,11 @@ public final class CncFile implements AutoCloseable
     public static final int MAGIC = 0x43494e52; // "RNIC" little-endian
     /**
      * 2: the send rings carry a memory window bind's fields (a client of version 1 would misread them). 3: errors
-     * carry an errno before their message, and a client opens its asynchronous event ring at attach (SRQs).
+     * carry an errno before their message, and a client opens its asynchronous event ring at attach (SRQs). 4: typed
+     * commands and answers ({@code io.rnic.cnc.command}), ibverbs' values for QP types and path MTUs, and an attach
+     * that names its protocol version.
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = 4;
@@ -208,13 +210,25 @@ public final class CncFile implements AutoCloseable
         }
         final UnsafeBuffer header = new UnsafeBuffer(mapped, 0, HEADER_LENGTH);
         final int version = header.getIntVolatile(VERSION_OFFSET);
-        if (header.getInt(MAGIC_OFFSET) != MAGIC || version != VERSION)
+        if (header.getInt(MAGIC_OFFSET) != MAGIC || version == 0)
         {
             IoUtil.unmap(mapped);
-            throw new CncException(path + " is not ready (version " + version + ", expected " + VERSION +
-                "): the driver is starting, or of another version");
+            throw new CncException(path + " is not ready (version " + version + "): the driver is starting; try " +
+                "again once it serves");
+        }
+        if (version != VERSION)
+        {
+            IoUtil.unmap(mapped);
+            throw new CncException(versionMismatch(path, version));
         }
         return new CncFile(mapped);
+    }
+
+    /** The one line refusing a CnC file of protocol version {@code version}: both versions, and what to do. */
+    static String versionMismatch(final Path path, final int version)
+    {
+        return path + " is of protocol version " + version + ", this rnic speaks version " + VERSION + ": use the " +
+            "rnic build of the driver, or restart the driver from this build (bin/rnic driver)";
     }
 
     /** The driver's last step of start-up: clients may attach from now on. */

@@ -1,13 +1,41 @@
 package io.rnic.cnc;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
+import io.rnic.cnc.command.AllocMwFlyweight;
+import io.rnic.cnc.command.AsyncEventsOpenedFlyweight;
+import io.rnic.cnc.command.AttachFlyweight;
+import io.rnic.cnc.command.AttachedFlyweight;
+import io.rnic.cnc.command.CmAcceptFlyweight;
+import io.rnic.cnc.command.CmConnectFlyweight;
+import io.rnic.cnc.command.CmIdChangeFlyweight;
+import io.rnic.cnc.command.CmPortFlyweight;
+import io.rnic.cnc.command.CmRejectFlyweight;
+import io.rnic.cnc.command.CorrelatedMessageFlyweight;
+import io.rnic.cnc.command.CqCreatedFlyweight;
+import io.rnic.cnc.command.CreateCqFlyweight;
+import io.rnic.cnc.command.CreateQpFlyweight;
+import io.rnic.cnc.command.CreateSrqFlyweight;
+import io.rnic.cnc.command.ErrorAnswerFlyweight;
+import io.rnic.cnc.command.HandleFlyweight;
+import io.rnic.cnc.command.MacResolvedFlyweight;
+import io.rnic.cnc.command.ModifyQpFlyweight;
+import io.rnic.cnc.command.ModifySrqFlyweight;
+import io.rnic.cnc.command.MrRegisteredFlyweight;
+import io.rnic.cnc.command.MwAllocatedFlyweight;
+import io.rnic.cnc.command.OpenAsyncEventsFlyweight;
+import io.rnic.cnc.command.QpCreatedFlyweight;
+import io.rnic.cnc.command.QpModifiedFlyweight;
+import io.rnic.cnc.command.RegisterMrFlyweight;
+import io.rnic.cnc.command.ResolveMacFlyweight;
+import io.rnic.cnc.command.SrqAttributesFlyweight;
+import io.rnic.cnc.command.SrqCreatedFlyweight;
 
 /**
- * The messages between clients and the driver. Every command names its client and a correlation id, then carries up to
- * {@link #MAX_ARGS} {@code long} arguments; the driver answers each (but {@link #KEEPALIVE}) with a {@link #RESULT}
- * of {@code long} values or an {@link #ERROR} with a one-line message, both naming the client and the correlation id.
- * Fixed offsets, little-endian, no allocation to read a message. A message of the wrong length is malformed.
+ * The messages between clients and the driver: every command and every answer is a fixed layout of named fields, one
+ * flyweight each in {@link io.rnic.cnc.command} (a {@link CorrelatedMessageFlyweight} header naming the client and the
+ * command's correlation id, then the fields), of exactly the length its type gives ({@link #commandLength}); the
+ * error answer alone ends with a line of bounded length. Little-endian, no allocation to read a message. The driver
+ * answers each command (but {@link #KEEPALIVE}) with the answer of that command's shape or an {@link #ERROR}.
+ * {@code docs/driver-protocol.md} is the specification, {@code driver_protocol.h} its C header.
  * <p>
  * Memory travels beside the ring: a client connects to the driver's {@link #FD_SOCKET_FILE_NAME} once, sends
  * {@code (client id, nonce)} without a descriptor, then {@link #ATTACH} with the same nonce, which links that
@@ -17,129 +45,134 @@ import org.agrona.MutableDirectBuffer;
  * {@link #CREATE_SRQ}, {@link #OPEN_ASYNC_EVENTS}).
  * The driver takes a token only from the descriptors that came over that client's own connection.
  * <p>
- * An error names the errno of the verbs refusal behind it when the verbs gave one ({@link #ERROR_ERRNO_OFFSET}), so
- * that a client throws what an embedded endpoint would ({@code VerbsException.errno()}: EBUSY, EINVAL, ...).
+ * An error names the errno of the verbs refusal behind it when the verbs gave one, so that a client throws what an
+ * embedded endpoint would ({@code VerbsException.errno()}: EBUSY, EINVAL, EADDRINUSE, ...).
  */
 public final class ControlProtocol
 {
-    // client to driver (message type ids of the command ring)
-    /**
-     * args: pid, nonce. A client's first command; the nonce links it to the {@link #FD_SOCKET_FILE_NAME} connection
-     * that sent {@code (client id, nonce)} first. Without a nonce (pid only) the client can use no memory.
-     */
+    // client to driver (message type ids of the command ring), each with its flyweight
+    /** {@link AttachFlyweight} → {@link #ATTACHED}. A client's first command, refused for another protocol version. */
     public static final int ATTACH = 1;
-    /** no args, no answer: the client is alive. */
+    /** {@link CorrelatedMessageFlyweight}, no answer: the client is alive. */
     public static final int KEEPALIVE = 2;
-    /** no args: everything of the client is destroyed. */
+    /** {@link CorrelatedMessageFlyweight}: everything of the client is destroyed → {@link #OPERATION_SUCCEEDED}. */
     public static final int DETACH = 3;
-    /** no args → PD handle. */
+    /** {@link CorrelatedMessageFlyweight} → {@link #HANDLE}: the PD. */
     public static final int ALLOC_PD = 4;
-    /** args: PD handle. */
+    /** {@link HandleFlyweight}: the PD → {@link #OPERATION_SUCCEEDED}. */
     public static final int DEALLOC_PD = 5;
-    /**
-     * args: PD, token of the memfd sent over the socket, file length, offset in the file, length, iova, access → MR
-     * handle, lKey, rKey.
-     */
+    /** {@link RegisterMrFlyweight} → {@link #MR_REGISTERED}. */
     public static final int REG_MR = 6;
-    /** args: MR handle. */
+    /** {@link HandleFlyweight}: the MR → {@link #OPERATION_SUCCEEDED}. */
     public static final int DEREG_MR = 7;
-    /** args: token of the memfd sent over the socket, file length, entries → CQ handle, capacity. */
+    /** {@link CreateCqFlyweight} → {@link #CQ_CREATED}. */
     public static final int CREATE_CQ = 8;
-    /** args: CQ handle. */
+    /** {@link HandleFlyweight}: the CQ → {@link #OPERATION_SUCCEEDED}. */
     public static final int DESTROY_CQ = 9;
-    /**
-     * args: PD, send CQ, receive CQ, QP type, max send WR, max receive WR, max send SGE, max receive SGE, signal all
-     * (0/1), token of the memfd sent over the socket, file length, then optionally the handle of the SRQ the QP takes
-     * its receives from (0 or absent: none; its receive queue in the file is then one entry of one SGE, unused) → QP
-     * handle, QPN.
-     */
+    /** {@link CreateQpFlyweight} → {@link #QP_CREATED}. */
     public static final int CREATE_QP = 10;
-    /** args: QP handle, mask, then {@link QpAttributesCodec}'s fields → new state. */
+    /** {@link ModifyQpFlyweight} → {@link #QP_MODIFIED}. */
     public static final int MODIFY_QP = 11;
-    /** args: QP handle. */
+    /** {@link HandleFlyweight}: the QP → {@link #OPERATION_SUCCEEDED}. */
     public static final int DESTROY_QP = 12;
     /**
-     * args: source GID index, timeout ms, 1 for IPv4, then the address's high and low 64 bits → MAC. The driver waits
-     * for the ARP / neighbour answer up to the timeout, at most {@link #MAX_RESOLVE_MS}; none is {@code EHOSTUNREACH}.
+     * {@link ResolveMacFlyweight} → {@link #MAC_RESOLVED}, late: the driver waits for the ARP / neighbour answer up to
+     * the timeout, at most {@link #MAX_RESOLVE_MS}; none is {@code EHOSTUNREACH}.
      */
     public static final int RESOLVE_MAC = 13;
-    /** The longest a driver waits for a neighbour on a client's behalf: the client waits this plus its timeout. */
-    public static final long MAX_RESOLVE_MS = 10_000;
     /**
-     * args: port. The driver's RDMA CM accepts REQs to this RDMA_PS_TCP port for this client; another client's port is
-     * refused (as {@code EADDRINUSE}).
+     * {@link CmPortFlyweight} → {@link #OPERATION_SUCCEEDED}. The driver's RDMA CM accepts REQs to this RDMA_PS_TCP
+     * port for this client; another client's port is refused with {@code EADDRINUSE}.
      */
     public static final int CM_LISTEN = 14;
-    /** args: port. */
+    /** {@link CmPortFlyweight} → {@link #OPERATION_SUCCEEDED}. */
     public static final int CM_STOP_LISTEN = 15;
-    /**
-     * args: QP handle, source GID index, the peer's GID high and low 64 bits, port, responder resources, initiator
-     * depth, type of service (-1: the driver's default), then private data ({@link CmIdCodec#putPrivateData}) → CM id
-     * handle. The peer's MAC must be known
-     * ({@link #RESOLVE_MAC} first); the QP in RESET or INIT.
-     */
+    /** {@link CmConnectFlyweight} → {@link #HANDLE}: the CM id. The peer's MAC must be known, the QP in RESET or INIT. */
     public static final int CM_CONNECT = 16;
-    /**
-     * args: CM id handle of a request, QP handle, responder resources, initiator depth, then private data.
-     */
+    /** {@link CmAcceptFlyweight} → {@link #OPERATION_SUCCEEDED}. */
     public static final int CM_ACCEPT = 17;
-    /** args: CM id handle of a request, then optionally private data (the REJ's, at most 148 bytes). */
+    /** {@link CmRejectFlyweight} → {@link #OPERATION_SUCCEEDED}. */
     public static final int CM_REJECT = 18;
-    /** args: CM id handle. */
+    /** {@link HandleFlyweight}: the CM id → {@link #OPERATION_SUCCEEDED}. */
     public static final int CM_DISCONNECT = 19;
-    /** args: CM id handle: the connection ends (DREQ or REJ as its state asks); the QP stays the client's. */
-    public static final int CM_RELEASE = 20;
     /**
-     * no args → the next change of the client's CM ids ({@link CmIdCodec}): a new connect request to one of its
-     * ports, or a new state of one of its ids; {@link CmIdCodec#KIND_NONE} when nothing changed.
+     * {@link HandleFlyweight}: the CM id → {@link #OPERATION_SUCCEEDED}: the connection ends (DREQ or REJ as its state
+     * asks); the QP stays the client's.
      */
+    public static final int CM_RELEASE = 20;
+    /** {@link CorrelatedMessageFlyweight} → {@link #CM_ID_CHANGE}: the next change of the client's CM ids. */
     public static final int CM_POLL = 21;
-    /** args: PD handle, type ({@code IBV_MW_TYPE_1} or {@code _2}) → MW handle, R_Key. */
+    /** {@link AllocMwFlyweight} → {@link #MW_ALLOCATED}. */
     public static final int ALLOC_MW = 22;
-    /** args: MW handle. */
+    /** {@link HandleFlyweight}: the MW → {@link #OPERATION_SUCCEEDED}. */
     public static final int DEALLOC_MW = 23;
     /**
-     * args: PD handle, max WR, max SGE, limit, token of the memfd sent over the socket, file length
-     * ({@link QpQueuesLayout#srqFileLength}) → SRQ handle, max WR as the ring holds it. The driver formats the SRQ's
-     * receive ring in the file; the client posts into it and the engine takes from it.
+     * {@link CreateSrqFlyweight} → {@link #SRQ_CREATED}. The driver formats the SRQ's receive ring in the file; the
+     * client posts into it and the engine takes from it.
      */
     public static final int CREATE_SRQ = 24;
-    /** args: SRQ handle, mask ({@code SrqAttrMask}), limit. */
+    /** {@link ModifySrqFlyweight} → {@link #OPERATION_SUCCEEDED}. */
     public static final int MODIFY_SRQ = 25;
-    /** args: SRQ handle → max WR, max SGE, limit (0 once the limit event has fired). */
+    /** {@link HandleFlyweight}: the SRQ → {@link #SRQ_ATTRIBUTES}. */
     public static final int QUERY_SRQ = 26;
-    /** args: SRQ handle; refused (EBUSY) while QPs created with it remain. */
+    /** {@link HandleFlyweight}: the SRQ → {@link #OPERATION_SUCCEEDED}; refused (EBUSY) while its QPs remain. */
     public static final int DESTROY_SRQ = 27;
     /**
-     * args: token of the memfd sent over the socket, file length ({@link AsyncEventRing#fileLength}) → capacity. The
-     * driver formats an {@link AsyncEventRing} in the file and writes the client's asynchronous events into it, named
-     * by the client's own handles. Once per client; without it the client's events are counted as dropped.
+     * {@link OpenAsyncEventsFlyweight} → {@link #ASYNC_EVENTS_OPENED}. The driver formats an {@link AsyncEventRing} in
+     * the file and writes the client's asynchronous events into it, named by the client's own handles. Once per
+     * client; without it the client's events are counted as dropped.
      */
     public static final int OPEN_ASYNC_EVENTS = 28;
 
     /** The driver's AF_UNIX socket in its directory, mode 0660 like the CnC file: clients pass memfds over it. */
     public static final String FD_SOCKET_FILE_NAME = "fds.sock";
 
-    // driver to clients (message type ids of the broadcast buffer)
-    public static final int RESULT = 101;
+    // driver to clients (message type ids of the broadcast buffer), each with its flyweight
+    /** {@link CorrelatedMessageFlyweight}: done, nothing to tell. */
+    public static final int OPERATION_SUCCEEDED = 101;
+    /** {@link ErrorAnswerFlyweight}: refused. */
     public static final int ERROR = 102;
+    /** {@link AttachedFlyweight}. */
+    public static final int ATTACHED = 103;
+    /** {@link HandleFlyweight}: the handle of what {@link #ALLOC_PD} or {@link #CM_CONNECT} made. */
+    public static final int HANDLE = 104;
+    /** {@link MrRegisteredFlyweight}. */
+    public static final int MR_REGISTERED = 105;
+    /** {@link CqCreatedFlyweight}. */
+    public static final int CQ_CREATED = 106;
+    /** {@link QpCreatedFlyweight}. */
+    public static final int QP_CREATED = 107;
+    /** {@link QpModifiedFlyweight}. */
+    public static final int QP_MODIFIED = 108;
+    /** {@link MacResolvedFlyweight}. */
+    public static final int MAC_RESOLVED = 109;
+    /** {@link MwAllocatedFlyweight}. */
+    public static final int MW_ALLOCATED = 110;
+    /** {@link SrqCreatedFlyweight}. */
+    public static final int SRQ_CREATED = 111;
+    /** {@link SrqAttributesFlyweight}. */
+    public static final int SRQ_ATTRIBUTES = 112;
+    /** {@link AsyncEventsOpenedFlyweight}. */
+    public static final int ASYNC_EVENTS_OPENED = 113;
+    /** {@link CmIdChangeFlyweight}. */
+    public static final int CM_ID_CHANGE = 114;
 
-    public static final int CLIENT_ID_OFFSET = 0;
-    public static final int CORRELATION_ID_OFFSET = 8;
-    public static final int ARGS_OFFSET = 16;
-    /** An error's code (an {@code int}), the verbs' errno (0: none), then its message's length and bytes. */
-    public static final int ERROR_CODE_OFFSET = 16;
-    public static final int ERROR_ERRNO_OFFSET = 20;
-    public static final int ERROR_MESSAGE_OFFSET = 24;
-    public static final int MAX_ARGS = 64;
-    public static final int MAX_MESSAGE_LENGTH = ARGS_OFFSET + MAX_ARGS * Long.BYTES;
+    // limits of the commands' fields, written once: the client checks them before sending, the driver on receipt
+    /** The longest a driver waits for a neighbour on a client's behalf: the client waits this plus its timeout. */
+    public static final int MAX_RESOLVE_MS = 10_000;
+    /** A CQ's most entries. */
+    public static final int MAX_CQ_ENTRIES = 1 << 22;
+    /** A QP's most send or receive work requests. */
+    public static final int MAX_QP_WR = 1 << 16;
+    /** The longest memfd a region may lie in. */
+    public static final long MAX_MEMORY_FILE_BYTES = 1L << 40;
 
     // error codes, errno-like
     /** A handle that does not exist or belongs to another client (ibverbs would not let it be named). */
     public static final int ERROR_UNKNOWN_HANDLE = 2;
     /** Memory the driver cannot map: an unknown token, not a sealed memfd, of another size. */
     public static final int ERROR_BAD_MEMORY = 14;
-    /** The command is malformed or its arguments out of range. */
+    /** The command is malformed (its length is not its type's) or its fields out of range. */
     public static final int ERROR_INVALID = 22;
     /** The verbs refused it (the message says why). */
     public static final int ERROR_VERBS = 95;
@@ -147,88 +180,64 @@ public final class ControlProtocol
     public static final int ERROR_UNKNOWN_COMMAND = 38;
     /** The client is not attached (or was timed out): it must attach again. */
     public static final int ERROR_NOT_ATTACHED = 107;
+    /** The client speaks another protocol version than the driver: it must use a library of the driver's build. */
+    public static final int ERROR_PROTOCOL_VERSION = 71;
 
     private ControlProtocol()
     {
     }
 
-    public static int length(final int argCount)
+    /** The length every command of {@code type} has, or -1 for a type the driver does not know. */
+    public static int commandLength(final int type)
     {
-        return ARGS_OFFSET + argCount * Long.BYTES;
-    }
-
-    /** Arguments in a message of {@code length} bytes, or -1 when the length is not that of a message. */
-    public static int argCount(final int length)
-    {
-        if (length < ARGS_OFFSET || length > MAX_MESSAGE_LENGTH || (length - ARGS_OFFSET) % Long.BYTES != 0)
+        return switch (type)
         {
-            return -1;
-        }
-        return (length - ARGS_OFFSET) / Long.BYTES;
+            case ATTACH -> AttachFlyweight.LENGTH;
+            case KEEPALIVE, DETACH, ALLOC_PD, CM_POLL -> CorrelatedMessageFlyweight.LENGTH;
+            case DEALLOC_PD, DEREG_MR, DESTROY_CQ, DESTROY_QP, CM_DISCONNECT, CM_RELEASE, DEALLOC_MW, QUERY_SRQ,
+                DESTROY_SRQ -> HandleFlyweight.LENGTH;
+            case REG_MR -> RegisterMrFlyweight.LENGTH;
+            case CREATE_CQ -> CreateCqFlyweight.LENGTH;
+            case CREATE_QP -> CreateQpFlyweight.LENGTH;
+            case MODIFY_QP -> ModifyQpFlyweight.LENGTH;
+            case RESOLVE_MAC -> ResolveMacFlyweight.LENGTH;
+            case CM_LISTEN, CM_STOP_LISTEN -> CmPortFlyweight.LENGTH;
+            case CM_CONNECT -> CmConnectFlyweight.LENGTH;
+            case CM_ACCEPT -> CmAcceptFlyweight.LENGTH;
+            case CM_REJECT -> CmRejectFlyweight.LENGTH;
+            case ALLOC_MW -> AllocMwFlyweight.LENGTH;
+            case CREATE_SRQ -> CreateSrqFlyweight.LENGTH;
+            case MODIFY_SRQ -> ModifySrqFlyweight.LENGTH;
+            case OPEN_ASYNC_EVENTS -> OpenAsyncEventsFlyweight.LENGTH;
+            default -> -1;
+        };
     }
 
-    public static void putHeader(
-        final MutableDirectBuffer buffer, final int offset, final long clientId, final long correlationId)
+    /** The length every answer of {@code type} has; for {@link #ERROR}, its shortest. -1: not an answer type. */
+    public static int answerLength(final int type)
     {
-        buffer.putLong(offset + CLIENT_ID_OFFSET, clientId);
-        buffer.putLong(offset + CORRELATION_ID_OFFSET, correlationId);
+        return switch (type)
+        {
+            case OPERATION_SUCCEEDED -> CorrelatedMessageFlyweight.LENGTH;
+            case ERROR -> ErrorAnswerFlyweight.MESSAGE_OFFSET;
+            case ATTACHED -> AttachedFlyweight.LENGTH;
+            case HANDLE -> HandleFlyweight.LENGTH;
+            case MR_REGISTERED -> MrRegisteredFlyweight.LENGTH;
+            case CQ_CREATED -> CqCreatedFlyweight.LENGTH;
+            case QP_CREATED -> QpCreatedFlyweight.LENGTH;
+            case QP_MODIFIED -> QpModifiedFlyweight.LENGTH;
+            case MAC_RESOLVED -> MacResolvedFlyweight.LENGTH;
+            case MW_ALLOCATED -> MwAllocatedFlyweight.LENGTH;
+            case SRQ_CREATED -> SrqCreatedFlyweight.LENGTH;
+            case SRQ_ATTRIBUTES -> SrqAttributesFlyweight.LENGTH;
+            case ASYNC_EVENTS_OPENED -> AsyncEventsOpenedFlyweight.LENGTH;
+            case CM_ID_CHANGE -> CmIdChangeFlyweight.LENGTH;
+            default -> -1;
+        };
     }
 
-    public static long clientId(final DirectBuffer buffer, final int offset)
-    {
-        return buffer.getLong(offset + CLIENT_ID_OFFSET);
-    }
-
-    public static long correlationId(final DirectBuffer buffer, final int offset)
-    {
-        return buffer.getLong(offset + CORRELATION_ID_OFFSET);
-    }
-
-    public static long arg(final DirectBuffer buffer, final int offset, final int index)
-    {
-        return buffer.getLong(offset + ARGS_OFFSET + index * Long.BYTES);
-    }
-
-    public static void putArg(final MutableDirectBuffer buffer, final int offset, final int index, final long value)
-    {
-        buffer.putLong(offset + ARGS_OFFSET + index * Long.BYTES, value);
-    }
-
-    /** Writes an error message without an errno; returns its length. Messages longer than the limit are cut. */
-    public static int putError(
-        final MutableDirectBuffer buffer, final int offset, final long clientId, final long correlationId,
-        final int code, final String message)
-    {
-        return putError(buffer, offset, clientId, correlationId, code, 0, message);
-    }
-
-    /** Writes an error message naming the verbs' {@code errno} (0: none); returns its length. */
-    public static int putError(
-        final MutableDirectBuffer buffer, final int offset, final long clientId, final long correlationId,
-        final int code, final int errno, final String message)
-    {
-        putHeader(buffer, offset, clientId, correlationId);
-        buffer.putInt(offset + ERROR_CODE_OFFSET, code);
-        buffer.putInt(offset + ERROR_ERRNO_OFFSET, errno);
-        final String text = message.length() > 1000 ? message.substring(0, 1000) : message;
-        return ERROR_MESSAGE_OFFSET + buffer.putStringUtf8(offset + ERROR_MESSAGE_OFFSET, text);
-    }
-
-    public static int errorCode(final DirectBuffer buffer, final int offset)
-    {
-        return buffer.getInt(offset + ERROR_CODE_OFFSET);
-    }
-
-    /** The errno of the verbs refusal an error reports, 0 when it names none. */
-    public static int errorErrno(final DirectBuffer buffer, final int offset)
-    {
-        return buffer.getInt(offset + ERROR_ERRNO_OFFSET);
-    }
-
-    public static String errorMessage(final DirectBuffer buffer, final int offset)
-    {
-        return buffer.getStringUtf8(offset + ERROR_MESSAGE_OFFSET);
-    }
+    /** The longest command or answer. */
+    public static final int MAX_MESSAGE_LENGTH = ErrorAnswerFlyweight.MAX_LENGTH;
 
     public static String commandName(final int type)
     {

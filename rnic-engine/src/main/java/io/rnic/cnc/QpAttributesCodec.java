@@ -1,131 +1,98 @@
 package io.rnic.cnc;
 
+import io.rnic.cnc.command.ModifyQpFlyweight;
 import io.rnic.verbs.AddressVector;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.VerbsException;
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Every field of {@link QpAttributes}, address vector included, as {@link ControlProtocol} arguments: enums by
- * ordinal (-1 for none), the rest as they are. The driver decodes into an attributes object of its own and checks
- * the ordinals; {@code modify_qp}'s own checks do the rest.
+ * Every field of {@link QpAttributes}, address vector included, in a {@code MODIFY_QP} ({@link ModifyQpFlyweight}):
+ * states by {@code enum ibv_qp_state} value (-1 for none), the path MTU by {@code enum ibv_mtu} value (0 for none), the
+ * rest as they are. The driver decodes into an attributes object of its own and checks the enums; {@code modify_qp}'s
+ * own checks do the rest.
  */
 public final class QpAttributesCodec
 {
-    /** Arguments the attributes take. */
-    public static final int ARGS = 24;
-
     private QpAttributesCodec()
     {
     }
 
-    public static void encode(
-        final QpAttributes attributes, final MutableDirectBuffer buffer, final int offset, final int firstArg)
+    public static void encode(final QpAttributes attributes, final ModifyQpFlyweight command)
     {
-        int i = firstArg;
-        ControlProtocol.putArg(buffer, offset, i++, ordinal(attributes.state));
-        ControlProtocol.putArg(buffer, offset, i++, ordinal(attributes.currentState));
-        ControlProtocol.putArg(buffer, offset, i++, ordinal(attributes.pathMtu));
-        ControlProtocol.putArg(buffer, offset, i++, attributes.qkey);
-        ControlProtocol.putArg(buffer, offset, i++, attributes.rqPsn);
-        ControlProtocol.putArg(buffer, offset, i++, attributes.sqPsn);
-        ControlProtocol.putArg(buffer, offset, i++, attributes.destQpNumber);
-        ControlProtocol.putArg(buffer, offset, i++, attributes.accessFlags);
-        ControlProtocol.putArg(buffer, offset, i++, attributes.pkeyIndex);
-        ControlProtocol.putArg(buffer, offset, i++, attributes.portNumber);
-        ControlProtocol.putArg(buffer, offset, i++, attributes.timeout);
-        ControlProtocol.putArg(buffer, offset, i++, attributes.retryCount);
-        ControlProtocol.putArg(buffer, offset, i++, attributes.rnrRetry);
-        ControlProtocol.putArg(buffer, offset, i++, attributes.minRnrTimer);
-        ControlProtocol.putArg(buffer, offset, i++, attributes.maxReadAtomic);
-        ControlProtocol.putArg(buffer, offset, i++, attributes.maxDestReadAtomic);
         final AddressVector av = attributes.addressVector;
-        ControlProtocol.putArg(buffer, offset, i++, av.destinationGidHigh());
-        ControlProtocol.putArg(buffer, offset, i++, av.destinationGidLow());
-        ControlProtocol.putArg(buffer, offset, i++, av.sourceGidIndex());
-        ControlProtocol.putArg(buffer, offset, i++, av.hopLimit());
-        ControlProtocol.putArg(buffer, offset, i++, av.trafficClass());
-        ControlProtocol.putArg(buffer, offset, i++, av.flowLabel());
-        ControlProtocol.putArg(buffer, offset, i++, av.serviceLevel());
-        ControlProtocol.putArg(buffer, offset, i, av.destinationMac());
+        command
+            .qpState(attributes.state == null ? -1 : attributes.state.ordinal())
+            .curQpState(attributes.currentState == null ? -1 : attributes.currentState.ordinal())
+            .pathMtu(attributes.pathMtu == null ? 0 : attributes.pathMtu.value())
+            .qkey(attributes.qkey)
+            .rqPsn(attributes.rqPsn)
+            .sqPsn(attributes.sqPsn)
+            .destQpNum(attributes.destQpNumber)
+            .qpAccessFlags(attributes.accessFlags)
+            .pkeyIndex(attributes.pkeyIndex)
+            .portNum(attributes.portNumber)
+            .timeout(attributes.timeout)
+            .retryCnt(attributes.retryCount)
+            .rnrRetry(attributes.rnrRetry)
+            .minRnrTimer(attributes.minRnrTimer)
+            .maxRdAtomic(attributes.maxReadAtomic)
+            .maxDestRdAtomic(attributes.maxDestReadAtomic)
+            .dgidHigh(av.destinationGidHigh())
+            .dgidLow(av.destinationGidLow())
+            .destMac(av.destinationMac())
+            .sgidIndex(av.sourceGidIndex())
+            .hopLimit(av.hopLimit())
+            .trafficClass(av.trafficClass())
+            .flowLabel(av.flowLabel())
+            .serviceLevel(av.serviceLevel());
     }
 
-    /** The arguments of a {@code modify_qp} command: the QP's handle, the mask, then every attribute. */
-    public static long[] modifyArgs(final long handle, final QpAttributes attributes, final int mask)
+    /** Fills {@code into}; throws {@link VerbsException} when a state or path MTU is not one. */
+    public static void decode(final ModifyQpFlyweight command, final QpAttributes into)
     {
-        final UnsafeBuffer encoded = new UnsafeBuffer(new byte[ControlProtocol.MAX_MESSAGE_LENGTH]);
-        encode(attributes, encoded, 0, 0);
-        final long[] args = new long[2 + ARGS];
-        args[0] = handle;
-        args[1] = mask;
-        for (int i = 0; i < ARGS; i++)
+        into.state = stateOf(command.qpState(), "state");
+        into.currentState = stateOf(command.curQpState(), "current state");
+        final int mtu = command.pathMtu();
+        into.pathMtu = mtu == 0 ? null : PathMtu.ofValue(mtu);
+        if (mtu != 0 && into.pathMtu == null)
         {
-            args[2 + i] = ControlProtocol.arg(encoded, 0, i);
+            throw new VerbsException("malformed modify_qp: path MTU " + mtu + " is not an ibv_mtu (1..5, 0: none)");
         }
-        return args;
-    }
-
-    /** Fills {@code into}; throws {@link VerbsException} when an enum's ordinal or an int field is out of range. */
-    public static void decode(
-        final DirectBuffer buffer, final int offset, final int firstArg, final QpAttributes into)
-    {
-        int i = firstArg;
-        into.state = enumOf(QpState.values(), ControlProtocol.arg(buffer, offset, i++), "state");
-        into.currentState = enumOf(QpState.values(), ControlProtocol.arg(buffer, offset, i++), "current state");
-        into.pathMtu = enumOf(PathMtu.values(), ControlProtocol.arg(buffer, offset, i++), "path MTU");
-        into.qkey = intOf(ControlProtocol.arg(buffer, offset, i++), "qkey");
-        into.rqPsn = intOf(ControlProtocol.arg(buffer, offset, i++), "rq_psn");
-        into.sqPsn = intOf(ControlProtocol.arg(buffer, offset, i++), "sq_psn");
-        into.destQpNumber = intOf(ControlProtocol.arg(buffer, offset, i++), "dest_qp_num");
-        into.accessFlags = intOf(ControlProtocol.arg(buffer, offset, i++), "access flags");
-        into.pkeyIndex = intOf(ControlProtocol.arg(buffer, offset, i++), "pkey_index");
-        into.portNumber = intOf(ControlProtocol.arg(buffer, offset, i++), "port");
-        into.timeout = intOf(ControlProtocol.arg(buffer, offset, i++), "timeout");
-        into.retryCount = intOf(ControlProtocol.arg(buffer, offset, i++), "retry_cnt");
-        into.rnrRetry = intOf(ControlProtocol.arg(buffer, offset, i++), "rnr_retry");
-        into.minRnrTimer = intOf(ControlProtocol.arg(buffer, offset, i++), "min_rnr_timer");
-        into.maxReadAtomic = intOf(ControlProtocol.arg(buffer, offset, i++), "max_rd_atomic");
-        into.maxDestReadAtomic = intOf(ControlProtocol.arg(buffer, offset, i++), "max_dest_rd_atomic");
-        final long gidHigh = ControlProtocol.arg(buffer, offset, i++);
-        final long gidLow = ControlProtocol.arg(buffer, offset, i++);
+        into.qkey = command.qkey();
+        into.rqPsn = command.rqPsn();
+        into.sqPsn = command.sqPsn();
+        into.destQpNumber = command.destQpNum();
+        into.accessFlags = command.qpAccessFlags();
+        into.pkeyIndex = command.pkeyIndex();
+        into.portNumber = command.portNum();
+        into.timeout = command.timeout();
+        into.retryCount = command.retryCnt();
+        into.rnrRetry = command.rnrRetry();
+        into.minRnrTimer = command.minRnrTimer();
+        into.maxReadAtomic = command.maxRdAtomic();
+        into.maxDestReadAtomic = command.maxDestRdAtomic();
         into.addressVector
-            .destinationGid(gidHigh, gidLow)
-            .sourceGidIndex(intOf(ControlProtocol.arg(buffer, offset, i++), "sgid_index"))
-            .hopLimit(intOf(ControlProtocol.arg(buffer, offset, i++), "hop_limit"))
-            .trafficClass(intOf(ControlProtocol.arg(buffer, offset, i++), "traffic_class"))
-            .flowLabel(intOf(ControlProtocol.arg(buffer, offset, i++), "flow_label"))
-            .serviceLevel(intOf(ControlProtocol.arg(buffer, offset, i++), "sl"))
-            .destinationMac(ControlProtocol.arg(buffer, offset, i));
+            .destinationGid(command.dgidHigh(), command.dgidLow())
+            .sourceGidIndex(command.sgidIndex())
+            .hopLimit(command.hopLimit())
+            .trafficClass(command.trafficClass())
+            .flowLabel(command.flowLabel())
+            .serviceLevel(command.serviceLevel())
+            .destinationMac(command.destMac());
     }
 
-    private static long ordinal(final Enum<?> value)
+    private static QpState stateOf(final int value, final String name)
     {
-        return value == null ? -1 : value.ordinal();
-    }
-
-    private static <E extends Enum<E>> E enumOf(final E[] values, final long ordinal, final String name)
-    {
-        if (ordinal == -1)
+        if (value == -1)
         {
             return null;
         }
-        if (ordinal < 0 || ordinal >= values.length)
+        if (value < 0 || value >= QpState.values().length)
         {
-            throw new VerbsException("malformed modify_qp: " + name + " " + ordinal + " is not a value");
+            throw new VerbsException("malformed modify_qp: " + name + " " + value + " is not an ibv_qp_state");
         }
-        return values[(int)ordinal];
-    }
-
-    private static int intOf(final long value, final String name)
-    {
-        if (value != (int)value && value != (value & 0xFFFF_FFFFL))
-        {
-            throw new VerbsException("malformed modify_qp: " + name + " " + value + " does not fit 32 bits");
-        }
-        return (int)value;
+        return QpState.values()[value]; // QpState's ordinals are ibv_qp_state's values
     }
 }

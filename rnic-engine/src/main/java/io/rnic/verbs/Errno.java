@@ -14,6 +14,8 @@ public final class Errno
     public static final int EINVAL = 22;
     /** The device does not support what was asked (an attribute it cannot change). */
     public static final int EOPNOTSUPP = 95;
+    /** The port is another's: an RDMA CM listen on a port another client of the driver listens on. */
+    public static final int EADDRINUSE = 98;
     /** No neighbour answered for the peer's address ({@code rdma_resolve_addr}, a socket's connect: no route). */
     public static final int EHOSTUNREACH = 113;
 
@@ -30,6 +32,7 @@ public final class Errno
             case ENOMEM -> "ENOMEM";
             case EINVAL -> "EINVAL";
             case EOPNOTSUPP -> "EOPNOTSUPP";
+            case EADDRINUSE -> "EADDRINUSE";
             case EHOSTUNREACH -> "EHOSTUNREACH";
             default -> "errno " + errno;
         };

@@ -28,6 +28,19 @@ public enum PathMtu
         return bytes;
     }
 
+    /** The path MTU of {@code IBV_MTU_*} value {@code value}, or null. */
+    public static PathMtu ofValue(final int value)
+    {
+        for (final PathMtu mtu : values())
+        {
+            if (mtu.value == value)
+            {
+                return mtu;
+            }
+        }
+        return null;
+    }
+
     /** The path MTU with this many bytes, or null. */
     public static PathMtu ofBytes(final int bytes)
     {

@@ -1,7 +1,34 @@
 package io.rnic.cnc;
 
-import io.rnic.cm.CmRejFlyweight;
 import io.rnic.cm.CmState;
+import io.rnic.cnc.command.AllocMwFlyweight;
+import io.rnic.cnc.command.AsyncEventsOpenedFlyweight;
+import io.rnic.cnc.command.AttachFlyweight;
+import io.rnic.cnc.command.AttachedFlyweight;
+import io.rnic.cnc.command.CmAcceptFlyweight;
+import io.rnic.cnc.command.CmConnectFlyweight;
+import io.rnic.cnc.command.CmIdChangeFlyweight;
+import io.rnic.cnc.command.CmPortFlyweight;
+import io.rnic.cnc.command.CmRejectFlyweight;
+import io.rnic.cnc.command.CorrelatedMessageFlyweight;
+import io.rnic.cnc.command.CqCreatedFlyweight;
+import io.rnic.cnc.command.CreateCqFlyweight;
+import io.rnic.cnc.command.CreateQpFlyweight;
+import io.rnic.cnc.command.CreateSrqFlyweight;
+import io.rnic.cnc.command.ErrorAnswerFlyweight;
+import io.rnic.cnc.command.HandleFlyweight;
+import io.rnic.cnc.command.MacResolvedFlyweight;
+import io.rnic.cnc.command.ModifyQpFlyweight;
+import io.rnic.cnc.command.ModifySrqFlyweight;
+import io.rnic.cnc.command.MrRegisteredFlyweight;
+import io.rnic.cnc.command.MwAllocatedFlyweight;
+import io.rnic.cnc.command.OpenAsyncEventsFlyweight;
+import io.rnic.cnc.command.QpCreatedFlyweight;
+import io.rnic.cnc.command.QpModifiedFlyweight;
+import io.rnic.cnc.command.RegisterMrFlyweight;
+import io.rnic.cnc.command.ResolveMacFlyweight;
+import io.rnic.cnc.command.SrqAttributesFlyweight;
+import io.rnic.cnc.command.SrqCreatedFlyweight;
 import io.rnic.shm.FdSocket;
 import io.rnic.shm.SharedMemory;
 import io.rnic.verbs.AccessFlags;
@@ -10,7 +37,6 @@ import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.Errno;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpAttrMask;
-import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.ScatterGatherList;
@@ -22,7 +48,6 @@ import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WorkRequestRing;
 import io.rnic.verbs.WrOpcode;
 import org.agrona.BitUtil;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.broadcast.BroadcastBufferDescriptor;
 import org.agrona.concurrent.errors.DistinctErrorLog;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
@@ -55,7 +80,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Java layouts, as the DPDK layout is checked at start-up: {@code src/test/c/print_protocol.c} is compiled against
  * the header with gcc and prints every constant the header defines and every length it computes; each is compared
  * with the Java constant of the same name (by class and prefix, reflection) or the Java computation. A constant that
- * changes on one side only fails here, and so does a Java constant of these classes without a name in the header.
+ * changes on one side only fails here, and so does a Java constant of these classes without a name in the header, or
+ * a name of the header without a Java constant. Every command's and answer's flyweight is among these classes: each
+ * field's offset and each message's length is compared, both ways, and each type's length ({@code
+ * rnic_command_length}, {@code rnic_answer_length}) with {@link ControlProtocol#commandLength}'s.
  */
 class ProtocolHeaderTest
 {
@@ -65,16 +93,8 @@ class ProtocolHeaderTest
     private static final Pattern DEFINE = Pattern.compile("^#define (RNIC_[A-Z0-9_]+)[ \\t]+\\S", Pattern.MULTILINE);
     private static final Pattern FUNCTION = Pattern.compile("^(rnic_[a-z0-9_]+)\\(([-0-9,]*)\\)$");
 
-    /**
-     * Header names no Java constant carries: each command's argument positions (today written by position in
-     * DriverContext and read by position in DriverConductor) and the QP attributes' positions, which
-     * {@link #shouldPlaceEveryQpAttributeWhereTheCodecWritesIt} checks against the codec instead.
-     */
-    private static final List<String> POSITION_PREFIXES = List.of("RNIC_ATTACH_", "RNIC_DEALLOC_PD_", "RNIC_REG_MR_",
-        "RNIC_DEREG_MR_", "RNIC_CREATE_CQ_", "RNIC_DESTROY_CQ_", "RNIC_CREATE_QP_", "RNIC_MODIFY_QP_",
-        "RNIC_DESTROY_QP_", "RNIC_RESOLVE_MAC_", "RNIC_CM_LISTEN_", "RNIC_CM_CONNECT_", "RNIC_CM_ACCEPT_",
-        "RNIC_CM_REJECT_", "RNIC_CM_ID_", "RNIC_ALLOC_MW_", "RNIC_CREATE_SRQ_", "RNIC_MODIFY_SRQ_",
-        "RNIC_OPEN_ASYNC_EVENTS_", "RNIC_QPATTR_");
+    /** Every command's and answer's flyweight, by the prefix of its struct's names in the header. */
+    private static final Map<Class<?>, String> MESSAGES = messages();
 
     @TempDir
     Path work;
@@ -104,8 +124,7 @@ class ProtocolHeaderTest
         final TreeSet<String> headerOnly = new TreeSet<>();
         for (final String name : printed.keySet())
         {
-            if (name.startsWith("RNIC_") && !java.containsKey(name) &&
-                POSITION_PREFIXES.stream().noneMatch(name::startsWith))
+            if (name.startsWith("RNIC_") && !java.containsKey(name))
             {
                 headerOnly.add(name);
             }
@@ -118,72 +137,39 @@ class ProtocolHeaderTest
     }
 
     @Test
-    void shouldPlaceEveryQpAttributeWhereTheCodecWritesIt() throws Exception
+    void shouldGiveEveryFieldOfEveryCommandAndAnswerItsOffsetAndLengthInTheHeader() throws Exception
     {
         final Map<String, String> printed = compileAndRun();
-        final QpAttributes attributes = new QpAttributes();
-        attributes.state = QpState.SQE;
-        attributes.currentState = QpState.ERR;
-        attributes.pathMtu = PathMtu.MTU_4096;
-        attributes.qkey = 0x1111_0001;
-        attributes.rqPsn = 0x222;
-        attributes.sqPsn = 0x333;
-        attributes.destQpNumber = 0x444;
-        attributes.accessFlags = 0x555;
-        attributes.pkeyIndex = 0x666;
-        attributes.portNumber = 0x777;
-        attributes.timeout = 0x888;
-        attributes.retryCount = 0x999;
-        attributes.rnrRetry = 0xAAA;
-        attributes.minRnrTimer = 0xBBB;
-        attributes.maxReadAtomic = 0xCCC;
-        attributes.maxDestReadAtomic = 0xDDD;
-        attributes.addressVector.destinationGid(0x1000_0000_0000_0001L, 0x2000_0000_0000_0002L).sourceGidIndex(0xEEE)
-            .hopLimit(0xFFF).trafficClass(0x1001).flowLabel(0x1002).serviceLevel(0x1003)
-            .destinationMac(0x1122_3344_5566L);
-        final Map<String, Long> expected = new LinkedHashMap<>();
-        expected.put("RNIC_QPATTR_STATE", (long)QpState.SQE.ordinal());
-        expected.put("RNIC_QPATTR_CURRENT_STATE", (long)QpState.ERR.ordinal());
-        expected.put("RNIC_QPATTR_PATH_MTU", (long)PathMtu.MTU_4096.ordinal());
-        expected.put("RNIC_QPATTR_QKEY", 0x1111_0001L);
-        expected.put("RNIC_QPATTR_RQ_PSN", 0x222L);
-        expected.put("RNIC_QPATTR_SQ_PSN", 0x333L);
-        expected.put("RNIC_QPATTR_DEST_QP_NUM", 0x444L);
-        expected.put("RNIC_QPATTR_ACCESS_FLAGS", 0x555L);
-        expected.put("RNIC_QPATTR_PKEY_INDEX", 0x666L);
-        expected.put("RNIC_QPATTR_PORT_NUM", 0x777L);
-        expected.put("RNIC_QPATTR_TIMEOUT", 0x888L);
-        expected.put("RNIC_QPATTR_RETRY_CNT", 0x999L);
-        expected.put("RNIC_QPATTR_RNR_RETRY", 0xAAAL);
-        expected.put("RNIC_QPATTR_MIN_RNR_TIMER", 0xBBBL);
-        expected.put("RNIC_QPATTR_MAX_RD_ATOMIC", 0xCCCL);
-        expected.put("RNIC_QPATTR_MAX_DEST_RD_ATOMIC", 0xDDDL);
-        expected.put("RNIC_QPATTR_AV_DGID_HIGH", 0x1000_0000_0000_0001L);
-        expected.put("RNIC_QPATTR_AV_DGID_LOW", 0x2000_0000_0000_0002L);
-        expected.put("RNIC_QPATTR_AV_SGID_INDEX", 0xEEEL);
-        expected.put("RNIC_QPATTR_AV_HOP_LIMIT", 0xFFFL);
-        expected.put("RNIC_QPATTR_AV_TRAFFIC_CLASS", 0x1001L);
-        expected.put("RNIC_QPATTR_AV_FLOW_LABEL", 0x1002L);
-        expected.put("RNIC_QPATTR_AV_SL", 0x1003L);
-        expected.put("RNIC_QPATTR_AV_DMAC", 0x1122_3344_5566L);
-        final UnsafeBuffer encoded = new UnsafeBuffer(new byte[ControlProtocol.MAX_MESSAGE_LENGTH]);
-        QpAttributesCodec.encode(attributes, encoded, 0, 0);
-
-        assertEquals(QpAttributesCodec.ARGS, expected.size(), "a QP attribute without a position in this test");
-        for (final String name : printed.keySet())
+        final List<String> mismatches = new ArrayList<>();
+        int fields = 0;
+        for (final Map.Entry<Class<?>, String> message : MESSAGES.entrySet())
         {
-            if (name.startsWith("RNIC_QPATTR_") && !name.equals("RNIC_QPATTR_ARGS"))
+            final Map<String, Object> java = new LinkedHashMap<>();
+            add(java, message.getKey(), message.getValue(), false);
+            assertTrue(java.containsKey(message.getValue() + "LENGTH") || java.containsKey(message.getValue() +
+                "MAX_LENGTH"), message.getKey().getSimpleName() + " declares no LENGTH");
+            for (final Map.Entry<String, Object> field : java.entrySet())
             {
-                assertTrue(expected.containsKey(name), name + " is in the header, not in this test");
+                final String c = printed.get(field.getKey());
+                if (!field.getValue().toString().equals(c))
+                {
+                    mismatches.add(field.getKey() + ": " + message.getKey().getSimpleName() + " has " +
+                        field.getValue() + ", the header " + (c == null ? "no such name" : c));
+                }
+                fields++;
+            }
+            for (final String name : printed.keySet())
+            {
+                if (name.startsWith(message.getValue()) && !java.containsKey(name) && MESSAGES.values().stream()
+                    .noneMatch(other -> other.length() > message.getValue().length() && name.startsWith(other)))
+                {
+                    mismatches.add(name + ": in the header, not in " + message.getKey().getSimpleName());
+                }
             }
         }
-        for (final Map.Entry<String, Long> field : expected.entrySet())
-        {
-            final String index = printed.get(field.getKey());
-            assertTrue(index != null, field.getKey() + " is missing from the header");
-            assertEquals(field.getValue(), ControlProtocol.arg(encoded, 0, Integer.parseInt(index)),
-                field.getKey() + " (argument " + index + " of the attributes) is not where QpAttributesCodec puts it");
-        }
+        assertTrue(mismatches.isEmpty(), mismatches.size() + " offsets or lengths differ between " + HEADER +
+            " and the flyweights:\n  " + String.join("\n  ", mismatches));
+        assertTrue(fields > 150, "only " + fields + " offsets and lengths compared");
     }
 
     @Test
@@ -224,7 +210,8 @@ class ProtocolHeaderTest
             case "rnic_cq_required_bytes" -> CompletionQueue.requiredBytes(a[0]);
             case "rnic_cq_file_length" -> QpQueuesLayout.completionQueueFileLength(a[0]);
             case "rnic_ae_file_length" -> AsyncEventRing.fileLength();
-            case "rnic_ctl_length" -> ControlProtocol.length(a[0]);
+            case "rnic_command_length" -> ControlProtocol.commandLength(a[0]);
+            case "rnic_answer_length" -> ControlProtocol.answerLength(a[0]);
             case "rnic_cnc_file_length" -> CncFile.fileLength(new CncFile.Lengths(a[0], a[1], a[2], a[3], a[4]));
             default -> throw new AssertionError("print_protocol.c prints " + function + ", which this test does not " +
                 "know");
@@ -238,7 +225,10 @@ class ProtocolHeaderTest
         add(constants, CncFile.class, "RNIC_CNC_", false);
         add(constants, ControlProtocol.class, "RNIC_CTL_", false);
         add(constants, CmIdCodec.class, "RNIC_CMID_", false);
-        add(constants, QpAttributesCodec.class, "RNIC_QPATTR_", false);
+        for (final Map.Entry<Class<?>, String> message : MESSAGES.entrySet())
+        {
+            add(constants, message.getKey(), message.getValue(), false);
+        }
         add(constants, QpQueuesLayout.class, "RNIC_QPF_", false);
         add(constants, AsyncEventRing.class, "RNIC_AE_", false);
         add(constants, DeviceInfo.class, "RNIC_DEVINFO_", true);
@@ -249,8 +239,14 @@ class ProtocolHeaderTest
         add(constants, WorkRequestRing.class, "RNIC_WQ_", false);
         add(constants, CompletionQueue.class, "RNIC_CQ_", false);
         add(constants, QpState.class, "RNIC_QP_STATE_", false);
-        add(constants, QpType.class, "RNIC_QP_TYPE_", false);
-        add(constants, PathMtu.class, "RNIC_PATH_", false);
+        for (final QpType type : QpType.values())
+        {
+            constants.put("RNIC_QP_TYPE_" + type.name(), (long)type.value()); // ibv_qp_type's, not the ordinal
+        }
+        for (final PathMtu mtu : PathMtu.values())
+        {
+            constants.put("RNIC_PATH_" + mtu.name(), (long)mtu.value()); // ibv_mtu's
+        }
         add(constants, CmState.class, "RNIC_CM_STATE_", false);
         add(constants, WcStatus.class, "RNIC_WC_STATUS_", false);
         add(constants, WcOpcode.class, "RNIC_WC_OPCODE_", false);
@@ -272,7 +268,6 @@ class ProtocolHeaderTest
         add(constants, DistinctErrorLog.class, "RNIC_ERRLOG_", false);
         constants.put("RNIC_RB_PADDING_MSG_TYPE_ID", ManyToOneRingBuffer.PADDING_MSG_TYPE_ID);
         constants.put("RNIC_CACHE_LINE_LENGTH", BitUtil.CACHE_LINE_LENGTH);
-        constants.put("RNIC_CM_REJECT_MAX_PRIVATE_DATA_LENGTH", CmRejFlyweight.PRIVATE_DATA_LENGTH);
         return constants;
     }
 
@@ -306,6 +301,27 @@ class ProtocolHeaderTest
             final Object value = field.get(null);
             into.put(prefix + field.getName(), number ? ((Number)value).longValue() : value);
         }
+    }
+
+    private static Map<Class<?>, String> messages()
+    {
+        final Map<Class<?>, String> messages = new LinkedHashMap<>();
+        messages.put(CorrelatedMessageFlyweight.class, "RNIC_MSG_");
+        messages.put(ErrorAnswerFlyweight.class, "RNIC_ERROR_");
+        for (final Class<?> type : List.of(AttachFlyweight.class, HandleFlyweight.class, RegisterMrFlyweight.class,
+            CreateCqFlyweight.class, CreateQpFlyweight.class, ModifyQpFlyweight.class, ResolveMacFlyweight.class,
+            CmPortFlyweight.class, CmConnectFlyweight.class, CmAcceptFlyweight.class, CmRejectFlyweight.class,
+            AllocMwFlyweight.class, CreateSrqFlyweight.class, ModifySrqFlyweight.class, OpenAsyncEventsFlyweight.class,
+            AttachedFlyweight.class, MrRegisteredFlyweight.class, CqCreatedFlyweight.class, QpCreatedFlyweight.class,
+            QpModifiedFlyweight.class, MacResolvedFlyweight.class, MwAllocatedFlyweight.class,
+            SrqCreatedFlyweight.class, SrqAttributesFlyweight.class, AsyncEventsOpenedFlyweight.class,
+            CmIdChangeFlyweight.class))
+        {
+            // CreateQpFlyweight: RNIC_CREATE_QP_
+            final String name = type.getSimpleName().replace("Flyweight", "").replace("RegisterMr", "RegMr");
+            messages.put(type, "RNIC_" + name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase() + "_");
+        }
+        return messages;
     }
 
     /** The program's output, by name; compiled and run once per test (a few hundred ms). */

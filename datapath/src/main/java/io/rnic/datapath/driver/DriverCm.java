@@ -7,9 +7,11 @@ import io.rnic.cm.CmState;
 import io.rnic.cm.ConnectionManager;
 import io.rnic.cnc.CmIdCodec;
 import io.rnic.cnc.QpQueuesLayout;
+import io.rnic.cnc.command.CmIdChangeFlyweight;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.transport.LocalPort;
+import io.rnic.verbs.Errno;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.VerbsException;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -45,7 +47,6 @@ final class DriverCm implements AutoCloseable
     private final CmAgent agent;
     /** Who listens on each port. */
     private final Int2ObjectHashMap<ClientSession> listeners = new Int2ObjectHashMap<>();
-    private final long[] values = new long[CmIdCodec.ANSWER_VALUES];
     private final IntSupplier handles;
     /** How many ports are listened on: for an operator, and for a client that must not connect before a listener. */
     private final AtomicCounter listenerCount;
@@ -97,7 +98,8 @@ final class DriverCm implements AutoCloseable
         }
         if (owner != null)
         {
-            throw new VerbsException("port " + port + " is in use: " + owner + " listens on it (EADDRINUSE)");
+            throw new VerbsException(Errno.EADDRINUSE, "rdma_listen: port " + port + " is in use: " + owner +
+                " listens on it");
         }
         agent.listen(port);
         listeners.put(port, session);
@@ -200,10 +202,10 @@ final class DriverCm implements AutoCloseable
     }
 
     /**
-     * The next change among the client's ids, into {@link #values()} ({@link CmIdCodec}); returns how many values. A
+     * The next change among the client's ids, into {@code answer} ({@link CmIdCodec}), which says none otherwise. A
      * request is announced whole; an id whose state moved since the last answer is sent again.
      */
-    int poll(final ClientSession session)
+    void poll(final ClientSession session, final CmIdChangeFlyweight answer)
     {
         for (final Int2ObjectHashMap<TrackedId>.EntryIterator it = session.cmIds.entrySet().iterator();
             it.hasNext();)
@@ -218,21 +220,14 @@ final class DriverCm implements AutoCloseable
             final int kind = id.announced ? CmIdCodec.KIND_UPDATE : CmIdCodec.KIND_REQUEST;
             id.announced = true;
             id.published = state;
-            return CmIdCodec.encode(kind, it.getIntKey(), id.connection, values);
+            CmIdCodec.encode(kind, it.getIntKey(), id.connection, answer);
+            return;
         }
-        values[CmIdCodec.KIND] = CmIdCodec.KIND_NONE;
-        return 1;
     }
 
     private static boolean mirrored(final ClientQp qp)
     {
         return qp == null || qp.header.getIntVolatile(QpQueuesLayout.STATE_OFFSET) == QpState.RTS.ordinal();
-    }
-
-    /** The values of the last {@link #poll}. */
-    long[] values()
-    {
-        return values;
     }
 
     /** Everything of a client that is gone: its ports, and its connections (DREQs to their peers). */

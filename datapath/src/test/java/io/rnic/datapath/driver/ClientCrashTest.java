@@ -2,7 +2,6 @@ package io.rnic.datapath.driver;
 
 import io.rnic.client.DriverContext;
 import io.rnic.cnc.CncFile;
-import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.QpQueuesLayout;
 import io.rnic.datapath.endpoint.EndpointPairScenario;
 import io.rnic.shm.SharedMemory;
@@ -149,9 +148,9 @@ class ClientCrashTest
             SharedMemory unused = SharedMemory.create("rnic-silent-unused", 4096, false))
         {
             client.attach();
-            assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("result "));
+            assertTrue(client.allocPd().startsWith("result "));
             client.sendFd(1, cqMemory.fd());
-            assertTrue(client.call(ControlProtocol.CREATE_CQ, 1, cqBytes, CQ_ENTRIES).startsWith("result "));
+            assertTrue(client.createCq(1, cqBytes, CQ_ENTRIES).startsWith("result "));
             client.sendFd(2, unused.fd());
             final long silentNs = System.nanoTime(); // its last command: no keepalive follows, the socket stays open
             assertEquals(resourcesBefore + 2, DriverFixture.counter(counters, "driver client resources"));
@@ -168,7 +167,7 @@ class ClientCrashTest
             assertEquals(0, DriverFixture.counter(counters, "driver clients departed without detaching (fds.sock closed)"));
             assertEquals(resourcesBefore, DriverFixture.counter(counters, "driver client resources"));
             assertEquals(1, OpenDescriptors.ofMemfd("rnic-silent-unused"), "the memfd it never named is closed");
-            assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("error 107: "), "it must attach again");
+            assertTrue(client.allocPd().startsWith("error 107: "), "it must attach again");
         }
     }
 

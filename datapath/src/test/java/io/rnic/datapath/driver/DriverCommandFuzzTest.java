@@ -6,6 +6,21 @@ import io.rnic.cnc.CncFile;
 import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.QpAttributesCodec;
 import io.rnic.cnc.QpQueuesLayout;
+import io.rnic.cnc.command.AttachFlyweight;
+import io.rnic.cnc.command.CmAcceptFlyweight;
+import io.rnic.cnc.command.CmConnectFlyweight;
+import io.rnic.cnc.command.CmRejectFlyweight;
+import io.rnic.cnc.command.CorrelatedMessageFlyweight;
+import io.rnic.cnc.command.CreateCqFlyweight;
+import io.rnic.cnc.command.CreateQpFlyweight;
+import io.rnic.cnc.command.CreateSrqFlyweight;
+import io.rnic.cnc.command.ErrorAnswerFlyweight;
+import io.rnic.cnc.command.HandleFlyweight;
+import io.rnic.cnc.command.ModifyQpFlyweight;
+import io.rnic.cnc.command.ModifySrqFlyweight;
+import io.rnic.cnc.command.OpenAsyncEventsFlyweight;
+import io.rnic.cnc.command.RegisterMrFlyweight;
+import io.rnic.cnc.command.ResolveMacFlyweight;
 import io.rnic.datapath.endpoint.EndpointPairScenario;
 import io.rnic.shm.SharedMemory;
 import io.rnic.testing.OpenDescriptors;
@@ -15,7 +30,7 @@ import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.ScatterGatherList;
-import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.LongHashSet;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.broadcast.BroadcastReceiver;
@@ -68,6 +83,20 @@ class DriverCommandFuzzTest
     private CountersReader counters;
     private final UnsafeBuffer command = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlProtocol.MAX_MESSAGE_LENGTH +
         64));
+    private final CorrelatedMessageFlyweight header = new CorrelatedMessageFlyweight().wrap(command, 0);
+    private final AttachFlyweight attach = new AttachFlyweight().wrap(command, 0);
+    private final HandleFlyweight handle = new HandleFlyweight().wrap(command, 0);
+    private final CreateCqFlyweight createCq = new CreateCqFlyweight().wrap(command, 0);
+    private final CreateQpFlyweight createQp = new CreateQpFlyweight().wrap(command, 0);
+    private final ModifyQpFlyweight modifyQp = new ModifyQpFlyweight().wrap(command, 0);
+    private final RegisterMrFlyweight registerMr = new RegisterMrFlyweight().wrap(command, 0);
+    private final CreateSrqFlyweight createSrq = new CreateSrqFlyweight().wrap(command, 0);
+    private final ModifySrqFlyweight modifySrq = new ModifySrqFlyweight().wrap(command, 0);
+    private final OpenAsyncEventsFlyweight openAsyncEvents = new OpenAsyncEventsFlyweight().wrap(command, 0);
+    private final ResolveMacFlyweight resolveMac = new ResolveMacFlyweight().wrap(command, 0);
+    private final CmConnectFlyweight cmConnect = new CmConnectFlyweight().wrap(command, 0);
+    private final CmAcceptFlyweight cmAccept = new CmAcceptFlyweight().wrap(command, 0);
+    private final CmRejectFlyweight cmReject = new CmRejectFlyweight().wrap(command, 0);
     private final List<SharedMemory> memories = new ArrayList<>();
     private final List<Integer> rawFds = new ArrayList<>();
     /** The fuzzed clients' connections to {@code fds.sock}, one each, made anew before each attach. */
@@ -88,7 +117,7 @@ class DriverCommandFuzzTest
         ControlProtocol.ALLOC_PD, ControlProtocol.CREATE_CQ, ControlProtocol.REG_MR, ControlProtocol.CREATE_SRQ };
     private static final int[] COVERED_ERRORS = { ControlProtocol.ERROR_UNKNOWN_HANDLE, ControlProtocol.ERROR_BAD_MEMORY,
         ControlProtocol.ERROR_INVALID, ControlProtocol.ERROR_VERBS, ControlProtocol.ERROR_UNKNOWN_COMMAND,
-        ControlProtocol.ERROR_NOT_ATTACHED };
+        ControlProtocol.ERROR_NOT_ATTACHED, ControlProtocol.ERROR_PROTOCOL_VERSION };
 
     /** One answer of the driver. */
     private record Answer(int type, int code, String message, long[] values)
@@ -134,23 +163,22 @@ class DriverCommandFuzzTest
         final long resourcesBefore = DriverFixture.counter(counters, "driver client resources");
         final RawClient socketA = connect(0, a);
         final RawClient socketB = connect(1, b);
-        call(a, ControlProtocol.ATTACH, ProcessHandle.current().pid(), socketA.nonce);
-        call(b, ControlProtocol.ATTACH, ProcessHandle.current().pid(), socketB.nonce);
-        final long pdA = call(a, ControlProtocol.ALLOC_PD).value(0);
+        call(a, attach(ProcessHandle.current().pid(), socketA.nonce));
+        call(b, attach(ProcessHandle.current().pid(), socketB.nonce));
+        final int pdA = (int)call(a, empty(ControlProtocol.ALLOC_PD)).value(0);
         final SharedMemory cqMemory = memory(QpQueuesLayout.completionQueueFileLength(CQ_ENTRIES));
         socketA.sendFd(1, cqMemory.fd());
-        final long cqA = call(a, ControlProtocol.CREATE_CQ, 1, cqMemory.lengthBytes(), CQ_ENTRIES).value(0);
+        final int cqA = (int)call(a, createCq(1, cqMemory.lengthBytes(), CQ_ENTRIES)).value(0);
         final SharedMemory qpMemory = memory(QpQueuesLayout.fileLength(QP_WR, QP_SGE, QP_WR, QP_SGE));
         socketA.sendFd(2, qpMemory.fd());
-        final long qpA = call(a, ControlProtocol.CREATE_QP, createQpArgs(pdA, cqA, cqA, 2, qpMemory)).value(0);
+        final int qpA = (int)call(a, createQp(pdA, cqA, cqA, 0, 2, qpMemory)).value(0);
         final SharedMemory mrMemory = memory(MEMORY_BYTES);
         socketA.sendFd(3, mrMemory.fd());
-        final long mrA = call(a, ControlProtocol.REG_MR, pdA, 3, MEMORY_BYTES, 0, MEMORY_BYTES,
-            mrMemory.segment().address(), AccessFlags.ALL).value(0);
+        final int mrA = (int)call(a, registerMr(pdA, 3, MEMORY_BYTES, 0, MEMORY_BYTES, mrMemory.segment().address(),
+            AccessFlags.ALL)).value(0);
         final SharedMemory srqMemory = memory(QpQueuesLayout.srqFileLength(SRQ_WR, QP_SGE));
         socketA.sendFd(6, srqMemory.fd());
-        final long srqA = call(a, ControlProtocol.CREATE_SRQ, pdA, SRQ_WR, QP_SGE, 2, 6, srqMemory.lengthBytes())
-            .value(0);
+        final int srqA = (int)call(a, createSrq(pdA, SRQ_WR, QP_SGE, 2, 6, srqMemory.lengthBytes())).value(0);
         final SharedMemory pendingOfA = SharedMemory.create("rnic-fuzz-pending", cqMemory.lengthBytes(), false);
         memories.add(pendingOfA);
         socketA.sendFd(4, pendingOfA.fd());
@@ -158,10 +186,10 @@ class DriverCommandFuzzTest
         memories.add(neverNamed);
         socketA.sendFd(5, neverNamed.fd());
 
-        final long pdB = call(b, ControlProtocol.ALLOC_PD).value(0);
+        final int pdB = (int)call(b, empty(ControlProtocol.ALLOC_PD)).value(0);
         final SharedMemory cqMemoryB = memory(QpQueuesLayout.completionQueueFileLength(CQ_ENTRIES));
         socketB.sendFd(1, cqMemoryB.fd()); // tokens are a connection's own: A's 1 is another memfd
-        final long cqB = call(b, ControlProtocol.CREATE_CQ, 1, cqMemoryB.lengthBytes(), CQ_ENTRIES).value(0);
+        final int cqB = (int)call(b, createCq(1, cqMemoryB.lengthBytes(), CQ_ENTRIES)).value(0);
         final SharedMemory qpMemoryB = SharedMemory.create("rnic-fuzz-b-qp",
             QpQueuesLayout.fileLength(QP_WR, QP_SGE, QP_WR, QP_SGE), false);
         memories.add(qpMemoryB);
@@ -173,60 +201,59 @@ class DriverCommandFuzzTest
 
         final QpAttributes toError = new QpAttributes();
         toError.state = QpState.ERR;
-        for (final long handleOfA : new long[]{ pdA, cqA, qpA, mrA, srqA })
+        for (final int handleOfA : new int[]{ pdA, cqA, qpA, mrA, srqA })
         {
-            refusedAsUnknown(b, ControlProtocol.MODIFY_SRQ, handleOfA, 2, 0);
-            refusedAsUnknown(b, ControlProtocol.QUERY_SRQ, handleOfA);
-            refusedAsUnknown(b, ControlProtocol.DESTROY_SRQ, handleOfA);
+            refusedAsUnknown(b, modifySrq(handleOfA, 2, 0));
+            refusedAsUnknown(b, handle(ControlProtocol.QUERY_SRQ, handleOfA));
+            refusedAsUnknown(b, handle(ControlProtocol.DESTROY_SRQ, handleOfA));
             socketB.sendFd(nextToken, qpMemoryB.fd());
-            refusedAsUnknown(b, ControlProtocol.CREATE_QP, withSrq(createQpArgs(pdB, cqB, cqB, nextToken++, qpMemoryB),
-                handleOfA));
-            refusedAsUnknown(b, ControlProtocol.DEALLOC_PD, handleOfA);
-            refusedAsUnknown(b, ControlProtocol.DEREG_MR, handleOfA);
-            refusedAsUnknown(b, ControlProtocol.DESTROY_CQ, handleOfA);
-            refusedAsUnknown(b, ControlProtocol.DESTROY_QP, handleOfA);
-            refusedAsUnknown(b, ControlProtocol.MODIFY_QP, QpAttributesCodec.modifyArgs(handleOfA, toError, QpAttrMask.STATE));
+            refusedAsUnknown(b, createQp(pdB, cqB, cqB, handleOfA, nextToken++, qpMemoryB));
+            refusedAsUnknown(b, handle(ControlProtocol.DEALLOC_PD, handleOfA));
+            refusedAsUnknown(b, handle(ControlProtocol.DEREG_MR, handleOfA));
+            refusedAsUnknown(b, handle(ControlProtocol.DESTROY_CQ, handleOfA));
+            refusedAsUnknown(b, handle(ControlProtocol.DESTROY_QP, handleOfA));
+            refusedAsUnknown(b, modifyQp(handleOfA, toError, QpAttrMask.STATE));
             // the RDMA CM: another client's QP is not B's to connect or accept on, nor its ids B's to end
-            refusedAsUnknown(b, ControlProtocol.CM_CONNECT, handleOfA, 0, 0, 0xFFFF_0A0D_0002L, 7471, 0, 0, -1, 0);
-            refusedAsUnknown(b, ControlProtocol.CM_ACCEPT, handleOfA, handleOfA, 0, 0, 0);
-            refusedAsUnknown(b, ControlProtocol.CM_REJECT, handleOfA);
-            refusedAsUnknown(b, ControlProtocol.CM_DISCONNECT, handleOfA);
-            refusedAsUnknown(b, ControlProtocol.CM_RELEASE, handleOfA);
+            refusedAsUnknown(b, cmConnect(handleOfA));
+            refusedAsUnknown(b, cmAccept(handleOfA, handleOfA));
+            refusedAsUnknown(b, cmReject(handleOfA));
+            refusedAsUnknown(b, handle(ControlProtocol.CM_DISCONNECT, handleOfA));
+            refusedAsUnknown(b, handle(ControlProtocol.CM_RELEASE, handleOfA));
             socketB.sendFd(nextToken, mrMemoryB.fd());
-            refusedAsUnknown(b, ControlProtocol.REG_MR, handleOfA, nextToken++, MEMORY_BYTES, 0, MEMORY_BYTES,
-                mrMemoryB.segment().address(), AccessFlags.ALL);
+            refusedAsUnknown(b, registerMr(handleOfA, nextToken++, MEMORY_BYTES, 0, MEMORY_BYTES,
+                mrMemoryB.segment().address(), AccessFlags.ALL));
             socketB.sendFd(nextToken, qpMemoryB.fd());
-            refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(handleOfA, cqB, cqB, nextToken++, qpMemoryB));
+            refusedAsUnknown(b, createQp(handleOfA, cqB, cqB, 0, nextToken++, qpMemoryB));
             socketB.sendFd(nextToken, qpMemoryB.fd());
-            refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(pdB, handleOfA, cqB, nextToken++, qpMemoryB));
+            refusedAsUnknown(b, createQp(pdB, handleOfA, cqB, 0, nextToken++, qpMemoryB));
             socketB.sendFd(nextToken, qpMemoryB.fd());
-            refusedAsUnknown(b, ControlProtocol.CREATE_QP, createQpArgs(pdB, cqB, handleOfA, nextToken++, qpMemoryB));
+            refusedAsUnknown(b, createQp(pdB, cqB, handleOfA, 0, nextToken++, qpMemoryB));
         }
         for (final long tokenOfA : new long[]{ 4, 5 })
         {
-            refusedAsBadMemory(b, ControlProtocol.CREATE_CQ, tokenOfA, cqMemory.lengthBytes(), CQ_ENTRIES);
-            refusedAsBadMemory(b, ControlProtocol.REG_MR, pdB, tokenOfA, 4096, 0, 4096, 0, AccessFlags.ALL);
-            refusedAsBadMemory(b, ControlProtocol.CREATE_QP, createQpArgs(pdB, cqB, cqB, tokenOfA, qpMemoryB));
+            refusedAsBadMemory(b, createCq(tokenOfA, cqMemory.lengthBytes(), CQ_ENTRIES));
+            refusedAsBadMemory(b, registerMr(pdB, tokenOfA, 4096, 0, 4096, 0, AccessFlags.ALL));
+            refusedAsBadMemory(b, createQp(pdB, cqB, cqB, 0, tokenOfA, qpMemoryB));
         }
         assertEquals(2, OpenDescriptors.ofMemfd("rnic-fuzz-pending"), "A's pending memfd, still the driver's");
 
         assertEquals(resourcesOfBoth, DriverFixture.counter(counters, "driver client resources"));
         assertEquals(stateOfA, qpMemory.segment().asByteBuffer().order(java.nio.ByteOrder.nativeOrder())
             .getInt(QpQueuesLayout.STATE_OFFSET), "B changed the state of A's QP");
-        assertEquals(QpState.INIT.ordinal(), call(a, ControlProtocol.MODIFY_QP, QpAttributesCodec.modifyArgs(qpA, init(),
+        assertEquals(QpState.INIT.ordinal(), call(a, modifyQp(qpA, init(),
             QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS)).value(0),
             "A's QP still answers to A");
-        final long cqOfPending = call(a, ControlProtocol.CREATE_CQ, 4, cqMemory.lengthBytes(), CQ_ENTRIES).value(0);
-        call(a, ControlProtocol.DESTROY_CQ, cqOfPending);
+        final int cqOfPending = (int)call(a, createCq(4, cqMemory.lengthBytes(), CQ_ENTRIES)).value(0);
+        call(a, handle(ControlProtocol.DESTROY_CQ, cqOfPending));
         assertEquals(2, OpenDescriptors.ofMemfd("rnic-fuzz-never-named"), "ours, and the one the driver holds");
-        assertEquals(2, call(a, ControlProtocol.QUERY_SRQ, srqA).value(2), "B changed the limit of A's SRQ");
-        call(a, ControlProtocol.DESTROY_QP, qpA);
-        call(a, ControlProtocol.DESTROY_SRQ, srqA);
-        call(a, ControlProtocol.DESTROY_CQ, cqA);
-        call(a, ControlProtocol.DEREG_MR, mrA);
-        call(a, ControlProtocol.DEALLOC_PD, pdA);
-        call(a, ControlProtocol.DETACH);
-        call(b, ControlProtocol.DETACH);
+        assertEquals(2, call(a, handle(ControlProtocol.QUERY_SRQ, srqA)).value(2), "B changed the limit of A's SRQ");
+        call(a, handle(ControlProtocol.DESTROY_QP, qpA));
+        call(a, handle(ControlProtocol.DESTROY_SRQ, srqA));
+        call(a, handle(ControlProtocol.DESTROY_CQ, cqA));
+        call(a, handle(ControlProtocol.DEREG_MR, mrA));
+        call(a, handle(ControlProtocol.DEALLOC_PD, pdA));
+        call(a, empty(ControlProtocol.DETACH));
+        call(b, empty(ControlProtocol.DETACH));
         assertEquals(1, OpenDescriptors.ofMemfd("rnic-fuzz-never-named"), "a memfd never named is closed on detach");
         assertEquals(1, OpenDescriptors.ofMemfd("rnic-fuzz-pending"));
         // a refused command closes its memfd if the driver read it from the socket already, else its detach does
@@ -294,7 +321,6 @@ class DriverCommandFuzzTest
             final long clientId = clientIndex >= 0 ? clients[clientIndex] : who < 9 ? never : random.nextLong();
             final boolean known = clientIndex >= 0 && attached[clientIndex];
             final long correlationId = nextCorrelationId++;
-            ControlProtocol.putHeader(command, 0, clientId, correlationId);
             final int kind = random.nextInt(12);
             int type;
             int length;
@@ -304,18 +330,18 @@ class DriverCommandFuzzTest
                 type = 1 + random.nextInt(200);
                 final byte[] bytes = new byte[length];
                 random.nextBytes(bytes);
-                command.putBytes(random.nextBoolean() ? 0 : ControlProtocol.ARGS_OFFSET, bytes, 0,
-                    Math.min(bytes.length, command.capacity() - ControlProtocol.ARGS_OFFSET));
+                command.putBytes(random.nextBoolean() ? 0 : CorrelatedMessageFlyweight.LENGTH, bytes, 0,
+                    Math.min(bytes.length, command.capacity() - CorrelatedMessageFlyweight.LENGTH));
             }
             else if (kind == 1) // truncated: not even a header
             {
-                length = random.nextInt(ControlProtocol.ARGS_OFFSET);
+                length = random.nextInt(CorrelatedMessageFlyweight.LENGTH);
                 type = 1 + random.nextInt(ControlProtocol.RESOLVE_MAC);
             }
             else if (kind == 2) // unknown types, the answers' own among them
             {
-                length = ControlProtocol.length(random.nextInt(4));
-                type = new int[]{ ControlProtocol.OPEN_ASYNC_EVENTS + 1, 100, ControlProtocol.RESULT,
+                length = CorrelatedMessageFlyweight.LENGTH + 8 * random.nextInt(4);
+                type = new int[]{ ControlProtocol.OPEN_ASYNC_EVENTS + 1, 100, ControlProtocol.OPERATION_SUCCEEDED,
                     ControlProtocol.ERROR, 1000, Integer.MAX_VALUE }[random.nextInt(6)];
             }
             else
@@ -327,15 +353,12 @@ class DriverCommandFuzzTest
                 }
                 pool.clientIndex = clientIndex;
                 pool.foreignToken = false;
-                final long[] args = pool.args(type, random.nextInt(5) == 0);
-                for (int arg = 0; arg < args.length; arg++)
+                length = ControlProtocol.commandLength(type);
+                pool.fill(type, length, random.nextInt(5) == 0);
+                if (kind == 3) // a well-formed length cut or stretched by a few bytes, or any length at all
                 {
-                    ControlProtocol.putArg(command, 0, arg, args[arg]);
-                }
-                length = ControlProtocol.length(args.length);
-                if (kind == 3) // a well-formed length cut or stretched by a few bytes
-                {
-                    length = Math.max(0, length + random.nextInt(15) - 7);
+                    length = random.nextBoolean() ? Math.max(0, length + random.nextInt(15) - 7) :
+                        random.nextInt(ControlProtocol.MAX_MESSAGE_LENGTH);
                 }
             }
             if (type == ControlProtocol.ATTACH && !(clientIndex >= 0 && !known))
@@ -346,25 +369,24 @@ class DriverCommandFuzzTest
             {
                 // a new connection and hello for each attach: a detach closed the last one, a refusal left it
                 final RawClient client = connect(clientIndex, clientId);
-                if (ControlProtocol.argCount(length) == 1 || ControlProtocol.argCount(length) == 2)
+                if (length >= AttachFlyweight.LENGTH)
                 {
-                    ControlProtocol.putArg(command, 0, 0, ProcessHandle.current().pid());
-                }
-                if (ControlProtocol.argCount(length) == 2)
-                {
-                    ControlProtocol.putArg(command, 0, 1, random.nextInt(5) == 0 ? client.nonce ^ 1 : client.nonce);
+                    attach.protocolVersion(random.nextInt(6) == 0 ? random.nextInt(8) : CncFile.VERSION)
+                        .pid(ProcessHandle.current().pid())
+                        .nonce(random.nextInt(5) == 0 ? client.nonce ^ 1 : client.nonce);
                 }
             }
-            if (type == ControlProtocol.RESOLVE_MAC && ControlProtocol.argCount(length) == 5)
+            if (type == ControlProtocol.RESOLVE_MAC && length == ResolveMacFlyweight.LENGTH)
             {
-                ControlProtocol.putArg(command, 0, 1, 1 + random.nextInt(3)); // never wait long for an address
+                resolveMac.timeoutMs(1 + random.nextInt(3)); // never wait long for an address
             }
-            ControlProtocol.putHeader(command, 0, clientId, correlationId); // random bytes may have covered it
+            header.header(clientId, correlationId); // random bytes may have covered it
 
             assertTrue(toDriver.write(type, command, 0, length), "the command ring is full");
             sent++;
-            final boolean wellFormed = ControlProtocol.argCount(length) >= 0;
-            if (length < ControlProtocol.ARGS_OFFSET)
+            final int typeLength = ControlProtocol.commandLength(type);
+            final boolean wellFormed = typeLength < 0 || length == typeLength;
+            if (length < CorrelatedMessageFlyweight.LENGTH)
             {
                 unanswerable++;
                 continue; // counted as an error, answered to no one: it names no client
@@ -373,15 +395,23 @@ class DriverCommandFuzzTest
             {
                 continue;
             }
-            final boolean willAttach = wellFormed && type == ControlProtocol.ATTACH;
-            if (wellFormed && (known || willAttach) && type == ControlProtocol.RESOLVE_MAC &&
-                ControlProtocol.argCount(length) == 5)
+            final boolean otherVersion = type == ControlProtocol.ATTACH &&
+                length >= AttachFlyweight.PROTOCOL_VERSION_OFFSET + Integer.BYTES &&
+                attach.protocolVersion() != CncFile.VERSION;
+            final boolean willAttach = wellFormed && type == ControlProtocol.ATTACH && !otherVersion;
+            if (wellFormed && (known || willAttach) && type == ControlProtocol.RESOLVE_MAC)
             {
                 lateAnswers.add(correlationId); // answered once the wire answered, or not
                 continue;
             }
             final Answer answer = await(clientId, correlationId);
-            if (!wellFormed)
+            if (otherVersion)
+            {
+                assertEquals(ControlProtocol.ERROR, answer.type(), "an attach of protocol version " +
+                    attach.protocolVersion());
+                assertEquals(ControlProtocol.ERROR_PROTOCOL_VERSION, answer.code(), answer.message());
+            }
+            else if (!wellFormed)
             {
                 assertEquals(ControlProtocol.ERROR, answer.type(), "malformed " + type + " of " + length + " bytes");
                 assertEquals(ControlProtocol.ERROR_INVALID, answer.code(), answer.message());
@@ -391,7 +421,7 @@ class DriverCommandFuzzTest
                 assertEquals(ControlProtocol.ERROR, answer.type(), "command " + type + " of an unattached client");
                 assertEquals(ControlProtocol.ERROR_NOT_ATTACHED, answer.code(), answer.message());
             }
-            else if (answer.type() == ControlProtocol.RESULT)
+            else if (answer.type() != ControlProtocol.ERROR)
             {
                 assertTrue(!pool.foreignToken || (type != ControlProtocol.CREATE_CQ &&
                     type != ControlProtocol.CREATE_QP && type != ControlProtocol.REG_MR &&
@@ -424,11 +454,11 @@ class DriverCommandFuzzTest
         {
             if (attached[c])
             {
-                await(clients[c], send(clients[c], ControlProtocol.DETACH));
+                await(clients[c], send(clients[c], empty(ControlProtocol.DETACH)));
                 sent++;
             }
         }
-        await(never, send(never, ControlProtocol.DETACH)); // answered after every command before it was read
+        await(never, send(never, empty(ControlProtocol.DETACH))); // answered after every command before it was read
         sent++;
         final long deadlineNs = System.nanoTime() + 20_000_000_000L;
         while (!lateAnswers.isEmpty())
@@ -514,106 +544,88 @@ class DriverCommandFuzzTest
                 { Integer.MAX_VALUE, 1L << 62 } };
         }
 
-        long[] args(final int type, final boolean anyCount)
+        /**
+         * Writes a command of {@code type} of {@code length} bytes: every field a random value, then, but for
+         * {@code anyValues} and now and then, plausible values (handles, memory files, lengths) in the fields that
+         * must hold them for the command to reach past the driver's first checks.
+         */
+        void fill(final int type, final int length, final boolean anyValues)
         {
-            final int count = anyCount ? random.nextInt(ControlProtocol.MAX_ARGS + 1) : switch (type)
+            for (int offset = CorrelatedMessageFlyweight.LENGTH; offset + Integer.BYTES <= length;
+                offset += Integer.BYTES)
             {
-                case ControlProtocol.DEALLOC_PD, ControlProtocol.DEREG_MR, ControlProtocol.DESTROY_CQ,
-                    ControlProtocol.DESTROY_QP, ControlProtocol.QUERY_SRQ, ControlProtocol.DESTROY_SRQ -> 1;
-                case ControlProtocol.CREATE_SRQ -> 6;
-                case ControlProtocol.MODIFY_SRQ -> 3;
-                case ControlProtocol.OPEN_ASYNC_EVENTS -> 2;
-                case ControlProtocol.ATTACH -> random.nextInt(4) == 0 ? 1 : 2;
-                case ControlProtocol.REG_MR -> 7;
-                case ControlProtocol.CREATE_CQ -> 3;
-                case ControlProtocol.CREATE_QP -> 11 + random.nextInt(2);
-                case ControlProtocol.MODIFY_QP -> 2 + QpAttributesCodec.ARGS;
-                case ControlProtocol.RESOLVE_MAC -> 5;
-                case ControlProtocol.CM_LISTEN, ControlProtocol.CM_STOP_LISTEN, ControlProtocol.CM_REJECT,
-                    ControlProtocol.CM_DISCONNECT, ControlProtocol.CM_RELEASE -> 1;
-                case ControlProtocol.CM_CONNECT -> 9 + random.nextInt(3);
-                case ControlProtocol.CM_ACCEPT -> 5 + random.nextInt(3);
-                default -> 0;
-            };
-            final long[] args = new long[count];
-            for (int i = 0; i < count; i++)
-            {
-                args[i] = any();
+                command.putInt(offset, random.nextBoolean() ? (int)any() : (int)(any() >>> 32));
             }
-            if (anyCount || random.nextInt(4) == 0)
+            if (anyValues || random.nextInt(4) == 0)
             {
-                return args;
+                return;
             }
             final long[] file = files[random.nextInt(random.nextBoolean() ? GOOD_FILES : files.length)];
             switch (type)
             {
                 case ControlProtocol.DEALLOC_PD, ControlProtocol.DEREG_MR, ControlProtocol.DESTROY_CQ,
-                    ControlProtocol.DESTROY_QP, ControlProtocol.QUERY_SRQ, ControlProtocol.DESTROY_SRQ ->
-                    args[0] = handle();
-                case ControlProtocol.CREATE_SRQ ->
+                    ControlProtocol.DESTROY_QP, ControlProtocol.QUERY_SRQ, ControlProtocol.DESTROY_SRQ,
+                    ControlProtocol.DEALLOC_MW, ControlProtocol.CM_DISCONNECT, ControlProtocol.CM_RELEASE ->
+                    handle.handle((int)handle());
+                case ControlProtocol.CREATE_SRQ -> createSrq
+                    .pdHandle((int)pd())
+                    .maxWr(plausible() ? SRQ_WR : (int)any())
+                    .maxSge(plausible() ? QP_SGE : (int)any())
+                    .srqLimit(plausible() ? random.nextInt(SRQ_WR + 2) : (int)any())
+                    .memfdToken(token(file))
+                    .fileLengthBytes(plausible() ? file[1] : any());
+                case ControlProtocol.MODIFY_SRQ -> modifySrq
+                    .srqHandle((int)handle())
+                    .attrMask(plausible() ? random.nextInt(4) : (int)any())
+                    .srqLimit(plausible() ? random.nextInt(SRQ_WR + 2) - 1 : (int)any());
+                case ControlProtocol.OPEN_ASYNC_EVENTS -> openAsyncEvents
+                    .memfdToken(token(file))
+                    .fileLengthBytes(plausible() ? file[1] : any());
+                case ControlProtocol.REG_MR -> registerMr
+                    .pdHandle((int)pd())
+                    .memfdToken(token(file))
+                    .fileLengthBytes(plausible() ? file[1] : any())
+                    .fileOffsetBytes(plausible() ? 0 : any())
+                    .lengthBytes(plausible() ? file[1] : any())
+                    .accessFlags(plausible() ? AccessFlags.ALL : registerMr.accessFlags());
+                case ControlProtocol.CREATE_CQ -> createCq
+                    .memfdToken(token(file))
+                    .fileLengthBytes(plausible() ? file[1] : any())
+                    .entries(plausible() ? CQ_ENTRIES : (int)any());
+                case ControlProtocol.CREATE_QP -> createQp
+                    .pdHandle((int)pd())
+                    .sendCqHandle((int)handle())
+                    .recvCqHandle((int)handle())
+                    .qpType(random.nextInt(6)) // 2, 3, 4 are types
+                    .maxSendWr(plausible() ? QP_WR : (int)any())
+                    .maxRecvWr(plausible() ? QP_WR : (int)any())
+                    .maxSendSge(plausible() ? QP_SGE : (int)any())
+                    .maxRecvSge(plausible() ? QP_SGE : (int)any())
+                    .memfdToken(token(file))
+                    .fileLengthBytes(plausible() ? file[1] : any())
+                    .srqHandle(random.nextBoolean() ? 0 : (int)handle()); // none, or an SRQ (its own or not)
+                case ControlProtocol.MODIFY_QP -> modifyQp
+                    .qpHandle((int)handle())
+                    .attrMask(random.nextBoolean() ? random.nextInt(1 << 21) : modifyQp.attrMask())
+                    .qpState(random.nextInt(QpState.values().length + 2) - 1)
+                    .curQpState(random.nextInt(QpState.values().length + 2) - 1)
+                    .pathMtu(random.nextInt(7));
+                case ControlProtocol.CM_CONNECT, ControlProtocol.CM_ACCEPT, ControlProtocol.CM_REJECT ->
                 {
-                    args[0] = pd();
-                    args[1] = plausible() ? SRQ_WR : any();
-                    args[2] = plausible() ? QP_SGE : any();
-                    args[3] = plausible() ? random.nextInt(SRQ_WR + 2) : any();
-                    args[4] = token(file);
-                    args[5] = plausible() ? file[1] : any();
-                }
-                case ControlProtocol.MODIFY_SRQ ->
-                {
-                    args[0] = handle();
-                    args[1] = plausible() ? random.nextInt(4) : any();
-                    args[2] = plausible() ? random.nextInt(SRQ_WR + 2) - 1 : any();
-                }
-                case ControlProtocol.OPEN_ASYNC_EVENTS ->
-                {
-                    args[0] = token(file);
-                    args[1] = plausible() ? file[1] : any();
-                }
-                case ControlProtocol.REG_MR ->
-                {
-                    args[0] = pd();
-                    args[1] = token(file);
-                    args[2] = plausible() ? file[1] : any();
-                    args[3] = plausible() ? 0 : any();
-                    args[4] = plausible() ? file[1] : any();
-                    args[6] = plausible() ? AccessFlags.ALL : args[6];
-                }
-                case ControlProtocol.CREATE_CQ ->
-                {
-                    args[0] = token(file);
-                    args[1] = plausible() ? file[1] : any();
-                    args[2] = plausible() ? CQ_ENTRIES : any();
-                }
-                case ControlProtocol.CREATE_QP ->
-                {
-                    args[0] = pd();
-                    args[1] = handle();
-                    args[2] = handle();
-                    args[3] = random.nextInt(QpType.values().length + 1);
-                    args[4] = plausible() ? QP_WR : any();
-                    args[5] = plausible() ? QP_WR : any();
-                    args[6] = plausible() ? QP_SGE : any();
-                    args[7] = plausible() ? QP_SGE : any();
-                    args[9] = token(file);
-                    args[10] = plausible() ? file[1] : any();
-                    if (count == 12)
+                    final int privateDataLength = random.nextInt(250) - 20; // out of range now and then
+                    switch (type)
                     {
-                        args[11] = random.nextBoolean() ? 0 : handle(); // none, or an SRQ (its own or not)
+                        case ControlProtocol.CM_CONNECT -> cmConnect.qpHandle((int)handle())
+                            .privateDataLength(privateDataLength);
+                        case ControlProtocol.CM_ACCEPT -> cmAccept.cmIdHandle((int)handle()).qpHandle((int)handle())
+                            .privateDataLength(privateDataLength);
+                        default -> cmReject.cmIdHandle((int)handle()).privateDataLength(privateDataLength);
                     }
-                }
-                case ControlProtocol.MODIFY_QP ->
-                {
-                    args[0] = handle();
-                    args[1] = random.nextBoolean() ? random.nextInt(1 << 21) : args[1];
-                    args[2] = random.nextInt(QpState.values().length + 2) - 1;
-                    args[3] = random.nextInt(QpState.values().length + 2) - 1;
                 }
                 default ->
                 {
                 }
             }
-            return args;
         }
 
         /**
@@ -706,18 +718,87 @@ class DriverCommandFuzzTest
         }
     }
 
-    private static long[] createQpArgs(
-        final long pd, final long sendCq, final long recvCq, final long token, final SharedMemory memory)
+    private int empty(final int type)
     {
-        return new long[]{ pd, sendCq, recvCq, QpType.RC.ordinal(), QP_WR, QP_WR, QP_SGE, QP_SGE, 0, token,
-            memory.lengthBytes() };
+        return type;
     }
 
-    private static long[] withSrq(final long[] createQpArgs, final long srq)
+    private int attach(final long pid, final long nonce)
     {
-        final long[] args = java.util.Arrays.copyOf(createQpArgs, createQpArgs.length + 1);
-        args[createQpArgs.length] = srq;
-        return args;
+        attach.protocolVersion(CncFile.VERSION).pid(pid).nonce(nonce);
+        return ControlProtocol.ATTACH;
+    }
+
+    private int handle(final int type, final int objectHandle)
+    {
+        handle.handle(objectHandle);
+        return type;
+    }
+
+    private int createCq(final long memfdToken, final long fileLengthBytes, final int entries)
+    {
+        createCq.memfdToken(memfdToken).fileLengthBytes(fileLengthBytes).entries(entries);
+        return ControlProtocol.CREATE_CQ;
+    }
+
+    private int createQp(
+        final int pd, final int sendCq, final int recvCq, final int srq, final long memfdToken,
+        final SharedMemory memory)
+    {
+        createQp.pdHandle(pd).sendCqHandle(sendCq).recvCqHandle(recvCq).srqHandle(srq).qpType(QpType.RC.value())
+            .maxSendWr(QP_WR).maxRecvWr(QP_WR).maxSendSge(QP_SGE).maxRecvSge(QP_SGE).signalAll(0)
+            .memfdToken(memfdToken).fileLengthBytes(memory.lengthBytes());
+        return ControlProtocol.CREATE_QP;
+    }
+
+    private int registerMr(
+        final int pd, final long memfdToken, final long fileLengthBytes, final long fileOffsetBytes,
+        final long lengthBytes, final long iova, final int accessFlags)
+    {
+        registerMr.pdHandle(pd).memfdToken(memfdToken).fileLengthBytes(fileLengthBytes)
+            .fileOffsetBytes(fileOffsetBytes).lengthBytes(lengthBytes).iova(iova).accessFlags(accessFlags);
+        return ControlProtocol.REG_MR;
+    }
+
+    private int createSrq(
+        final int pd, final int maxWr, final int maxSge, final int srqLimit, final long memfdToken,
+        final long fileLengthBytes)
+    {
+        createSrq.pdHandle(pd).maxWr(maxWr).maxSge(maxSge).srqLimit(srqLimit).memfdToken(memfdToken)
+            .fileLengthBytes(fileLengthBytes);
+        return ControlProtocol.CREATE_SRQ;
+    }
+
+    private int modifySrq(final int srq, final int attrMask, final int srqLimit)
+    {
+        modifySrq.srqHandle(srq).attrMask(attrMask).srqLimit(srqLimit);
+        return ControlProtocol.MODIFY_SRQ;
+    }
+
+    private int modifyQp(final int qp, final QpAttributes attributes, final int attrMask)
+    {
+        modifyQp.qpHandle(qp).attrMask(attrMask);
+        QpAttributesCodec.encode(attributes, modifyQp);
+        return ControlProtocol.MODIFY_QP;
+    }
+
+    private int cmConnect(final int qp)
+    {
+        cmConnect.qpHandle(qp).sgidIndex(0).peerGidHigh(0).peerGidLow(0xFFFF_0A0D_0002L).port(7471)
+            .responderResources(0).initiatorDepth(0).typeOfService(-1).privateData(new byte[0]);
+        return ControlProtocol.CM_CONNECT;
+    }
+
+    private int cmAccept(final int cmId, final int qp)
+    {
+        cmAccept.cmIdHandle(cmId).qpHandle(qp).responderResources(0).initiatorDepth(0).privateData(new byte[0]);
+        return ControlProtocol.CM_ACCEPT;
+    }
+
+    private int cmReject(final int cmId)
+    {
+        cmReject.cmIdHandle(cmId).privateData(new byte[0]);
+        return ControlProtocol.CM_REJECT;
     }
 
     /** A new connection to {@code fds.sock} for raw client {@code index}, hello said with a new nonce. */
@@ -760,39 +841,36 @@ class DriverCommandFuzzTest
         return memory;
     }
 
-    private Answer call(final long clientId, final int type, final long... args)
+    /** Sends the command written in the buffer, of {@code type}, and returns its answer, which must succeed. */
+    private Answer call(final long clientId, final int type)
     {
-        final Answer answer = await(clientId, send(clientId, type, args));
-        if (answer.type() != ControlProtocol.RESULT)
+        final Answer answer = await(clientId, send(clientId, type));
+        if (answer.type() == ControlProtocol.ERROR)
         {
             fail(ControlProtocol.commandName(type) + " refused: " + answer.message());
         }
         return answer;
     }
 
-    private void refusedAsUnknown(final long clientId, final int type, final long... args)
+    private void refusedAsUnknown(final long clientId, final int type)
     {
-        final Answer answer = await(clientId, send(clientId, type, args));
+        final Answer answer = await(clientId, send(clientId, type));
         assertEquals(ControlProtocol.ERROR, answer.type(), ControlProtocol.commandName(type) + " was not refused");
         assertEquals(ControlProtocol.ERROR_UNKNOWN_HANDLE, answer.code(), answer.message());
     }
 
-    private void refusedAsBadMemory(final long clientId, final int type, final long... args)
+    private void refusedAsBadMemory(final long clientId, final int type)
     {
-        final Answer answer = await(clientId, send(clientId, type, args));
+        final Answer answer = await(clientId, send(clientId, type));
         assertEquals(ControlProtocol.ERROR, answer.type(), ControlProtocol.commandName(type) + " was not refused");
         assertEquals(ControlProtocol.ERROR_BAD_MEMORY, answer.code(), answer.message());
     }
 
-    private long send(final long clientId, final int type, final long... args)
+    private long send(final long clientId, final int type)
     {
         final long correlationId = nextCorrelationId++;
-        ControlProtocol.putHeader(command, 0, clientId, correlationId);
-        for (int i = 0; i < args.length; i++)
-        {
-            ControlProtocol.putArg(command, 0, i, args[i]);
-        }
-        assertTrue(toDriver.write(type, command, 0, ControlProtocol.length(args.length)), "the command ring is full");
+        header.header(clientId, correlationId);
+        assertTrue(toDriver.write(type, command, 0, ControlProtocol.commandLength(type)), "the command ring is full");
         return correlationId;
     }
 
@@ -826,13 +904,15 @@ class DriverCommandFuzzTest
         return answers.receive(this::onAnswer);
     }
 
-    private void onAnswer(final int type, final DirectBuffer buffer, final int offset, final int length)
+    private void onAnswer(final int type, final MutableDirectBuffer buffer, final int offset, final int length)
     {
-        final long correlationId = ControlProtocol.correlationId(buffer, offset);
+        final CorrelatedMessageFlyweight answerHeader = new CorrelatedMessageFlyweight().wrap(buffer, offset);
+        final long correlationId = answerHeader.correlationId();
+        final ErrorAnswerFlyweight error = new ErrorAnswerFlyweight().wrap(buffer, offset);
         if (type == ControlProtocol.ERROR)
         {
             errorAnswers++;
-            errorCodes[ControlProtocol.errorCode(buffer, offset) & 127]++;
+            errorCodes[error.code() & 127]++;
         }
         if (!seenAnswers.add(correlationId))
         {
@@ -843,26 +923,25 @@ class DriverCommandFuzzTest
         {
             return;
         }
-        if (correlationId != awaitedCorrelationId || ControlProtocol.clientId(buffer, offset) != awaitedClientId ||
-            awaited != null)
+        if (correlationId != awaitedCorrelationId || answerHeader.clientId() != awaitedClientId || awaited != null)
         {
             unexpected = unexpected != null ? unexpected : "an answer to command " + correlationId + " of client " +
-                Long.toHexString(ControlProtocol.clientId(buffer, offset)) + " while waiting for " +
-                awaitedCorrelationId + ": " + (type == ControlProtocol.ERROR ?
-                ControlProtocol.errorMessage(buffer, offset) : "a result");
+                Long.toHexString(answerHeader.clientId()) + " while waiting for " + awaitedCorrelationId + ": " +
+                (type == ControlProtocol.ERROR ? error.message() : "a result");
             return;
         }
+        final String described = RawClient.describe(type, buffer, offset, length); // checks the answer's length
         if (type == ControlProtocol.ERROR)
         {
-            awaited = new Answer(type, ControlProtocol.errorCode(buffer, offset),
-                ControlProtocol.errorMessage(buffer, offset), new long[0]);
+            awaited = new Answer(type, error.code(), error.message(), new long[0]);
         }
         else
         {
-            final long[] values = new long[Math.max(0, ControlProtocol.argCount(length))];
+            final String[] parts = described.equals("result done") ? new String[1] : described.split(" ");
+            final long[] values = new long[parts.length - 1];
             for (int i = 0; i < values.length; i++)
             {
-                values[i] = ControlProtocol.arg(buffer, offset, i);
+                values[i] = Long.parseLong(parts[i + 1]);
             }
             awaited = new Answer(type, 0, null, values);
         }

@@ -302,18 +302,17 @@ class DriverSharedReceiveQueueTest
             RawClient other = new RawClient(cnc, fixture.directory, 0x5EC0_0000_0000_0001L))
         {
             other.attach();
-            final long otherPd = Long.parseLong(other.call(ControlProtocol.ALLOC_PD).split(" ")[1]);
+            final int otherPd = (int)value(other.allocPd());
             final String unknown = "error " + ControlProtocol.ERROR_UNKNOWN_HANDLE + ": ";
             for (final String answer : new String[]{
-                other.call(ControlProtocol.QUERY_SRQ, srq.handle()),
-                other.call(ControlProtocol.MODIFY_SRQ, srq.handle(), SrqAttrMask.LIMIT, 0),
-                other.call(ControlProtocol.DESTROY_SRQ, srq.handle()),
-                other.call(ControlProtocol.CREATE_QP, otherPd, 1, 1, QpType.RC.ordinal(), 4, 1, 1, 1, 0, 1, 4096,
-                    srq.handle()) })
+                other.onHandle(ControlProtocol.QUERY_SRQ, srq.handle()),
+                other.modifySrq(srq.handle(), SrqAttrMask.LIMIT, 0),
+                other.onHandle(ControlProtocol.DESTROY_SRQ, srq.handle()),
+                other.createQp(otherPd, 1, srq.handle(), QpType.RC, 4, 1, 4096) })
             {
                 assertTrue(answer.startsWith(unknown), answer);
             }
-            other.call(ControlProtocol.DETACH);
+            other.detach();
         }
         assertEquals(2, srq.query(new SrqAttributes()).srqLimit, "the other client changed nothing");
         client.destroySrq(srq);
@@ -334,21 +333,20 @@ class DriverSharedReceiveQueueTest
             final long baseline = DriverFixture.counter(counters, "driver client resources");
             final RawClient dying = new RawClient(cnc, fixture.directory, 0xDEAD_0000_0000_0001L);
             dying.attach();
-            final long pd = value(dying.call(ControlProtocol.ALLOC_PD));
+            final int pd = (int)value(dying.allocPd());
             final SharedMemory cqFile = file(files, QpQueuesLayout.completionQueueFileLength(16));
             dying.sendFd(1, cqFile.fd());
-            final long cq = value(dying.call(ControlProtocol.CREATE_CQ, 1, cqFile.lengthBytes(), 16));
+            final int cq = (int)value(dying.createCq(1, cqFile.lengthBytes(), 16));
             final SharedMemory srqFile = file(files, QpQueuesLayout.srqFileLength(16, 1));
             dying.sendFd(2, srqFile.fd());
-            final long srq = value(dying.call(ControlProtocol.CREATE_SRQ, pd, 16, 1, 4, 2, srqFile.lengthBytes()));
+            final int srq = (int)value(dying.createSrq(pd, 16, 1, 4, 2, srqFile.lengthBytes()));
             for (int i = 0; i < 2; i++)
             {
                 final SharedMemory qpFile = file(files, QpQueuesLayout.fileLength(4, 1, 1, 1));
                 dying.sendFd(3 + i, qpFile.fd());
-                value(dying.call(ControlProtocol.CREATE_QP, pd, cq, cq, (i == 0 ? QpType.RC : QpType.UD).ordinal(),
-                    4, 1, 1, 1, 0, 3 + i, qpFile.lengthBytes(), srq));
+                value(dying.createQp(pd, cq, srq, i == 0 ? QpType.RC : QpType.UD, 4, 3 + i, qpFile.lengthBytes()));
             }
-            assertTrue(dying.call(ControlProtocol.DESTROY_SRQ, srq).startsWith("error "), "in use: refused");
+            assertTrue(dying.onHandle(ControlProtocol.DESTROY_SRQ, srq).startsWith("error "), "in use: refused");
             assertEquals(baseline + 5, DriverFixture.counter(counters, "driver client resources"), "PD, CQ, SRQ, QPs");
 
             dying.close();

@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class FdPassingTest
 {
-    private static final long CQ_ENTRIES = 16;
+    private static final int CQ_ENTRIES = 16;
     private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
     private static final int NOBODY = 65534;
     private static final long CQ_FILE_BYTES = QpQueuesLayout.completionQueueFileLength((int)CQ_ENTRIES);
@@ -76,18 +76,16 @@ class FdPassingTest
             first.sendFd(1, memory.fd());
 
             assertEquals("error 14: create_cq: no memfd with token 1 came over this client's fds.sock connection: " +
-                "send it there before the command", second.call(ControlProtocol.CREATE_CQ, 1, CQ_FILE_BYTES,
-                CQ_ENTRIES), "the other client names the first one's token");
-            assertTrue(first.call(ControlProtocol.CREATE_CQ, 1, CQ_FILE_BYTES, CQ_ENTRIES).startsWith("result "),
+                "send it there before the command", second.createCq(1, CQ_FILE_BYTES, CQ_ENTRIES), "the other client names the first one's token");
+            assertTrue(first.createCq(1, CQ_FILE_BYTES, CQ_ENTRIES).startsWith("result "),
                 "the token is still its own client's");
 
             // a message naming another client's id over one's own connection is refused, its fd closed
             assertTrue(second.socket.send(first.clientId, 2, memory.fd()));
-            assertTrue(second.call(ControlProtocol.ALLOC_PD).startsWith("result "));
+            assertTrue(second.allocPd().startsWith("result "));
             assertEquals(1, counter("driver fds.sock messages refused"));
             assertEquals("error 14: create_cq: no memfd with token 2 came over this client's fds.sock connection: " +
-                "send it there before the command", first.call(ControlProtocol.CREATE_CQ, 2, CQ_FILE_BYTES,
-                CQ_ENTRIES));
+                "send it there before the command", first.createCq(2, CQ_FILE_BYTES, CQ_ENTRIES));
             assertEquals(1, OpenDescriptors.ofMemfd("rnic-test-cq"), "the memfd's own, the one the CQ maps is closed");
         }
     }
@@ -101,7 +99,7 @@ class FdPassingTest
             client.attach();
             client.sendFd(1, memory.fd());
 
-            final String answer = client.call(ControlProtocol.CREATE_CQ, 1, CQ_FILE_BYTES, CQ_ENTRIES);
+            final String answer = client.createCq(1, CQ_FILE_BYTES, CQ_ENTRIES);
             assertTrue(answer.startsWith("error 14: create_cq: received fd ") && answer.endsWith(" is " +
                 2 * CQ_FILE_BYTES + " bytes, not the " + CQ_FILE_BYTES + " expected: pass the length the memory was " +
                 "created with"), answer);
@@ -121,10 +119,10 @@ class FdPassingTest
             client.sendFd(3, memory.fd());
 
             // refused by the checks before the mapping, each command another way: its memfd goes with the answer
-            assertTrue(client.call(ControlProtocol.CREATE_CQ, 1, CQ_FILE_BYTES, 0).startsWith("error "), "size 0");
-            assertTrue(client.call(ControlProtocol.CREATE_CQ, 2, CQ_FILE_BYTES + 4096, CQ_ENTRIES)
+            assertTrue(client.createCq(1, CQ_FILE_BYTES, 0).startsWith("error "), "size 0");
+            assertTrue(client.createCq(2, CQ_FILE_BYTES + 4096, CQ_ENTRIES)
                 .startsWith("error "), "a file length the layout does not give");
-            assertTrue(client.call(ControlProtocol.REG_MR, 99, 3, 4096, 0, 4096, 0, 0).startsWith("error "),
+            assertTrue(client.registerMr(99, 3, 4096, 0, 4096, 0, 0).startsWith("error "),
                 "an unknown PD");
 
             assertEquals(1, OpenDescriptors.ofMemfd("rnic-test-refused"), "only ours is open: the driver kept none");
@@ -140,10 +138,10 @@ class FdPassingTest
             client.attach();
             client.sendFd(7, memory.fd());
             client.sendFd(8, memory.fd());
-            assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("result "));
+            assertTrue(client.allocPd().startsWith("result "));
             assertEquals(3, OpenDescriptors.ofMemfd("rnic-test-unused"), "ours and the two the driver holds");
 
-            assertTrue(client.call(ControlProtocol.DETACH).startsWith("result "));
+            assertTrue(client.detach().startsWith("result "));
 
             assertEquals(1, OpenDescriptors.ofMemfd("rnic-test-unused"));
         }
@@ -157,7 +155,7 @@ class FdPassingTest
         {
             client.attach();
             client.sendFd(1, memory.fd());
-            assertTrue(client.call(ControlProtocol.CREATE_CQ, 1, CQ_FILE_BYTES, CQ_ENTRIES).startsWith("result "));
+            assertTrue(client.createCq(1, CQ_FILE_BYTES, CQ_ENTRIES).startsWith("result "));
             assertEquals(1, fixture.driver.clientCount());
 
             client.socket.close(); // what the kernel does when the client dies
@@ -172,7 +170,7 @@ class FdPassingTest
                 List.copyOf(fixture.events));
             assertEquals("", errors());
             await(() -> OpenDescriptors.ofMemfd("rnic-test-died") == 1, "the CQ's mapping is gone");
-            assertTrue(client.call(ControlProtocol.ALLOC_PD).startsWith("error 107: "), "it must attach again");
+            assertTrue(client.allocPd().startsWith("error 107: "), "it must attach again");
         }
     }
 
@@ -235,9 +233,25 @@ class FdPassingTest
         try (RawClient client = new RawClient(cnc, fixture.directory, 0x6666))
         {
             assertEquals("error 22: attach: no fds.sock connection said hello with this client's id and nonce: " +
-                "connect there and say hello before attaching", client.call(ControlProtocol.ATTACH,
-                ProcessHandle.current().pid(), client.nonce + 1));
+                "connect there and say hello before attaching", client.attach(
+                ProcessHandle.current().pid(), client.nonce + 1, CncFile.VERSION));
             assertEquals(0, fixture.driver.clientCount());
+        }
+    }
+
+    @Test
+    void shouldRefuseAnAttachOfAnotherProtocolVersionNamingBoth()
+    {
+        try (RawClient client = new RawClient(cnc, fixture.directory, 0x8888))
+        {
+            final int older = CncFile.VERSION - 1;
+            assertEquals("error 71: attach: the client speaks protocol version " + older + ", this driver version " +
+                CncFile.VERSION + ": use a client library of the driver's rnic build (or restart the driver from " +
+                "the client's)", client.attach(ProcessHandle.current().pid(), client.nonce, older));
+            assertEquals(0, fixture.driver.clientCount(), "not attached");
+
+            assertTrue(client.attach(ProcessHandle.current().pid(), client.nonce, CncFile.VERSION)
+                .startsWith("result "), "the same client, of this version, attaches");
         }
     }
 
@@ -246,11 +260,10 @@ class FdPassingTest
     {
         try (RawClient client = new RawClient(cnc, fixture.directory, 0x7777))
         {
-            assertTrue(client.call(ControlProtocol.ATTACH, ProcessHandle.current().pid()).startsWith("result "));
+            assertTrue(client.attach(ProcessHandle.current().pid(), 0, CncFile.VERSION).startsWith("result "));
 
             assertEquals("error 14: create_cq: this client attached without a connection to fds.sock (no nonce in " +
-                "its attach): it can pass no memory", client.call(ControlProtocol.CREATE_CQ, 1, CQ_FILE_BYTES,
-                CQ_ENTRIES));
+                "its attach): it can pass no memory", client.createCq(1, CQ_FILE_BYTES, CQ_ENTRIES));
         }
     }
 

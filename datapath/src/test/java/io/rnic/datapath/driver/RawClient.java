@@ -2,9 +2,30 @@ package io.rnic.datapath.driver;
 
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.ControlProtocol;
+import io.rnic.cnc.command.AsyncEventsOpenedFlyweight;
+import io.rnic.cnc.command.AttachFlyweight;
+import io.rnic.cnc.command.AttachedFlyweight;
+import io.rnic.cnc.command.CmIdChangeFlyweight;
+import io.rnic.cnc.command.CorrelatedMessageFlyweight;
+import io.rnic.cnc.command.CqCreatedFlyweight;
+import io.rnic.cnc.command.CreateCqFlyweight;
+import io.rnic.cnc.command.CreateQpFlyweight;
+import io.rnic.cnc.command.CreateSrqFlyweight;
+import io.rnic.cnc.command.ErrorAnswerFlyweight;
+import io.rnic.cnc.command.HandleFlyweight;
+import io.rnic.cnc.command.MacResolvedFlyweight;
+import io.rnic.cnc.command.ModifySrqFlyweight;
+import io.rnic.cnc.command.MrRegisteredFlyweight;
+import io.rnic.cnc.command.MwAllocatedFlyweight;
+import io.rnic.cnc.command.QpCreatedFlyweight;
+import io.rnic.cnc.command.QpModifiedFlyweight;
+import io.rnic.cnc.command.RegisterMrFlyweight;
+import io.rnic.cnc.command.SrqAttributesFlyweight;
+import io.rnic.cnc.command.SrqCreatedFlyweight;
 import io.rnic.shm.FdSocket;
 import io.rnic.shm.ShmException;
-import org.agrona.DirectBuffer;
+import io.rnic.verbs.QpType;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.broadcast.BroadcastReceiver;
 import org.agrona.concurrent.broadcast.CopyBroadcastReceiver;
@@ -17,8 +38,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A driver's client by hand, without the client library, for the tests that must say what the library never would:
- * commands into the ring, the answer picked from the broadcast and shown as {@code result v0 v1 ...} or
- * {@code error CODE: message}; its own connection to {@code fds.sock}, hello (client id, nonce) sent.
+ * typed commands into the ring, the answer picked from the broadcast and shown as {@code result v0 v1 ...} (the
+ * answer's fields in their order) or {@code error CODE: message}; its own connection to {@code fds.sock}, hello
+ * (client id, nonce) sent.
  */
 final class RawClient implements AutoCloseable
 {
@@ -29,6 +51,7 @@ final class RawClient implements AutoCloseable
     private final CopyBroadcastReceiver answers;
     private final UnsafeBuffer command = new UnsafeBuffer(ByteBuffer.allocateDirect(
         ControlProtocol.MAX_MESSAGE_LENGTH));
+    private final CorrelatedMessageFlyweight header = new CorrelatedMessageFlyweight().wrap(command, 0);
     private long correlationId;
     private String answer;
 
@@ -50,8 +73,75 @@ final class RawClient implements AutoCloseable
 
     void attach()
     {
-        final String attached = call(ControlProtocol.ATTACH, ProcessHandle.current().pid(), nonce);
+        final String attached = attach(ProcessHandle.current().pid(), nonce, CncFile.VERSION);
         assertTrue(attached.startsWith("result "), attached);
+    }
+
+    /** {@code nonce} 0: none. */
+    String attach(final long pid, final long nonce, final int protocolVersion)
+    {
+        new AttachFlyweight().wrap(command, 0).protocolVersion(protocolVersion).pid(pid).nonce(nonce);
+        return call(ControlProtocol.ATTACH);
+    }
+
+    String allocPd()
+    {
+        return call(ControlProtocol.ALLOC_PD);
+    }
+
+    String detach()
+    {
+        return call(ControlProtocol.DETACH);
+    }
+
+    String createCq(final long memfdToken, final long fileLengthBytes, final int entries)
+    {
+        new CreateCqFlyweight().wrap(command, 0).memfdToken(memfdToken).fileLengthBytes(fileLengthBytes)
+            .entries(entries);
+        return call(ControlProtocol.CREATE_CQ);
+    }
+
+    String registerMr(
+        final int pdHandle, final long memfdToken, final long fileLengthBytes, final long fileOffsetBytes,
+        final long lengthBytes, final long iova, final int accessFlags)
+    {
+        new RegisterMrFlyweight().wrap(command, 0).pdHandle(pdHandle).memfdToken(memfdToken)
+            .fileLengthBytes(fileLengthBytes).fileOffsetBytes(fileOffsetBytes).lengthBytes(lengthBytes).iova(iova)
+            .accessFlags(accessFlags);
+        return call(ControlProtocol.REG_MR);
+    }
+
+    /** An RC or UD QP of {@code wr} requests of one SGE each way; {@code srqHandle} 0: none. */
+    String createQp(
+        final int pdHandle, final int cqHandle, final int srqHandle, final QpType type, final int wr,
+        final long memfdToken, final long fileLengthBytes)
+    {
+        new CreateQpFlyweight().wrap(command, 0).pdHandle(pdHandle).sendCqHandle(cqHandle).recvCqHandle(cqHandle)
+            .srqHandle(srqHandle).qpType(type.value()).maxSendWr(wr).maxRecvWr(srqHandle == 0 ? wr : 1).maxSendSge(1)
+            .maxRecvSge(1).signalAll(0).memfdToken(memfdToken).fileLengthBytes(fileLengthBytes);
+        return call(ControlProtocol.CREATE_QP);
+    }
+
+    String createSrq(
+        final int pdHandle, final int maxWr, final int maxSge, final int srqLimit, final long memfdToken,
+        final long fileLengthBytes)
+    {
+        new CreateSrqFlyweight().wrap(command, 0).pdHandle(pdHandle).maxWr(maxWr).maxSge(maxSge).srqLimit(srqLimit)
+            .memfdToken(memfdToken).fileLengthBytes(fileLengthBytes);
+        return call(ControlProtocol.CREATE_SRQ);
+    }
+
+    String modifySrq(final int srqHandle, final int attrMask, final int srqLimit)
+    {
+        new ModifySrqFlyweight().wrap(command, 0).srqHandle(srqHandle).attrMask(attrMask).srqLimit(srqLimit);
+        return call(ControlProtocol.MODIFY_SRQ);
+    }
+
+    /** A command of one handle: {@code DESTROY_SRQ}, {@code QUERY_SRQ}, ... */
+    String onHandle(final int type, final int handle)
+    {
+        new HandleFlyweight().wrap(command, 0).handle(handle);
+        return call(type);
     }
 
     void sendFd(final long token, final int fd)
@@ -75,15 +165,12 @@ final class RawClient implements AutoCloseable
         }
     }
 
-    String call(final int type, final long... args)
+    /** Sends the command of {@code type} written in the command buffer, of its type's length. */
+    private String call(final int type)
     {
         correlationId++;
-        ControlProtocol.putHeader(command, 0, clientId, correlationId);
-        for (int i = 0; i < args.length; i++)
-        {
-            ControlProtocol.putArg(command, 0, i, args[i]);
-        }
-        assertTrue(toDriver.write(type, command, 0, ControlProtocol.length(args.length)));
+        header.header(clientId, correlationId);
+        assertTrue(toDriver.write(type, command, 0, ControlProtocol.commandLength(type)));
         answer = null;
         final long deadlineNs = System.nanoTime() + 10_000_000_000L;
         while (answer == null)
@@ -97,25 +184,74 @@ final class RawClient implements AutoCloseable
         return answer;
     }
 
-    private void onAnswer(final int type, final DirectBuffer buffer, final int offset, final int length)
+    private void onAnswer(final int type, final MutableDirectBuffer buffer, final int offset, final int length)
     {
-        if (ControlProtocol.clientId(buffer, offset) != clientId ||
-            ControlProtocol.correlationId(buffer, offset) != correlationId)
+        final CorrelatedMessageFlyweight answerHeader = new CorrelatedMessageFlyweight().wrap(buffer, offset);
+        if (answerHeader.clientId() != clientId || answerHeader.correlationId() != correlationId)
         {
             return;
         }
+        answer = describe(type, buffer, offset, length);
+    }
+
+    /** An answer as {@code result v0 v1 ...} or {@code error CODE: message}. */
+    static String describe(final int type, final MutableDirectBuffer buffer, final int offset, final int length)
+    {
         if (type == ControlProtocol.ERROR)
         {
-            answer = "error " + ControlProtocol.errorCode(buffer, offset) + ": " +
-                ControlProtocol.errorMessage(buffer, offset);
-            return;
+            final ErrorAnswerFlyweight error = new ErrorAnswerFlyweight().wrap(buffer, offset);
+            assertTrue(error.isWhole(length), "an error of " + length + " bytes");
+            return "error " + error.code() + ": " + error.message();
         }
-        final StringBuilder values = new StringBuilder("result");
-        for (int i = 0; i < ControlProtocol.argCount(length); i++)
+        assertTrue(length == ControlProtocol.answerLength(type), "an answer of type " + type + " of " + length +
+            " bytes");
+        return switch (type)
         {
-            values.append(' ').append(ControlProtocol.arg(buffer, offset, i));
-        }
-        answer = values.toString();
+            case ControlProtocol.OPERATION_SUCCEEDED -> "result done";
+            case ControlProtocol.ATTACHED -> "result " + new AttachedFlyweight().wrap(buffer, offset).clientTimeoutNs();
+            case ControlProtocol.HANDLE -> "result " + new HandleFlyweight().wrap(buffer, offset).handle();
+            case ControlProtocol.CQ_CREATED ->
+            {
+                final CqCreatedFlyweight cq = new CqCreatedFlyweight().wrap(buffer, offset);
+                yield "result " + cq.cqHandle() + " " + cq.capacity();
+            }
+            case ControlProtocol.QP_CREATED ->
+            {
+                final QpCreatedFlyweight qp = new QpCreatedFlyweight().wrap(buffer, offset);
+                yield "result " + qp.qpHandle() + " " + qp.qpNum();
+            }
+            case ControlProtocol.MR_REGISTERED ->
+            {
+                final MrRegisteredFlyweight mr = new MrRegisteredFlyweight().wrap(buffer, offset);
+                yield "result " + mr.mrHandle() + " " + Integer.toUnsignedString(mr.lKey()) + " " +
+                    Integer.toUnsignedString(mr.rKey());
+            }
+            case ControlProtocol.SRQ_CREATED ->
+            {
+                final SrqCreatedFlyweight srq = new SrqCreatedFlyweight().wrap(buffer, offset);
+                yield "result " + srq.srqHandle() + " " + srq.maxWr();
+            }
+            case ControlProtocol.SRQ_ATTRIBUTES ->
+            {
+                final SrqAttributesFlyweight srq = new SrqAttributesFlyweight().wrap(buffer, offset);
+                yield "result " + srq.maxWr() + " " + srq.maxSge() + " " + srq.srqLimit();
+            }
+            case ControlProtocol.QP_MODIFIED -> "result " + new QpModifiedFlyweight().wrap(buffer, offset).qpState();
+            case ControlProtocol.MAC_RESOLVED -> "result " + new MacResolvedFlyweight().wrap(buffer, offset).mac();
+            case ControlProtocol.ASYNC_EVENTS_OPENED ->
+                "result " + new AsyncEventsOpenedFlyweight().wrap(buffer, offset).capacity();
+            case ControlProtocol.MW_ALLOCATED ->
+            {
+                final MwAllocatedFlyweight mw = new MwAllocatedFlyweight().wrap(buffer, offset);
+                yield "result " + mw.mwHandle() + " " + Integer.toUnsignedString(mw.rKey());
+            }
+            case ControlProtocol.CM_ID_CHANGE ->
+            {
+                final CmIdChangeFlyweight change = new CmIdChangeFlyweight().wrap(buffer, offset);
+                yield "result " + change.kind() + " " + change.cmIdHandle() + " " + change.cmState();
+            }
+            default -> throw new AssertionError("an answer of unknown type " + type);
+        };
     }
 
     public void close()
