@@ -7,7 +7,8 @@ import io.rnic.device.QueuePair;
 import io.rnic.verbs.PathMtu;
 
 /**
- * A CM id of a driver's client: the copy of the driver's connection the client last polled ({@link CmIdChangeFlyweight}).
+ * A CM id of a driver's client: the copy of the driver's connection the client last polled
+ * ({@link CmIdChangeFlyweight}).
  * Written by the thread that polls, under {@link ClientConnectionManager}'s lock; read from any thread, the state last
  * (a volatile), so that what it shows was written before it.
  */

@@ -56,8 +56,8 @@ final class DriverConnection implements AutoCloseable
     private final CorrelatedMessageFlyweight commandHeader = new CorrelatedMessageFlyweight().wrap(command, 0);
     private final CorrelatedMessageFlyweight answerHeader = new CorrelatedMessageFlyweight();
     private final ErrorAnswerFlyweight error = new ErrorAnswerFlyweight();
-    private final CorrelatedMessageFlyweight keepalive =
-        new CorrelatedMessageFlyweight().wrap(new UnsafeBuffer(ByteBuffer.allocateDirect(CorrelatedMessageFlyweight.LENGTH)), 0);
+    private final CorrelatedMessageFlyweight keepalive = new CorrelatedMessageFlyweight()
+        .wrap(new UnsafeBuffer(ByteBuffer.allocateDirect(CorrelatedMessageFlyweight.LENGTH)), 0);
     private final Thread keepaliveThread;
     /** The driver's lock file, kept open to ask whether its process lives; null when it cannot be read. */
     private final PidLockFile.Probe driverLock;

@@ -166,6 +166,8 @@ public final class ControlProtocol
     public static final int MAX_QP_WR = 1 << 16;
     /** The longest memfd a region may lie in. */
     public static final long MAX_MEMORY_FILE_BYTES = 1L << 40;
+    /** The longest command or answer: an error with the longest line. */
+    public static final int MAX_MESSAGE_LENGTH = ErrorAnswerFlyweight.MAX_LENGTH;
 
     // error codes, errno-like
     /** A handle that does not exist or belongs to another client (ibverbs would not let it be named). */
@@ -235,9 +237,6 @@ public final class ControlProtocol
             default -> -1;
         };
     }
-
-    /** The longest command or answer. */
-    public static final int MAX_MESSAGE_LENGTH = ErrorAnswerFlyweight.MAX_LENGTH;
 
     public static String commandName(final int type)
     {

@@ -184,7 +184,8 @@ final class DriverCommandAdapter
         }
     }
 
-    private void dispatch(final int type, final ClientSession session, final MutableDirectBuffer buffer, final int offset)
+    private void dispatch(
+        final int type, final ClientSession session, final MutableDirectBuffer buffer, final int offset)
     {
         switch (type)
         {

@@ -9,6 +9,7 @@ import io.rnic.datapath.cm.RdmaCmException;
 import io.rnic.datapath.cm.RdmaConnection;
 import io.rnic.datapath.cm.RdmaListener;
 import io.rnic.device.QueuePair;
+import io.rnic.verbs.Errno;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.VerbsException;
@@ -198,6 +199,7 @@ class DriverRdmaCmTest
             final RdmaListener listener = firstCm.listen(PORT);
             final VerbsException taken = assertThrows(VerbsException.class, () -> secondCm.listen(PORT));
             assertTrue(taken.getMessage().contains("port 7471 is in use"), taken.getMessage());
+            assertEquals(Errno.EADDRINUSE, taken.errno(), "the errno, not only the message: " + taken.getMessage());
             listener.close();
             secondCm.listen(PORT).close(); // free again once its listener closed
 

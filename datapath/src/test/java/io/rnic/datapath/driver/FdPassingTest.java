@@ -76,7 +76,8 @@ class FdPassingTest
             first.sendFd(1, memory.fd());
 
             assertEquals("error 14: create_cq: no memfd with token 1 came over this client's fds.sock connection: " +
-                "send it there before the command", second.createCq(1, CQ_FILE_BYTES, CQ_ENTRIES), "the other client names the first one's token");
+                "send it there before the command", second.createCq(1, CQ_FILE_BYTES, CQ_ENTRIES),
+                "the other client names the first one's token");
             assertTrue(first.createCq(1, CQ_FILE_BYTES, CQ_ENTRIES).startsWith("result "),
                 "the token is still its own client's");
 

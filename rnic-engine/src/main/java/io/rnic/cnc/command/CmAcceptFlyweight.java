@@ -94,28 +94,15 @@ public final class CmAcceptFlyweight extends CorrelatedMessageFlyweight
      */
     public byte[] privateData()
     {
-        final int length = privateDataLength();
-        if (length < 0 || length > MAX_PRIVATE_DATA_LENGTH)
-        {
-            throw new IllegalArgumentException("private data of " + length + " bytes: at most " +
-                MAX_PRIVATE_DATA_LENGTH);
-        }
-        final byte[] data = new byte[length];
-        buffer.getBytes(offset + PRIVATE_DATA_OFFSET, data);
-        return data;
+        return PrivateData.read(buffer, offset + PRIVATE_DATA_LENGTH_OFFSET, offset + PRIVATE_DATA_OFFSET,
+            MAX_PRIVATE_DATA_LENGTH);
     }
 
     /** Sets the private data and its length; the rest of the field is zeroed. */
     public CmAcceptFlyweight privateData(final byte[] data)
     {
-        if (data.length > MAX_PRIVATE_DATA_LENGTH)
-        {
-            throw new IllegalArgumentException("private data of " + data.length + " bytes: at most " +
-                MAX_PRIVATE_DATA_LENGTH);
-        }
-        privateDataLength(data.length);
-        buffer.putBytes(offset + PRIVATE_DATA_OFFSET, data);
-        buffer.setMemory(offset + PRIVATE_DATA_OFFSET + data.length, MAX_PRIVATE_DATA_LENGTH - data.length, (byte)0);
+        PrivateData.write(buffer, offset + PRIVATE_DATA_LENGTH_OFFSET, offset + PRIVATE_DATA_OFFSET,
+            MAX_PRIVATE_DATA_LENGTH, data);
         return this;
     }
 }
