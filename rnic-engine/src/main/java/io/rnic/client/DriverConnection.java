@@ -70,6 +70,7 @@ final class DriverConnection implements AutoCloseable
     private long awaitedCorrelationId;
     private boolean answered;
     private int answerType;
+    private int answerLength;
     private int errorCode;
     private int errorErrno;
     private String errorMessage;
@@ -286,11 +287,12 @@ final class DriverConnection implements AutoCloseable
             }
             throw errorErrno != 0 ? VerbsException.relayed(errorErrno, errorMessage) : new VerbsException(errorMessage);
         }
-        if (this.answerType != answerType)
+        if (this.answerType != answerType || answerLength != ControlProtocol.answerLength(answerType))
         {
-            gone = "the rnic driver at " + directory + " answered " + ControlProtocol.commandName(type) + " with a " +
-                "message of type " + this.answerType + ", not " + answerType + ": a driver of another rnic build? " +
-                "(restart it from this build)";
+            gone = "the rnic driver at " + directory + " answered " + ControlProtocol.commandName(type) + " with " +
+                answerLength + " bytes of type " + this.answerType + ", not " +
+                ControlProtocol.answerLength(answerType) + " of type " + answerType + ": a driver of another rnic " +
+                "build? (restart it from this build)";
             throw new CncException(gone);
         }
     }
@@ -330,6 +332,7 @@ final class DriverConnection implements AutoCloseable
         }
         answered = true;
         answerType = type;
+        answerLength = length;
         if (type == ControlProtocol.ERROR)
         {
             error.wrap(buffer, offset);
@@ -340,12 +343,10 @@ final class DriverConnection implements AutoCloseable
             return;
         }
         errorMessage = null;
-        if (length != ControlProtocol.answerLength(type))
+        if (length == ControlProtocol.answerLength(type)) // else refused by the call
         {
-            answerType = -length; // not an answer of its type's length: refused by call
-            return;
+            answer.putBytes(0, buffer, offset, length);
         }
-        answer.putBytes(0, buffer, offset, length);
     }
 
     private void keepAlive()
