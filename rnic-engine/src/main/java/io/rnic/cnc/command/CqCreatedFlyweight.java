@@ -10,7 +10,7 @@ public final class CqCreatedFlyweight extends CorrelatedMessageFlyweight
 {
     /** int32: the CQ */
     public static final int CQ_HANDLE_OFFSET = 16;
-    /** int32: entries the CQ holds: a power of two >= 2 and >= the entries asked */
+    /** int32: entries the CQ holds: a power of two, at least 2 and at least the entries asked */
     public static final int CAPACITY_OFFSET = 20;
     /** Bytes of the message: every answer of its type is exactly this long. */
     public static final int LENGTH = 24;

@@ -18,7 +18,7 @@ public final class RegisterMrFlyweight extends CorrelatedMessageFlyweight
     public static final int FILE_LENGTH_BYTES_OFFSET = 32;
     /** int64: where the region starts in the file */
     public static final int FILE_OFFSET_BYTES_OFFSET = 40;
-    /** int64: the region's length, > 0, offset + length <= file length */
+    /** int64: the region's length, positive, offset + length at most the file length */
     public static final int LENGTH_BYTES_OFFSET = 48;
     /** uint64: the address the region's keys name (the Java client gives its virtual address) */
     public static final int IOVA_OFFSET = 56;
