@@ -5,11 +5,12 @@ import io.rnic.cm.CmState;
 import io.rnic.cnc.CmIdCodec;
 import io.rnic.device.QueuePair;
 import io.rnic.verbs.PathMtu;
+import org.agrona.DirectBuffer;
 
 /**
- * A CM id of a driver's client: the copy of the driver's connection the client last polled ({@link CmIdCodec}).
- * Written by the thread that polls, under {@link ClientConnectionManager}'s lock; read from any thread, the state last
- * (a volatile), so that what it shows was written before it.
+ * A CM id of a driver's client: the copy of the driver's connection the driver last pushed ({@link CmIdCodec}).
+ * Written by the thread that drains the client's event ring, under {@link ClientConnectionManager}'s lock; read from
+ * any thread, the state last (a volatile), so that what it shows was written before it.
  */
 final class ClientCmId implements CmId
 {
@@ -36,27 +37,27 @@ final class ClientCmId implements CmId
         this.state = state;
     }
 
-    /** Takes the driver's snapshot of {@code count} values. */
-    void update(final long[] values, final int count)
+    /** Takes the driver's snapshot of the id at {@code offset} of {@code buffer} (an event record's payload). */
+    void update(final DirectBuffer buffer, final int offset)
     {
-        final int stateOrdinal = (int)values[CmIdCodec.STATE];
+        final int stateOrdinal = buffer.getInt(offset + CmIdCodec.STATE_OFFSET);
         if (stateOrdinal < 0 || stateOrdinal >= CmState.values().length)
         {
             throw new IllegalStateException("the driver sent CM state " + stateOrdinal + " (another rnic version?)");
         }
-        rejectReason = (int)values[CmIdCodec.REJECT_REASON];
-        remoteQpn = (int)values[CmIdCodec.REMOTE_QPN];
-        remotePsn = (int)values[CmIdCodec.REMOTE_PSN];
-        localPsn = (int)values[CmIdCodec.LOCAL_PSN];
-        final PathMtu mtu = PathMtu.ofBytes((int)values[CmIdCodec.PATH_MTU_BYTES]);
+        rejectReason = buffer.getInt(offset + CmIdCodec.REJECT_REASON_OFFSET);
+        remoteQpn = buffer.getInt(offset + CmIdCodec.REMOTE_QPN_OFFSET);
+        remotePsn = buffer.getInt(offset + CmIdCodec.REMOTE_PSN_OFFSET);
+        localPsn = buffer.getInt(offset + CmIdCodec.LOCAL_PSN_OFFSET);
+        final PathMtu mtu = PathMtu.ofBytes(buffer.getInt(offset + CmIdCodec.PATH_MTU_BYTES_OFFSET));
         pathMtu = mtu != null ? mtu : pathMtu;
-        responderResources = (int)values[CmIdCodec.RESPONDER_RESOURCES];
-        initiatorDepth = (int)values[CmIdCodec.INITIATOR_DEPTH];
-        peerGidHigh = values[CmIdCodec.PEER_GID_HIGH];
-        peerGidLow = values[CmIdCodec.PEER_GID_LOW];
-        servicePort = (int)values[CmIdCodec.SERVICE_PORT];
-        peerPort = (int)values[CmIdCodec.PEER_PORT];
-        peerPrivateData = CmIdCodec.privateData(values, CmIdCodec.PRIVATE_DATA, count);
+        responderResources = buffer.getInt(offset + CmIdCodec.RESPONDER_RESOURCES_OFFSET);
+        initiatorDepth = buffer.getInt(offset + CmIdCodec.INITIATOR_DEPTH_OFFSET);
+        peerGidHigh = buffer.getLong(offset + CmIdCodec.PEER_GID_HIGH_OFFSET);
+        peerGidLow = buffer.getLong(offset + CmIdCodec.PEER_GID_LOW_OFFSET);
+        servicePort = buffer.getInt(offset + CmIdCodec.SERVICE_PORT_OFFSET);
+        peerPort = buffer.getInt(offset + CmIdCodec.PEER_PORT_OFFSET);
+        peerPrivateData = CmIdCodec.privateData(buffer, offset);
         state = CmState.values()[stateOrdinal]; // last: it publishes the rest
     }
 

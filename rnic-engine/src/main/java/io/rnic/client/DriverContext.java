@@ -1,6 +1,5 @@
 package io.rnic.client;
 
-import io.rnic.cnc.AsyncEventRing;
 import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.DeviceInfo;
 import io.rnic.cnc.QpAttributesCodec;
@@ -14,6 +13,7 @@ import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.EngineSharedReceiveQueue;
 import io.rnic.verbs.Errno;
+import io.rnic.verbs.EventRing;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
@@ -67,8 +67,7 @@ public final class DriverContext implements RnicContext
     private final List<ClientQueuePair> qps = new ArrayList<>();
     /** By handle: an event names its SRQ by handle. */
     private final Int2ObjectHashMap<ClientSharedReceiveQueue> srqs = new Int2ObjectHashMap<>();
-    private final SharedMemory eventsMemory;
-    private final AsyncEventRing events;
+    private final ClientEvents events;
     private boolean closed;
 
     private DriverContext(final Path directory, final DriverConnection connection)
@@ -76,13 +75,14 @@ public final class DriverContext implements RnicContext
         this.directory = directory;
         this.connection = connection;
         this.port = portOf(DeviceInfo.read(connection.cnc().deviceInfoBuffer()));
-        final long fileLength = AsyncEventRing.fileLength();
-        this.eventsMemory = SharedMemory.create("rnic-events", fileLength, false);
+        final long fileLength = EventRing.fileLength();
+        final SharedMemory eventsMemory = SharedMemory.create("rnic-events", fileLength, false);
         try
         {
             final long token = connection.passFd(eventsMemory.fd(), ControlProtocol.OPEN_ASYNC_EVENTS);
             connection.call(ControlProtocol.OPEN_ASYNC_EVENTS, token, fileLength);
-            this.events = AsyncEventRing.attach(new UnsafeBuffer(eventsMemory.segment().address(), (int)fileLength));
+            this.events = new ClientEvents(eventsMemory);
+            connection.onGone(events::wakeConsumers);
         }
         catch (final RuntimeException ex)
         {
@@ -356,14 +356,7 @@ public final class DriverContext implements RnicContext
             return false;
         }
         connection.checkAlive();
-        if (!events.poll())
-        {
-            return false;
-        }
-        event.eventType = events.eventType();
-        event.qpNum = events.qpNum();
-        event.srq = events.srqHandle() == 0 ? null : srqs.get(events.srqHandle());
-        return true;
+        return events.pollAsyncEvent(event, srqs::get);
     }
 
     /** Events the driver could not give this client because its ring was full (it did not poll). */
@@ -460,7 +453,7 @@ public final class DriverContext implements RnicContext
     public ClientConnectionManager openConnectionManager()
     {
         connection.checkAlive();
-        return new ClientConnectionManager(this, connection);
+        return new ClientConnectionManager(this, connection, events);
     }
 
     public LocalPort port()
@@ -524,7 +517,8 @@ public final class DriverContext implements RnicContext
             {
                 memory.close();
             }
-            eventsMemory.close();
+            events.wakeConsumers(); // a CM waiter looks again, and finds the context closed
+            events.close();
             for (final SharedMemory memory : allocations)
             {
                 memory.close();

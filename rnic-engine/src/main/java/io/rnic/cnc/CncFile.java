@@ -38,9 +38,10 @@ public final class CncFile implements AutoCloseable
     public static final int MAGIC = 0x43494e52; // "RNIC" little-endian
     /**
      * 2: the send rings carry a memory window bind's fields (a client of version 1 would misread them). 3: errors
-     * carry an errno before their message, and a client opens its asynchronous event ring at attach (SRQs).
+     * carry an errno before their message, and a client opens its asynchronous event ring at attach (SRQs). 4: the
+     * event ring carries CM id changes too, pushed (no {@code CM_POLL}), in records of its own layout.
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = 4;

@@ -1,5 +1,6 @@
 package io.rnic.cnc;
 
+import io.rnic.verbs.EventRing;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -89,11 +90,7 @@ public final class ControlProtocol
     public static final int CM_DISCONNECT = 19;
     /** args: CM id handle: the connection ends (DREQ or REJ as its state asks); the QP stays the client's. */
     public static final int CM_RELEASE = 20;
-    /**
-     * no args → the next change of the client's CM ids ({@link CmIdCodec}): a new connect request to one of its
-     * ports, or a new state of one of its ids; {@link CmIdCodec#KIND_NONE} when nothing changed.
-     */
-    public static final int CM_POLL = 21;
+    // 21 was CM_POLL: the driver pushes a client's CM id changes into its event ring instead (OPEN_ASYNC_EVENTS)
     /** args: PD handle, type ({@code IBV_MW_TYPE_1} or {@code _2}) → MW handle, R_Key. */
     public static final int ALLOC_MW = 22;
     /** args: MW handle. */
@@ -111,9 +108,10 @@ public final class ControlProtocol
     /** args: SRQ handle; refused (EBUSY) while QPs created with it remain. */
     public static final int DESTROY_SRQ = 27;
     /**
-     * args: token of the memfd sent over the socket, file length ({@link AsyncEventRing#fileLength}) → capacity. The
-     * driver formats an {@link AsyncEventRing} in the file and writes the client's asynchronous events into it, named
-     * by the client's own handles. Once per client; without it the client's events are counted as dropped.
+     * args: token of the memfd sent over the socket, file length ({@link EventRing#fileLength}) → capacity. The
+     * driver formats an {@link EventRing} in the file and writes the client's asynchronous events and its CM ids'
+     * changes ({@link CmIdCodec}) into it, named by the client's own handles, waking the client on its futex word.
+     * Once per client, before its first CM command; without it the client's events are counted as dropped.
      */
     public static final int OPEN_ASYNC_EVENTS = 28;
 
@@ -254,7 +252,6 @@ public final class ControlProtocol
             case CM_REJECT -> "cm_reject";
             case CM_DISCONNECT -> "cm_disconnect";
             case CM_RELEASE -> "cm_release";
-            case CM_POLL -> "cm_poll";
             case ALLOC_MW -> "alloc_mw";
             case DEALLOC_MW -> "dealloc_mw";
             case CREATE_SRQ -> "create_srq";

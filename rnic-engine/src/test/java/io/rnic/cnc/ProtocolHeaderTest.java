@@ -8,6 +8,7 @@ import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.Errno;
+import io.rnic.verbs.EventRing;
 import io.rnic.verbs.PathMtu;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
@@ -223,7 +224,7 @@ class ProtocolHeaderTest
             case "rnic_qpf_file_length" -> QpQueuesLayout.fileLength(a[0], a[1], a[2], a[3]);
             case "rnic_cq_required_bytes" -> CompletionQueue.requiredBytes(a[0]);
             case "rnic_cq_file_length" -> QpQueuesLayout.completionQueueFileLength(a[0]);
-            case "rnic_ae_file_length" -> AsyncEventRing.fileLength();
+            case "rnic_ev_file_length" -> EventRing.fileLength();
             case "rnic_ctl_length" -> ControlProtocol.length(a[0]);
             case "rnic_cnc_file_length" -> CncFile.fileLength(new CncFile.Lengths(a[0], a[1], a[2], a[3], a[4]));
             default -> throw new AssertionError("print_protocol.c prints " + function + ", which this test does not " +
@@ -240,7 +241,7 @@ class ProtocolHeaderTest
         add(constants, CmIdCodec.class, "RNIC_CMID_", false);
         add(constants, QpAttributesCodec.class, "RNIC_QPATTR_", false);
         add(constants, QpQueuesLayout.class, "RNIC_QPF_", false);
-        add(constants, AsyncEventRing.class, "RNIC_AE_", false);
+        add(constants, EventRing.class, "RNIC_EV_", false);
         add(constants, DeviceInfo.class, "RNIC_DEVINFO_", true);
         add(constants, DriverProcess.class, "RNIC_DRV_", false);
         add(constants, Class.forName("io.rnic.client.DriverConnection"), "RNIC_LIVE_", true);

@@ -10,6 +10,7 @@ import io.rnic.cnc.QpQueuesLayout;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.transport.LocalPort;
+import io.rnic.verbs.EventRing;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.VerbsException;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -26,7 +27,9 @@ import java.util.function.IntSupplier;
  * its clients: a port belongs to the client that listens on it, a REQ goes to that client, and each client names only
  * its own connections (CM ids), by handle. The manager changes a client's QP as the exchange goes (INIT to RTS, ERR on
  * a DREQ): the QP's state reaches the client through its queues' header as for any other change. A client learns its
- * ids' new states by polling ({@code CM_POLL}): the CM is not on the data path, and a poll loses nothing.
+ * ids' new states from its event ring ({@link #pushEvents}), woken by the ring's futex as librdmacm's event channel
+ * wakes its reader. Each push is the whole id, and an id the ring had no room for is pushed again when it has: a
+ * client never misses its ids' latest states, whatever else fills its ring.
  * <p>
  * Conductor thread only, but for the agent's duty cycle. The QPs stay the clients': a connection a client releases,
  * or whose QP it destroys, or that a dead client held, is detached from its QP ({@link ConnectionManager#detach}).
@@ -45,7 +48,12 @@ final class DriverCm implements AutoCloseable
     private final CmAgent agent;
     /** Who listens on each port. */
     private final Int2ObjectHashMap<ClientSession> listeners = new Int2ObjectHashMap<>();
-    private final long[] values = new long[CmIdCodec.ANSWER_VALUES];
+    /** The clients that hold CM ids, whose rings {@link #pushEvents} looks after. */
+    private final ArrayList<ClientSession> clients = new ArrayList<>();
+    /** The agent's changes count when {@link #pushEvents} last looked. */
+    private long seenChanges = -1;
+    /** An id is still to push: its client's ring was full, or its QP did not show RTS yet. */
+    private boolean pushPending;
     private final IntSupplier handles;
     /** How many ports are listened on: for an operator, and for a client that must not connect before a listener. */
     private final AtomicCounter listenerCount;
@@ -81,6 +89,7 @@ final class DriverCm implements AutoCloseable
             else
             {
                 owner.cmIds.put(handles.getAsInt(), new TrackedId(request, true));
+                tracked(owner);
             }
             work++;
         }
@@ -142,6 +151,7 @@ final class DriverCm implements AutoCloseable
         final TrackedId id = new TrackedId(c, false);
         id.qp = qp;
         session.cmIds.put(handle, id);
+        tracked(session);
         return handle;
     }
 
@@ -200,39 +210,79 @@ final class DriverCm implements AutoCloseable
     }
 
     /**
-     * The next change among the client's ids, into {@link #values()} ({@link CmIdCodec}); returns how many values. A
-     * request is announced whole; an id whose state moved since the last answer is sent again.
+     * Writes each client's ids whose state moved since it was last told into its event ring, and wakes it: a request
+     * whole, as a new id; a change as the id's latest state. Looks only when the manager did something since the last
+     * look, or when an id is still to push: a ring that was full, or an established id whose client QP does not show
+     * RTS yet (the client posts as soon as it sees established). Returns how many records it wrote.
      */
-    int poll(final ClientSession session)
+    int pushEvents()
     {
+        final long changes = agent.changes();
+        if (changes == seenChanges && !pushPending)
+        {
+            return 0;
+        }
+        seenChanges = changes;
+        pushPending = false;
+        int pushed = 0;
+        for (int i = 0, size = clients.size(); i < size; i++)
+        {
+            pushed += push(clients.get(i));
+        }
+        return pushed;
+    }
+
+    private int push(final ClientSession session)
+    {
+        final EventRing ring = session.events;
+        if (ring == null)
+        {
+            return 0; // it opens its ring before its first CM command; until then it has nothing to be told
+        }
+        int pushed = 0;
         for (final Int2ObjectHashMap<TrackedId>.EntryIterator it = session.cmIds.entrySet().iterator();
             it.hasNext();)
         {
             it.next();
             final TrackedId id = it.getValue();
             final CmState state = id.connection.state();
-            if (id.announced && state == id.published || state == CmState.ESTABLISHED && !mirrored(id.qp))
+            if (id.announced && state == id.published)
             {
-                continue; // established shows once the client's QP shows RTS: it posts as soon as it sees it
+                continue;
             }
-            final int kind = id.announced ? CmIdCodec.KIND_UPDATE : CmIdCodec.KIND_REQUEST;
+            if (state == CmState.ESTABLISHED && !mirrored(id.qp))
+            {
+                pushPending = true;
+                continue;
+            }
+            final long position = ring.claim(id.announced ? EventRing.KIND_CM_UPDATE : EventRing.KIND_CM_REQUEST,
+                it.getIntKey());
+            if (position < 0)
+            {
+                pushPending = true; // full: the latest state goes when the client has made room
+                return pushed;
+            }
+            CmIdCodec.encode(id.connection, ring.buffer(), ring.slotOffset(position) + EventRing.PAYLOAD_OFFSET);
+            ring.commit(position);
             id.announced = true;
             id.published = state;
-            return CmIdCodec.encode(kind, it.getIntKey(), id.connection, values);
+            pushed++;
         }
-        values[CmIdCodec.KIND] = CmIdCodec.KIND_NONE;
-        return 1;
+        return pushed;
+    }
+
+    private void tracked(final ClientSession session)
+    {
+        if (!clients.contains(session))
+        {
+            clients.add(session);
+        }
+        pushPending = true;
     }
 
     private static boolean mirrored(final ClientQp qp)
     {
         return qp == null || qp.header.getIntVolatile(QpQueuesLayout.STATE_OFFSET) == QpState.RTS.ordinal();
-    }
-
-    /** The values of the last {@link #poll}. */
-    long[] values()
-    {
-        return values;
     }
 
     /** Everything of a client that is gone: its ports, and its connections (DREQs to their peers). */
@@ -252,6 +302,7 @@ final class DriverCm implements AutoCloseable
             agent.detach(id.connection);
         }
         session.cmIds.clear();
+        clients.remove(session);
     }
 
     /** Stops the manager: the clients are reclaimed, the engines still run. */

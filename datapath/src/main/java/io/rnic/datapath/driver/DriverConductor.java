@@ -1,6 +1,5 @@
 package io.rnic.datapath.driver;
 
-import io.rnic.cnc.AsyncEventRing;
 import io.rnic.cnc.CmIdCodec;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.ControlProtocol;
@@ -19,6 +18,7 @@ import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.EngineSharedReceiveQueue;
 import io.rnic.verbs.Errno;
+import io.rnic.verbs.EventRing;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
@@ -61,7 +61,8 @@ import java.util.function.Consumer;
  * used when the client goes. A connection that closes is a client that died: it is reclaimed at once.
  * <p>
  * The device's asynchronous events (an SRQ's limit, a QP's last WQE) are routed here to the client that owns the
- * object, into that client's {@link AsyncEventRing} and named by its own handles; what finds no room is counted.
+ * object, into that client's {@link EventRing} and named by its own handles; what finds no room is counted. Its CM
+ * ids' changes go into the same ring ({@link DriverCm#pushEvents}).
  */
 final class DriverConductor implements Agent, FdSocketServer.Handler
 {
@@ -149,6 +150,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         work += sendLateAnswers();
         work += routeAsyncEvents();
         work += cm.routeRequests();
+        work += cm.pushEvents();
         if (nowNs >= nextLivenessCheckNs)
         {
             nextLivenessCheckNs = nowNs + LIVENESS_CHECK_NS;
@@ -600,7 +602,7 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
             case ControlProtocol.OPEN_ASYNC_EVENTS -> openAsyncEvents(session, buffer, offset, args, correlationId);
             case ControlProtocol.CM_LISTEN, ControlProtocol.CM_STOP_LISTEN, ControlProtocol.CM_CONNECT,
                 ControlProtocol.CM_ACCEPT, ControlProtocol.CM_REJECT, ControlProtocol.CM_DISCONNECT,
-                ControlProtocol.CM_RELEASE, ControlProtocol.CM_POLL ->
+                ControlProtocol.CM_RELEASE ->
                 connectionManager(type, session, buffer, offset, args, correlationId);
             default ->
             {
@@ -665,18 +667,12 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
                 cm.disconnect(cmId(session, (int)values[0]));
                 result(session.clientId, correlationId, 0);
             }
-            case ControlProtocol.CM_RELEASE ->
+            default ->
             {
                 expectArgs(type, args, 1);
                 cmId(session, (int)values[0]);
                 cm.release(session, (int)values[0]);
                 result(session.clientId, correlationId, 0);
-            }
-            default ->
-            {
-                expectArgs(type, args, 0);
-                final int count = cm.poll(session);
-                resultValues(session.clientId, correlationId, cm.values(), count);
             }
         }
     }
@@ -943,10 +939,10 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
         {
             throw new IllegalArgumentException("this client's event ring is open already");
         }
-        checkFileLength(fileLength, AsyncEventRing.fileLength(), "an event ring");
+        checkFileLength(fileLength, EventRing.fileLength(), "an event ring");
         final SharedMemory memory = mapReceived(session, token, fileLength);
         session.eventsMemory = memory;
-        session.events = AsyncEventRing.format(new UnsafeBuffer(memory.segment().address(), (int)fileLength));
+        session.events = EventRing.format(new UnsafeBuffer(memory.segment().address(), (int)fileLength));
         result(session.clientId, correlationId, session.events.capacity());
     }
 
@@ -973,7 +969,8 @@ final class DriverConductor implements Agent, FdSocketServer.Handler
                 owner = qpOwners.get(event.qpNum);
                 srqHandle = 0;
             }
-            if (owner != null && (owner.events == null || !owner.events.offer(event.eventType, event.qpNum, srqHandle)))
+            if (owner != null &&
+                (owner.events == null || !owner.events.offerAsyncEvent(event.eventType, event.qpNum, srqHandle)))
             {
                 counters.asyncEventsDropped.increment();
             }

@@ -1,7 +1,6 @@
 package io.rnic.datapath.driver;
 
 import io.rnic.client.DriverContext;
-import io.rnic.cnc.AsyncEventRing;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.QpAttributesCodec;
@@ -10,6 +9,7 @@ import io.rnic.datapath.endpoint.EndpointPairScenario;
 import io.rnic.shm.SharedMemory;
 import io.rnic.testing.OpenDescriptors;
 import io.rnic.verbs.AccessFlags;
+import io.rnic.verbs.EventRing;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
@@ -496,7 +496,7 @@ class DriverCommandFuzzTest
             final SharedMemory qp = memory(QpQueuesLayout.fileLength(QP_WR, QP_SGE, QP_WR, QP_SGE));
             final SharedMemory mr = memory(MEMORY_BYTES);
             final SharedMemory srq = memory(QpQueuesLayout.srqFileLength(SRQ_WR, QP_SGE));
-            final SharedMemory events = memory(AsyncEventRing.fileLength());
+            final SharedMemory events = memory(EventRing.fileLength());
             // bad memory of a CQ's length: create_cq, which names no handle, reaches the memory checks often
             final long cqBytes = cq.lengthBytes();
             final SharedMemory tooShort = memory(4096);
