@@ -289,10 +289,10 @@ public final class CmAgent implements Agent, CmService
         run(nowNs -> cm.disconnect(c, nowNs));
     }
 
-    /** {@link ConnectionManager#release}. */
+    /** {@link ConnectionManager#releaseAndDestroyQp}: the QP destroyed now, its QPN held through the timewait. */
     public void release(final CmConnection c)
     {
-        run(nowNs -> cm.release(c, nowNs));
+        run(nowNs -> cm.releaseAndDestroyQp(c, nowNs));
     }
 
     /** One of the manager's counters: they live in the counters manager, readable from any thread. */

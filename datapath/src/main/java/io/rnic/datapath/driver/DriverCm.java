@@ -34,12 +34,11 @@ import java.util.function.IntSupplier;
  * Conductor thread only, but for the agent's duty cycle. The QPs stay the clients': a connection a client releases,
  * or whose QP it destroys, or that a dead client held, is detached from its QP ({@link ConnectionManager#detach}).
  * <p>
- * <b>Timewait through a driver.</b> Embedded, a released connection's QP lives through the timewait in the error
- * state and is destroyed after it. Here the client destroys its QP when it likes, at once as librdmacm's
- * {@code rdma_destroy_qp} does, so a stray packet of the old connection finds no QP (dropped as for an unknown QPN)
- * rather than one in the error state; the connection itself stays in the manager's timewait (a duplicate DREQ is
- * answered, a REQ from the peer's old QP rejected as stale), and the manager holds the QPN in the engine's table
- * until the timewait ends, so that no QP of any client is numbered like it before then.
+ * <b>Timewait.</b> A released connection's QP is destroyed at once, as librdmacm's {@code rdma_destroy_qp} does and
+ * as an embedded release does too ({@code ConnectionManager.releaseAndDestroyQp}): here the client destroys its QP
+ * itself. The connection stays in the manager's timewait (a duplicate DREQ is answered, a REQ from the peer's old QP
+ * rejected as stale), and the manager holds the QPN in the engine's table until the timewait ends, so that no QP of
+ * any client is numbered like it before then.
  */
 final class DriverCm implements AutoCloseable
 {
