@@ -60,16 +60,16 @@ public final class EventRing
     /** A CM id (handle) of the consumer's in a new state; payload the id's fields, the whole id. */
     public static final int KIND_CM_UPDATE = 3;
 
-    static final int MAGIC_OFFSET = 0;
-    static final int CAPACITY_OFFSET = 4;
-    static final int SLOT_LENGTH_OFFSET = 8;
-    static final int WAKE_ARMED_OFFSET = BitUtil.CACHE_LINE_LENGTH;
-    static final int WAKEUPS_OFFSET = WAKE_ARMED_OFFSET + 4;
-    static final int DROPPED_OFFSET = WAKE_ARMED_OFFSET + 8;
-    static final int CONSUMER_POSITION_OFFSET = 2 * BitUtil.CACHE_LINE_LENGTH;
+    public static final int MAGIC_OFFSET = 0;
+    public static final int CAPACITY_OFFSET = 4;
+    public static final int SLOT_LENGTH_OFFSET = 8;
+    public static final int WAKE_ARMED_OFFSET = BitUtil.CACHE_LINE_LENGTH;
+    public static final int WAKEUPS_OFFSET = WAKE_ARMED_OFFSET + 4;
+    public static final int DROPPED_OFFSET = WAKE_ARMED_OFFSET + 8;
+    public static final int CONSUMER_POSITION_OFFSET = 2 * BitUtil.CACHE_LINE_LENGTH;
     public static final int HEADER_LENGTH = 3 * BitUtil.CACHE_LINE_LENGTH;
 
-    static final int SEQUENCE_OFFSET = 0;
+    public static final int SEQUENCE_OFFSET = 0;
     public static final int KIND_OFFSET = 8;
     public static final int HANDLE_OFFSET = 12;
     /** Where a record's payload starts in its slot; the kinds' fields are at offsets from here. */
