@@ -49,9 +49,9 @@ final class ClientEvents implements AutoCloseable
     }
 
     /** The futex word's value: read it before {@link #drain}, then {@link #await} it if what was awaited is not there. */
-    int wakeups()
+    synchronized int wakeups()
     {
-        return ring.wakeups();
+        return closed ? 0 : ring.wakeups(); // closed: its memory is unmapped, and the caller finds the context closed
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.rnic.verbs;
 
+import io.rnic.testing.FutexSleepers;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class EventRingTest
 {
     private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final String SLEEPER = "ev-ring-sleeper";
 
     private final UnsafeBuffer memory = new UnsafeBuffer(
         BufferUtil.allocateDirectAligned((int)EventRing.fileLength(), 4096));
@@ -53,28 +55,35 @@ class EventRingTest
     @Test
     void shouldWakeAConsumerAsleepOnTheFutexWhenARecordIsPublished() throws Exception
     {
-        final CompletableFuture<Integer> woken = CompletableFuture.supplyAsync(() ->
-        {
-            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-            int slot;
-            while ((slot = consumer.peek()) < 0 && System.nanoTime() < deadlineNs)
-            {
-                final int seen = consumer.wakeups();
-                consumer.await(seen, deadlineNs - System.nanoTime());
-            }
-            return slot < 0 ? -1 : consumer.handle(slot);
-        });
+        final CompletableFuture<Integer> woken = new CompletableFuture<>();
+        final Thread sleeper = new Thread(() -> woken.complete(awaitRecord()), SLEEPER);
+        sleeper.start();
         final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-        while (memory.getIntVolatile(EventRing.WAKE_ARMED_OFFSET) == 0) // the consumer is about to sleep, or sleeps
+        while (!FutexSleepers.isAsleep(SLEEPER)) // in the kernel: only a wake-up gets it out before its timeout
         {
-            assertTrue(System.nanoTime() < deadlineNs, "the consumer never armed the ring");
+            assertTrue(System.nanoTime() < deadlineNs, "the consumer never slept on the ring");
             LockSupport.parkNanos(100_000);
         }
         final int wakeupsBefore = memory.getIntVolatile(EventRing.WAKEUPS_OFFSET);
+        assertEquals(1, memory.getIntVolatile(EventRing.WAKE_ARMED_OFFSET), "a sleeping consumer armed the ring");
         assertTrue(producer.offerAsyncEvent(AsyncEvent.QP_LAST_WQE_REACHED, 0x11, 9));
         assertEquals(9, woken.get(10, TimeUnit.SECONDS), "the consumer took the record it was woken for");
         assertEquals(wakeupsBefore + 1, memory.getIntVolatile(EventRing.WAKEUPS_OFFSET), "one wake-up");
         assertEquals(0, memory.getIntVolatile(EventRing.WAKE_ARMED_OFFSET), "the producer disarmed the ring");
+        sleeper.join();
+    }
+
+    /** Waits far longer than the test does: only a wake-up ends its sleep in time. */
+    private int awaitRecord()
+    {
+        final long deadlineNs = System.nanoTime() + 6 * TIMEOUT_NS;
+        int slot;
+        while ((slot = consumer.peek()) < 0 && System.nanoTime() < deadlineNs)
+        {
+            final int seen = consumer.wakeups();
+            consumer.await(seen, deadlineNs - System.nanoTime());
+        }
+        return slot < 0 ? -1 : consumer.handle(slot);
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.rnic.datapath.cm.RdmaCm;
 import io.rnic.datapath.cm.RdmaCmException;
 import io.rnic.datapath.cm.RdmaConnection;
 import io.rnic.shm.SharedMemory;
+import io.rnic.testing.FutexSleepers;
 import io.rnic.verbs.EventRing;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
@@ -46,6 +47,7 @@ class DriverCmEventsTest
 {
     private static final int PORT = 7491;
     private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final String WAITER = "ev-cm-waiter";
     private static final byte[] HELLO = "hello through the ring".getBytes(StandardCharsets.US_ASCII);
 
     private DriverFixture fixture;
@@ -73,8 +75,11 @@ class DriverCmEventsTest
         {
             final ClientConnectionManager cm = client.openConnectionManager();
             cm.listen(PORT);
-            final CompletableFuture<CmId> request = CompletableFuture.supplyAsync(
-                () -> cm.awaitConnectRequest(TIMEOUT_NS), threads);
+            final CompletableFuture<CmId> request = new CompletableFuture<>();
+            final Thread waiter = new Thread(() -> request.complete(cm.awaitConnectRequest(6 * TIMEOUT_NS)), WAITER);
+            waiter.setDaemon(true);
+            waiter.start(); // it waits far longer than the test does: only the driver's wake-up ends its sleep in time
+            awaitCondition(() -> FutexSleepers.isAsleep(WAITER), "client asleep on its event ring");
             final CompletableFuture<RdmaConnection> connecting = connectFromPeer(peerCm);
 
             final CmId received = request.get(10, TimeUnit.SECONDS);
@@ -87,7 +92,36 @@ class DriverCmEventsTest
             assertRejected(connecting);
             cm.release(received);
             cm.close();
+            waiter.join();
         }
+    }
+
+    /** A client asleep waiting for a request whose context closes wakes and says so (its ring is unmapped then). */
+    @Test
+    void shouldWakeAWaitingClientWhenItsContextCloses() throws Exception
+    {
+        final DriverContext client = DriverContext.open(fixture.directory);
+        final ClientConnectionManager cm = client.openConnectionManager();
+        cm.listen(PORT);
+        final CompletableFuture<Throwable> ended = new CompletableFuture<>();
+        final Thread waiter = new Thread(() ->
+        {
+            try
+            {
+                ended.complete(new AssertionError("returned " + cm.awaitConnectRequest(6 * TIMEOUT_NS)));
+            }
+            catch (final RuntimeException ex)
+            {
+                ended.complete(ex);
+            }
+        }, WAITER);
+        waiter.setDaemon(true);
+        waiter.start();
+        awaitCondition(() -> FutexSleepers.isAsleep(WAITER), "client asleep on its event ring");
+        client.close();
+        final Throwable end = ended.get(10, TimeUnit.SECONDS);
+        assertInstanceOf(IllegalStateException.class, end);
+        assertEquals("the context of this connection manager is closed", end.getMessage());
     }
 
     /**
