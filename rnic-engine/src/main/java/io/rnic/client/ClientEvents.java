@@ -12,7 +12,7 @@ import java.util.function.IntFunction;
 /**
  * A driver's client's end of its {@link EventRing}, in a file the client made and the driver formatted
  * ({@code OPEN_ASYNC_EVENTS}): the one consumer of the ring. It hands each CM record to the connection manager whose
- * id it names (a new request to the one that listens on its port) and keeps the asynchronous events for
+ * id it names (a new request to the first one open) and keeps the asynchronous events for
  * {@link #pollAsyncEvent}, so that a thread waiting for a connection and one polling for events never take each
  * other's records. Thread-safe: one drains at a time; waiting ({@link #await}) holds no lock.
  */
@@ -23,7 +23,7 @@ final class ClientEvents implements AutoCloseable
 
     private final SharedMemory memory;
     private final EventRing ring;
-    /** The pending events: type, QP number, SRQ handle each, from {@link #pendingHead}, {@link #pendingCount} of them. */
+    /** The pending events, from {@link #pendingHead}, {@link #pendingCount} of them: type, QP number, SRQ handle. */
     private final int[] pending = new int[3 * PENDING_CAPACITY];
     private int pendingHead;
     private int pendingCount;
@@ -48,7 +48,7 @@ final class ClientEvents implements AutoCloseable
         managers.remove(manager);
     }
 
-    /** The futex word's value: read it before {@link #drain}, then {@link #await} it if what was awaited is not there. */
+    /** The futex word's value: read it before {@link #drain}, then {@link #await} it if what is awaited is missing. */
     synchronized int wakeups()
     {
         return closed ? 0 : ring.wakeups(); // closed: its memory is unmapped, and the caller finds the context closed

@@ -123,7 +123,8 @@ class EventRingTest
     @Test
     void shouldRefuseToAttachMemoryItsProducerDidNotFormat()
     {
-        final UnsafeBuffer blank = new UnsafeBuffer(BufferUtil.allocateDirectAligned((int)EventRing.fileLength(), 4096));
+        final UnsafeBuffer blank =
+            new UnsafeBuffer(BufferUtil.allocateDirectAligned((int)EventRing.fileLength(), 4096));
         assertTrue(assertThrows(VerbsException.class, () -> EventRing.attach(blank)).getMessage()
             .startsWith("not an event ring"));
     }
