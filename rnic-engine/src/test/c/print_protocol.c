@@ -58,7 +58,7 @@ int main(void)
         printf("rnic_cq_required_bytes(%d) %lld\n", cqEntries[e], (long long)rnic_cq_required_bytes(cqEntries[e]));
         printf("rnic_cq_file_length(%d) %lld\n", cqEntries[e], (long long)rnic_cq_file_length(cqEntries[e]));
     }
-    printf("rnic_ae_file_length() %lld\n", (long long)rnic_ae_file_length());
+    printf("rnic_ev_file_length() %lld\n", (long long)rnic_ev_file_length());
     for (int type = -1; type <= 130; type++)
     {
         printf("rnic_command_length(%d) %d\n", type, rnic_command_length(type));

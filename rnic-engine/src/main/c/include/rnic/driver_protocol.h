@@ -313,7 +313,7 @@ _Static_assert(sizeof(struct rnic_error_record) == RNIC_ERRLOG_ENCODED_ERROR_OFF
 #define RNIC_CTL_CM_REJECT 18        /* struct rnic_cm_reject -> OPERATION_SUCCEEDED */
 #define RNIC_CTL_CM_DISCONNECT 19    /* struct rnic_handle -> OPERATION_SUCCEEDED */
 #define RNIC_CTL_CM_RELEASE 20       /* struct rnic_handle -> OPERATION_SUCCEEDED */
-#define RNIC_CTL_CM_POLL 21          /* struct rnic_msg_header -> CM_ID_CHANGE */
+/* 21 was CM_POLL (version 3): CM id changes are pushed into the event ring */
 #define RNIC_CTL_ALLOC_MW 22         /* struct rnic_alloc_mw -> MW_ALLOCATED */
 #define RNIC_CTL_DEALLOC_MW 23       /* struct rnic_handle -> OPERATION_SUCCEEDED */
 #define RNIC_CTL_CREATE_SRQ 24       /* struct rnic_create_srq -> SRQ_CREATED */
@@ -336,7 +336,7 @@ _Static_assert(sizeof(struct rnic_error_record) == RNIC_ERRLOG_ENCODED_ERROR_OFF
 #define RNIC_CTL_SRQ_CREATED 111         /* struct rnic_srq_created */
 #define RNIC_CTL_SRQ_ATTRIBUTES 112      /* struct rnic_srq_attributes */
 #define RNIC_CTL_ASYNC_EVENTS_OPENED 113 /* struct rnic_async_events_opened */
-#define RNIC_CTL_CM_ID_CHANGE 114        /* struct rnic_cm_id_change */
+/* 114 was CM_ID_CHANGE, CM_POLL's answer */
 
 /* limits of the commands' fields, written once (the driver refuses a field out of them) */
 #define RNIC_CTL_MAX_RESOLVE_MS 10000
@@ -354,12 +354,8 @@ _Static_assert(sizeof(struct rnic_error_record) == RNIC_ERRLOG_ENCODED_ERROR_OFF
 #define RNIC_CTL_ERROR_NOT_ATTACHED 107
 #define RNIC_CTL_ERROR_PROTOCOL_VERSION 71
 
-/* CM_ID_CHANGE's kinds */
-#define RNIC_CMID_KIND_NONE 0
-#define RNIC_CMID_KIND_REQUEST 1
-#define RNIC_CMID_KIND_UPDATE 2
 
-/** The first 16 bytes of every command and every answer; alone, the whole of KEEPALIVE, DETACH, ALLOC_PD, CM_POLL. */
+/** The first 16 bytes of every command and every answer; alone, the whole of KEEPALIVE, DETACH, ALLOC_PD. */
 #define RNIC_MSG_CLIENT_ID_OFFSET 0
 #define RNIC_MSG_CORRELATION_ID_OFFSET 8
 #define RNIC_MSG_LENGTH 16
@@ -1045,74 +1041,13 @@ struct rnic_async_events_opened
 _Static_assert(offsetof(struct rnic_async_events_opened, capacity) == RNIC_ASYNC_EVENTS_OPENED_CAPACITY_OFFSET, "");
 _Static_assert(sizeof(struct rnic_async_events_opened) == RNIC_ASYNC_EVENTS_OPENED_LENGTH, "");
 
-/*
- * CM_ID_CHANGE: CM_POLL's answer, the next change among the client's CM ids, whole (not a delta).
- */
-#define RNIC_CM_ID_CHANGE_KIND_OFFSET 16
-#define RNIC_CM_ID_CHANGE_CM_ID_HANDLE_OFFSET 20
-#define RNIC_CM_ID_CHANGE_CM_STATE_OFFSET 24
-#define RNIC_CM_ID_CHANGE_REJECT_REASON_OFFSET 28
-#define RNIC_CM_ID_CHANGE_REMOTE_QP_NUM_OFFSET 32
-#define RNIC_CM_ID_CHANGE_REMOTE_PSN_OFFSET 36
-#define RNIC_CM_ID_CHANGE_LOCAL_PSN_OFFSET 40
-#define RNIC_CM_ID_CHANGE_PATH_MTU_OFFSET 44
-#define RNIC_CM_ID_CHANGE_RESPONDER_RESOURCES_OFFSET 48
-#define RNIC_CM_ID_CHANGE_INITIATOR_DEPTH_OFFSET 52
-#define RNIC_CM_ID_CHANGE_PEER_GID_HIGH_OFFSET 56
-#define RNIC_CM_ID_CHANGE_PEER_GID_LOW_OFFSET 64
-#define RNIC_CM_ID_CHANGE_SERVICE_PORT_OFFSET 72
-#define RNIC_CM_ID_CHANGE_PEER_PORT_OFFSET 76
-#define RNIC_CM_ID_CHANGE_PRIVATE_DATA_LENGTH_OFFSET 80
-#define RNIC_CM_ID_CHANGE_PRIVATE_DATA_OFFSET 84
-#define RNIC_CM_ID_CHANGE_MAX_PRIVATE_DATA_LENGTH 196
-#define RNIC_CM_ID_CHANGE_LENGTH 280
-
-struct rnic_cm_id_change
-{
-    struct rnic_msg_header header;
-    int32_t kind;
-    int32_t cm_id_handle;
-    int32_t cm_state;
-    int32_t reject_reason;
-    uint32_t remote_qp_num;
-    uint32_t remote_psn;
-    uint32_t local_psn;
-    int32_t path_mtu;
-    int32_t responder_resources;
-    int32_t initiator_depth;
-    int64_t peer_gid_high;
-    int64_t peer_gid_low;
-    int32_t service_port;
-    int32_t peer_port;
-    int32_t private_data_length;
-    uint8_t private_data[RNIC_CM_ID_CHANGE_MAX_PRIVATE_DATA_LENGTH];
-};
-
-_Static_assert(offsetof(struct rnic_cm_id_change, kind) == RNIC_CM_ID_CHANGE_KIND_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, cm_id_handle) == RNIC_CM_ID_CHANGE_CM_ID_HANDLE_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, cm_state) == RNIC_CM_ID_CHANGE_CM_STATE_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, reject_reason) == RNIC_CM_ID_CHANGE_REJECT_REASON_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, remote_qp_num) == RNIC_CM_ID_CHANGE_REMOTE_QP_NUM_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, remote_psn) == RNIC_CM_ID_CHANGE_REMOTE_PSN_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, local_psn) == RNIC_CM_ID_CHANGE_LOCAL_PSN_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, path_mtu) == RNIC_CM_ID_CHANGE_PATH_MTU_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, responder_resources) == RNIC_CM_ID_CHANGE_RESPONDER_RESOURCES_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, initiator_depth) == RNIC_CM_ID_CHANGE_INITIATOR_DEPTH_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, peer_gid_high) == RNIC_CM_ID_CHANGE_PEER_GID_HIGH_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, peer_gid_low) == RNIC_CM_ID_CHANGE_PEER_GID_LOW_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, service_port) == RNIC_CM_ID_CHANGE_SERVICE_PORT_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, peer_port) == RNIC_CM_ID_CHANGE_PEER_PORT_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, private_data_length) == RNIC_CM_ID_CHANGE_PRIVATE_DATA_LENGTH_OFFSET, "");
-_Static_assert(offsetof(struct rnic_cm_id_change, private_data) == RNIC_CM_ID_CHANGE_PRIVATE_DATA_OFFSET, "");
-_Static_assert(sizeof(struct rnic_cm_id_change) == RNIC_CM_ID_CHANGE_LENGTH, "");
-
 /** The length of every command of `type` (ERROR: its shortest), or -1 for a type the driver does not know. */
 static inline int32_t rnic_command_length(int32_t type)
 {
     switch (type)
     {
         case RNIC_CTL_ATTACH: return RNIC_ATTACH_LENGTH;
-        case RNIC_CTL_KEEPALIVE: case RNIC_CTL_DETACH: case RNIC_CTL_ALLOC_PD: case RNIC_CTL_CM_POLL:
+        case RNIC_CTL_KEEPALIVE: case RNIC_CTL_DETACH: case RNIC_CTL_ALLOC_PD:
             return RNIC_MSG_LENGTH;
         case RNIC_CTL_DEALLOC_PD: case RNIC_CTL_DEREG_MR: case RNIC_CTL_DESTROY_CQ: case RNIC_CTL_DESTROY_QP:
         case RNIC_CTL_CM_DISCONNECT: case RNIC_CTL_CM_RELEASE: case RNIC_CTL_DEALLOC_MW: case RNIC_CTL_QUERY_SRQ:
@@ -1153,10 +1088,56 @@ static inline int32_t rnic_answer_length(int32_t type)
         case RNIC_CTL_SRQ_CREATED: return RNIC_SRQ_CREATED_LENGTH;
         case RNIC_CTL_SRQ_ATTRIBUTES: return RNIC_SRQ_ATTRIBUTES_LENGTH;
         case RNIC_CTL_ASYNC_EVENTS_OPENED: return RNIC_ASYNC_EVENTS_OPENED_LENGTH;
-        case RNIC_CTL_CM_ID_CHANGE: return RNIC_CM_ID_CHANGE_LENGTH;
         default: return -1;
     }
 }
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * A CM id in an event record's payload (io.rnic.cnc.CmIdCodec)
+ * ------------------------------------------------------------------------------------------------------------- */
+
+#define RNIC_CMID_STATE_OFFSET 0                  /* RNIC_CM_STATE_* */
+#define RNIC_CMID_REJECT_REASON_OFFSET 4
+#define RNIC_CMID_REMOTE_QPN_OFFSET 8
+#define RNIC_CMID_REMOTE_PSN_OFFSET 12
+#define RNIC_CMID_LOCAL_PSN_OFFSET 16
+#define RNIC_CMID_PATH_MTU_BYTES_OFFSET 20        /* 256..4096: bytes, not an ordinal */
+#define RNIC_CMID_RESPONDER_RESOURCES_OFFSET 24
+#define RNIC_CMID_INITIATOR_DEPTH_OFFSET 28
+#define RNIC_CMID_PEER_GID_HIGH_OFFSET 32         /* GID bytes 0..7 as a big-endian number */
+#define RNIC_CMID_PEER_GID_LOW_OFFSET 40          /* GID bytes 8..15 */
+#define RNIC_CMID_SERVICE_PORT_OFFSET 48
+#define RNIC_CMID_PEER_PORT_OFFSET 52
+#define RNIC_CMID_PRIVATE_DATA_LENGTH_OFFSET 56
+#define RNIC_CMID_PRIVATE_DATA_OFFSET 64
+#define RNIC_CMID_MAX_PRIVATE_DATA_LENGTH 196
+#define RNIC_CMID_RECORD_LENGTH (RNIC_CMID_PRIVATE_DATA_OFFSET + RNIC_CMID_MAX_PRIVATE_DATA_LENGTH)
+
+struct rnic_cmid_record
+{
+    int32_t state;                /* RNIC_CM_STATE_* */
+    int32_t reject_reason;        /* the REJ's reason once RNIC_CM_STATE_REJECTED */
+    uint32_t remote_qpn;
+    uint32_t remote_psn;
+    uint32_t local_psn;
+    int32_t path_mtu_bytes;
+    int32_t responder_resources;
+    int32_t initiator_depth;
+    int64_t peer_gid_high;
+    int64_t peer_gid_low;
+    int32_t service_port;
+    int32_t peer_port;
+    int32_t private_data_length;  /* 0..RNIC_CMID_MAX_PRIVATE_DATA_LENGTH */
+    int32_t reserved;
+    uint8_t private_data[RNIC_CMID_MAX_PRIVATE_DATA_LENGTH];
+};
+
+_Static_assert(offsetof(struct rnic_cmid_record, local_psn) == RNIC_CMID_LOCAL_PSN_OFFSET, "cmid local psn");
+_Static_assert(offsetof(struct rnic_cmid_record, peer_gid_high) == RNIC_CMID_PEER_GID_HIGH_OFFSET, "cmid gid");
+_Static_assert(offsetof(struct rnic_cmid_record, peer_port) == RNIC_CMID_PEER_PORT_OFFSET, "cmid peer port");
+_Static_assert(offsetof(struct rnic_cmid_record, private_data_length) == RNIC_CMID_PRIVATE_DATA_LENGTH_OFFSET,
+    "cmid private data length");
+_Static_assert(offsetof(struct rnic_cmid_record, private_data) == RNIC_CMID_PRIVATE_DATA_OFFSET, "cmid data");
 
 /* ---------------------------------------------------------------------------------------------------------------
  * The memfd socket (io.rnic.shm.FdSocket): AF_UNIX SOCK_SEQPACKET, messages of 16 bytes, at most one SCM_RIGHTS fd
@@ -1484,57 +1465,79 @@ static inline int64_t rnic_cq_file_length(int entries)
 }
 
 /* ---------------------------------------------------------------------------------------------------------------
- * A client's asynchronous event ring (io.rnic.cnc.AsyncEventRing): the driver produces, the client consumes
+ * A client's event ring (io.rnic.verbs.EventRing): the driver produces asynchronous events and CM id changes, the
+ * client consumes; the driver wakes a client asleep on the futex word. See docs/driver-protocol.md, "The event ring".
  * ------------------------------------------------------------------------------------------------------------- */
 
-#define RNIC_AE_MAGIC 0x45414E52 /* "RNAE" */
-#define RNIC_AE_CAPACITY 1024
-#define RNIC_AE_MAGIC_OFFSET 0
-#define RNIC_AE_CAPACITY_OFFSET 4
-#define RNIC_AE_PRODUCER_POSITION_OFFSET 64
-#define RNIC_AE_DROPPED_OFFSET 72
-#define RNIC_AE_CONSUMER_POSITION_OFFSET 128
-#define RNIC_AE_HEADER_LENGTH 192
-#define RNIC_AE_EVENT_TYPE_OFFSET 0
-#define RNIC_AE_QP_NUM_OFFSET 4
-#define RNIC_AE_SRQ_HANDLE_OFFSET 8
-#define RNIC_AE_RESERVED_OFFSET 12
-#define RNIC_AE_ENTRY_LENGTH 16
+#define RNIC_EV_MAGIC 0x56454E52 /* "RNEV" */
+#define RNIC_EV_CAPACITY 1024
+#define RNIC_EV_SLOT_LENGTH 320
+#define RNIC_EV_PAYLOAD_LENGTH 304
+#define RNIC_EV_KIND_ASYNC_EVENT 1   /* handle: the SRQ's (0 for a QP event); payload: event type, QP number */
+#define RNIC_EV_KIND_CM_REQUEST 2    /* handle: a new CM id, a REQ to one of the client's ports; payload: the id */
+#define RNIC_EV_KIND_CM_UPDATE 3     /* handle: a CM id of the client's, in a new state; payload: the id */
+#define RNIC_EV_MAGIC_OFFSET 0
+#define RNIC_EV_CAPACITY_OFFSET 4
+#define RNIC_EV_SLOT_LENGTH_OFFSET 8
+#define RNIC_EV_WAKE_ARMED_OFFSET 64
+#define RNIC_EV_WAKEUPS_OFFSET 68
+#define RNIC_EV_DROPPED_OFFSET 72
+#define RNIC_EV_CONSUMER_POSITION_OFFSET 128
+#define RNIC_EV_HEADER_LENGTH 192
+#define RNIC_EV_SEQUENCE_OFFSET 0
+#define RNIC_EV_KIND_OFFSET 8
+#define RNIC_EV_HANDLE_OFFSET 12
+#define RNIC_EV_PAYLOAD_OFFSET 16
+#define RNIC_EV_EVENT_TYPE_OFFSET 0  /* in an asynchronous event's payload: RNIC_EVENT_* */
+#define RNIC_EV_QP_NUM_OFFSET 4      /* in an asynchronous event's payload: the QP's number, 0 for an SRQ event */
 
-struct rnic_ae_header
+struct rnic_ev_header
 {
-    _Atomic int32_t magic;              /* RNIC_AE_MAGIC: the driver's last store of formatting (release) */
-    int32_t capacity;                   /* entries, a power of two */
-    uint8_t reserved0[56];
-    _Atomic int64_t producer_position;  /* events written: the driver's release store */
-    _Atomic int64_t dropped;            /* events dropped (ring full): the driver's release store */
+    _Atomic int32_t magic;              /* RNIC_EV_MAGIC: the driver's last store of formatting (release) */
+    int32_t capacity;                   /* slots, a power of two */
+    int32_t slot_length;                /* RNIC_EV_SLOT_LENGTH */
+    uint8_t reserved0[52];
+    _Atomic int32_t wake_armed;         /* 1: the client sleeps or is about to; the driver clears it (CAS) to wake */
+    _Atomic int32_t wakeups;            /* the futex word: the driver adds 1, then FUTEX_WAKE */
+    _Atomic int64_t dropped;            /* asynchronous events dropped (ring full): the driver's atomic add */
     uint8_t reserved1[48];
-    _Atomic int64_t consumer_position;  /* events taken: the client's release store */
+    _Atomic int64_t consumer_position;  /* records taken: the client's release store */
     uint8_t reserved2[56];
 };
 
-struct rnic_ae_entry
+struct rnic_ev_slot
 {
-    int32_t event_type;  /* RNIC_EVENT_* */
-    uint32_t qp_num;     /* a QP event's QP number, else 0 */
-    int32_t srq_handle;  /* an SRQ event's SRQ handle, else 0 */
-    int32_t reserved;
+    _Atomic int64_t sequence;  /* position + 1 once the record at position is written: the driver's last store */
+    int32_t kind;              /* RNIC_EV_KIND_* */
+    int32_t handle;
+    union
+    {
+        struct
+        {
+            int32_t event_type;  /* RNIC_EVENT_* */
+            uint32_t qp_num;
+        } async_event;
+        struct rnic_cmid_record cm_id;
+        uint8_t bytes[RNIC_EV_PAYLOAD_LENGTH];
+    } payload;
 };
 
-_Static_assert(offsetof(struct rnic_ae_header, capacity) == RNIC_AE_CAPACITY_OFFSET, "ae capacity");
-_Static_assert(offsetof(struct rnic_ae_header, producer_position) == RNIC_AE_PRODUCER_POSITION_OFFSET, "ae producer");
-_Static_assert(offsetof(struct rnic_ae_header, dropped) == RNIC_AE_DROPPED_OFFSET, "ae dropped");
-_Static_assert(offsetof(struct rnic_ae_header, consumer_position) == RNIC_AE_CONSUMER_POSITION_OFFSET, "ae consumer");
-_Static_assert(sizeof(struct rnic_ae_header) == RNIC_AE_HEADER_LENGTH, "ae header");
-_Static_assert(offsetof(struct rnic_ae_entry, qp_num) == RNIC_AE_QP_NUM_OFFSET, "ae qpn");
-_Static_assert(offsetof(struct rnic_ae_entry, srq_handle) == RNIC_AE_SRQ_HANDLE_OFFSET, "ae srq");
-_Static_assert(offsetof(struct rnic_ae_entry, reserved) == RNIC_AE_RESERVED_OFFSET, "ae reserved");
-_Static_assert(sizeof(struct rnic_ae_entry) == RNIC_AE_ENTRY_LENGTH, "ae entry");
+_Static_assert(offsetof(struct rnic_ev_header, slot_length) == RNIC_EV_SLOT_LENGTH_OFFSET, "ev slot length");
+_Static_assert(offsetof(struct rnic_ev_header, wake_armed) == RNIC_EV_WAKE_ARMED_OFFSET, "ev armed");
+_Static_assert(offsetof(struct rnic_ev_header, wakeups) == RNIC_EV_WAKEUPS_OFFSET, "ev wakeups");
+_Static_assert(offsetof(struct rnic_ev_header, dropped) == RNIC_EV_DROPPED_OFFSET, "ev dropped");
+_Static_assert(offsetof(struct rnic_ev_header, consumer_position) == RNIC_EV_CONSUMER_POSITION_OFFSET, "ev consumer");
+_Static_assert(sizeof(struct rnic_ev_header) == RNIC_EV_HEADER_LENGTH, "ev header");
+_Static_assert(offsetof(struct rnic_ev_slot, kind) == RNIC_EV_KIND_OFFSET, "ev kind");
+_Static_assert(offsetof(struct rnic_ev_slot, handle) == RNIC_EV_HANDLE_OFFSET, "ev handle");
+_Static_assert(offsetof(struct rnic_ev_slot, payload) == RNIC_EV_PAYLOAD_OFFSET, "ev payload");
+_Static_assert(sizeof(struct rnic_ev_slot) == RNIC_EV_SLOT_LENGTH, "ev slot");
+_Static_assert(RNIC_CMID_RECORD_LENGTH <= RNIC_EV_PAYLOAD_LENGTH, "a CM id fits a record");
 
 /** The exact length OPEN_ASYNC_EVENTS wants for the ring's file. */
-static inline int64_t rnic_ae_file_length(void)
+static inline int64_t rnic_ev_file_length(void)
 {
-    return rnic_align(RNIC_AE_HEADER_LENGTH + RNIC_AE_CAPACITY * RNIC_AE_ENTRY_LENGTH, RNIC_QPF_FILE_ALIGNMENT);
+    return rnic_align(RNIC_EV_HEADER_LENGTH + (int64_t)RNIC_EV_CAPACITY * RNIC_EV_SLOT_LENGTH, RNIC_QPF_FILE_ALIGNMENT);
 }
 
 /* ---------------------------------------------------------------------------------------------------------------
@@ -1555,7 +1558,7 @@ static inline int64_t rnic_ae_file_length(void)
 #define RNIC_QP_TYPE_UC 3
 #define RNIC_QP_TYPE_UD 4
 
-/* path MTUs in MODIFY_QP and CM_ID_CHANGE: enum ibv_mtu's values (io.rnic.verbs.PathMtu.value()); 0: none */
+/* path MTUs in MODIFY_QP: enum ibv_mtu's values (io.rnic.verbs.PathMtu.value()); 0: none */
 #define RNIC_PATH_MTU_256 1
 #define RNIC_PATH_MTU_512 2
 #define RNIC_PATH_MTU_1024 3

@@ -2,15 +2,15 @@ package io.rnic.client;
 
 import io.rnic.cm.CmId;
 import io.rnic.cm.CmState;
-import io.rnic.cnc.command.CmIdChangeFlyweight;
+import io.rnic.cnc.CmIdCodec;
 import io.rnic.device.QueuePair;
 import io.rnic.verbs.PathMtu;
+import org.agrona.DirectBuffer;
 
 /**
- * A CM id of a driver's client: the copy of the driver's connection the client last polled
- * ({@link CmIdChangeFlyweight}).
- * Written by the thread that polls, under {@link ClientConnectionManager}'s lock; read from any thread, the state last
- * (a volatile), so that what it shows was written before it.
+ * A CM id of a driver's client: the copy of the driver's connection the driver last pushed ({@link CmIdCodec}).
+ * Written by the thread that drains the client's event ring, under {@link ClientConnectionManager}'s lock; read from
+ * any thread, the state last (a volatile), so that what it shows was written before it.
  */
 final class ClientCmId implements CmId
 {
@@ -37,27 +37,27 @@ final class ClientCmId implements CmId
         this.state = state;
     }
 
-    /** Takes the driver's snapshot. */
-    void update(final CmIdChangeFlyweight change)
+    /** Takes the driver's snapshot of the id at {@code offset} of {@code buffer} (an event record's payload). */
+    void update(final DirectBuffer buffer, final int offset)
     {
-        final int stateOrdinal = change.cmState();
+        final int stateOrdinal = buffer.getInt(offset + CmIdCodec.STATE_OFFSET);
         if (stateOrdinal < 0 || stateOrdinal >= CmState.values().length)
         {
             throw new IllegalStateException("the driver sent CM state " + stateOrdinal + " (another rnic version?)");
         }
-        rejectReason = change.rejectReason();
-        remoteQpn = change.remoteQpNum();
-        remotePsn = change.remotePsn();
-        localPsn = change.localPsn();
-        final PathMtu mtu = PathMtu.ofValue(change.pathMtu());
+        rejectReason = buffer.getInt(offset + CmIdCodec.REJECT_REASON_OFFSET);
+        remoteQpn = buffer.getInt(offset + CmIdCodec.REMOTE_QPN_OFFSET);
+        remotePsn = buffer.getInt(offset + CmIdCodec.REMOTE_PSN_OFFSET);
+        localPsn = buffer.getInt(offset + CmIdCodec.LOCAL_PSN_OFFSET);
+        final PathMtu mtu = PathMtu.ofBytes(buffer.getInt(offset + CmIdCodec.PATH_MTU_BYTES_OFFSET));
         pathMtu = mtu != null ? mtu : pathMtu;
-        responderResources = change.responderResources();
-        initiatorDepth = change.initiatorDepth();
-        peerGidHigh = change.peerGidHigh();
-        peerGidLow = change.peerGidLow();
-        servicePort = change.servicePort();
-        peerPort = change.peerPort();
-        peerPrivateData = change.privateData();
+        responderResources = buffer.getInt(offset + CmIdCodec.RESPONDER_RESOURCES_OFFSET);
+        initiatorDepth = buffer.getInt(offset + CmIdCodec.INITIATOR_DEPTH_OFFSET);
+        peerGidHigh = buffer.getLong(offset + CmIdCodec.PEER_GID_HIGH_OFFSET);
+        peerGidLow = buffer.getLong(offset + CmIdCodec.PEER_GID_LOW_OFFSET);
+        servicePort = buffer.getInt(offset + CmIdCodec.SERVICE_PORT_OFFSET);
+        peerPort = buffer.getInt(offset + CmIdCodec.PEER_PORT_OFFSET);
+        peerPrivateData = CmIdCodec.privateData(buffer, offset);
         state = CmState.values()[stateOrdinal]; // last: it publishes the rest
     }
 

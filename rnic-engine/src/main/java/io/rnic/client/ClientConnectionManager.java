@@ -5,10 +5,11 @@ import io.rnic.cm.CmId;
 import io.rnic.cm.CmService;
 import io.rnic.cm.CmState;
 import io.rnic.cnc.CmIdCodec;
-import io.rnic.cnc.command.CmIdChangeFlyweight;
 import io.rnic.device.QueuePair;
 import io.rnic.status.CounterTypes;
+import io.rnic.verbs.EventRing;
 import io.rnic.verbs.VerbsException;
+import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.status.CountersReader;
 
@@ -22,40 +23,43 @@ import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
  * The RDMA CM through a driver: the driver runs the device's one connection manager for all its clients; this
  * forwards a client's calls to it ({@code CM_*} commands) and keeps a copy of each of its connections
- * ({@link ClientCmId}), refreshed by polling the driver while a caller waits ({@link #await}), as a librdmacm
- * application reads its event channel. The calls and their meaning are those of the embedded {@code CmAgent}, but
- * for one: a released connection's QP is destroyed at once, not after the connection's timewait (the driver leaves
- * the QP to its client, as {@code rdma_destroy_qp} does).
+ * ({@link ClientCmId}), which the driver refreshes by pushing each change into the client's event ring
+ * ({@link ClientEvents}); a caller that waits ({@link #await}) sleeps on the ring's futex until a push wakes it, as a
+ * librdmacm application blocks reading its event channel. The calls and their meaning are those of the embedded
+ * {@code CmAgent}.
  * <p>
  * Thread-safe: the calls hold this object's lock for as long as a command to the driver takes, never while waiting.
  */
 public final class ClientConnectionManager implements CmService
 {
-    /** How long a waiting caller sleeps between two polls of the driver: the CM's timers are milliseconds and more. */
-    static final long POLL_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long RESOLVE_TIMEOUT_MS = 10_000;
 
     private final DriverContext context;
     private final DriverConnection connection;
     private final DriverProxy driver;
+    private final ClientEvents events;
     private final Int2ObjectHashMap<ClientCmId> ids = new Int2ObjectHashMap<>();
     private final ArrayDeque<ClientCmId> requests = new ArrayDeque<>();
     private final Set<Integer> listening = new HashSet<>();
     private boolean closed;
     private volatile int typeOfService = -1;
 
-    ClientConnectionManager(final DriverContext context, final DriverConnection connection, final DriverProxy driver)
+    ClientConnectionManager(
+        final DriverContext context,
+        final DriverConnection connection,
+        final DriverProxy driver,
+        final ClientEvents events)
     {
         this.context = context;
         this.connection = connection;
         this.driver = driver;
+        this.events = events;
+        events.add(this);
     }
 
     /**
@@ -170,12 +174,24 @@ public final class ClientConnectionManager implements CmService
         }
     }
 
+    /**
+     * Takes what the driver pushed and looks at {@code condition}; sleeps on the event ring's futex until the driver
+     * pushes again, and looks again, until it holds or {@code timeoutNs} passed.
+     *
+     * @throws io.rnic.cnc.CncException when the driver is gone (its keepalive wakes the waiters to say so).
+     */
     public boolean await(final BooleanSupplier condition, final long timeoutNs)
     {
         final long deadlineNs = System.nanoTime() + timeoutNs;
         while (true)
         {
-            pollDriver();
+            final int seen = events.wakeups(); // before looking: a push after the look changes it, and wakes at once
+            synchronized (this)
+            {
+                checkOpen();
+            }
+            connection.checkAlive();
+            events.drain();
             if (condition.getAsBoolean())
             {
                 return true;
@@ -185,7 +201,7 @@ public final class ClientConnectionManager implements CmService
             {
                 return false;
             }
-            LockSupport.parkNanos(Math.min(leftNs, POLL_INTERVAL_NS));
+            events.await(seen, leftNs);
         }
     }
 
@@ -227,6 +243,7 @@ public final class ClientConnectionManager implements CmService
             return;
         }
         closed = true;
+        events.remove(this);
         try
         {
             if (context.isOpen())
@@ -249,32 +266,27 @@ public final class ClientConnectionManager implements CmService
         }
     }
 
-    /** Takes every change the driver has for this client's ids. */
-    private synchronized void pollDriver()
+    /**
+     * A CM record of the client's event ring ({@link ClientEvents#drain}): a new state of one of this manager's ids,
+     * or a new request to one of the client's ports (the first open manager takes it). Returns whether it took it.
+     */
+    synchronized boolean onCmEvent(final int kind, final int handle, final DirectBuffer buffer, final int offset)
     {
-        checkOpen();
-        while (true)
+        final ClientCmId id = ids.get(handle);
+        if (id != null)
         {
-            final CmIdChangeFlyweight change = driver.cmPoll();
-            final int kind = change.kind();
-            if (kind == CmIdCodec.KIND_NONE)
-            {
-                return;
-            }
-            final int handle = change.cmIdHandle();
-            ClientCmId id = ids.get(handle);
-            if (kind == CmIdCodec.KIND_REQUEST && id == null)
-            {
-                id = new ClientCmId(handle, null, CmState.REQ_RCVD);
-                ids.put(handle, id);
-                id.update(change);
-                requests.add(id);
-            }
-            else if (id != null)
-            {
-                id.update(change);
-            }
+            id.update(buffer, offset);
+            return true;
         }
+        if (kind == EventRing.KIND_CM_REQUEST && !closed)
+        {
+            final ClientCmId request = new ClientCmId(handle, null, CmState.REQ_RCVD);
+            request.update(buffer, offset);
+            ids.put(handle, request);
+            requests.add(request);
+            return true;
+        }
+        return false; // an id released since, or another manager's
     }
 
     private synchronized ClientCmId takeRequest()

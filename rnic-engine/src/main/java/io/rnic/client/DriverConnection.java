@@ -65,6 +65,8 @@ final class DriverConnection implements AutoCloseable
     private long nextCorrelationId = 1;
     private long nextFdToken = 1;
     private volatile String gone;
+    /** Run once by the keepalive thread when it finds the driver gone: wakes whoever sleeps waiting for it. */
+    private volatile Runnable onGone = () -> { };
     private volatile boolean closed;
     // the answer being waited for, written by the broadcast handler on the calling thread
     private long awaitedCorrelationId;
@@ -359,6 +361,16 @@ final class DriverConnection implements AutoCloseable
             checkHeartbeat();
             LockSupport.parkNanos(intervalNs);
         }
+        if (!closed)
+        {
+            onGone.run();
+        }
+    }
+
+    /** What to run when the driver is found gone (a CM waiter's wake-up): it then says so rather than time out. */
+    void onGone(final Runnable action)
+    {
+        this.onGone = action;
     }
 
     private void checkHeartbeat()

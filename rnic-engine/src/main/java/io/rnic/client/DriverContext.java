@@ -1,6 +1,5 @@
 package io.rnic.client;
 
-import io.rnic.cnc.AsyncEventRing;
 import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.DeviceInfo;
 import io.rnic.cnc.QpQueuesLayout;
@@ -17,6 +16,7 @@ import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.EngineSharedReceiveQueue;
 import io.rnic.verbs.Errno;
+import io.rnic.verbs.EventRing;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
@@ -70,8 +70,7 @@ public final class DriverContext implements RnicContext
     private final List<ClientQueuePair> qps = new ArrayList<>();
     /** By handle: an event names its SRQ by handle. */
     private final Int2ObjectHashMap<ClientSharedReceiveQueue> srqs = new Int2ObjectHashMap<>();
-    private final SharedMemory eventsMemory;
-    private final AsyncEventRing events;
+    private final ClientEvents events;
     private boolean closed;
 
     private DriverContext(final Path directory, final DriverConnection connection, final DriverProxy driver)
@@ -80,13 +79,14 @@ public final class DriverContext implements RnicContext
         this.connection = connection;
         this.driver = driver;
         this.port = portOf(DeviceInfo.read(connection.cnc().deviceInfoBuffer()));
-        final long fileLength = AsyncEventRing.fileLength();
-        this.eventsMemory = SharedMemory.create("rnic-events", fileLength, false);
+        final long fileLength = EventRing.fileLength();
+        final SharedMemory eventsMemory = SharedMemory.create("rnic-events", fileLength, false);
         try
         {
             final long token = connection.passFd(eventsMemory.fd(), ControlProtocol.OPEN_ASYNC_EVENTS);
             driver.openAsyncEvents(token, fileLength);
-            this.events = AsyncEventRing.attach(new UnsafeBuffer(eventsMemory.segment().address(), (int)fileLength));
+            this.events = new ClientEvents(eventsMemory);
+            connection.onGone(events::wakeConsumers);
         }
         catch (final RuntimeException ex)
         {
@@ -360,14 +360,7 @@ public final class DriverContext implements RnicContext
             return false;
         }
         connection.checkAlive();
-        if (!events.poll())
-        {
-            return false;
-        }
-        event.eventType = events.eventType();
-        event.qpNum = events.qpNum();
-        event.srq = events.srqHandle() == 0 ? null : srqs.get(events.srqHandle());
-        return true;
+        return events.pollAsyncEvent(event, srqs::get);
     }
 
     /** Events the driver could not give this client because its ring was full (it did not poll). */
@@ -465,7 +458,7 @@ public final class DriverContext implements RnicContext
     public ClientConnectionManager openConnectionManager()
     {
         connection.checkAlive();
-        return new ClientConnectionManager(this, connection, driver);
+        return new ClientConnectionManager(this, connection, driver, events);
     }
 
     public LocalPort port()
@@ -528,7 +521,8 @@ public final class DriverContext implements RnicContext
             {
                 memory.close();
             }
-            eventsMemory.close();
+            events.wakeConsumers(); // a CM waiter looks again, and finds the context closed
+            events.close();
             for (final SharedMemory memory : allocations)
             {
                 memory.close();

@@ -9,7 +9,6 @@ import io.rnic.cnc.command.AttachFlyweight;
 import io.rnic.cnc.command.AttachedFlyweight;
 import io.rnic.cnc.command.CmAcceptFlyweight;
 import io.rnic.cnc.command.CmConnectFlyweight;
-import io.rnic.cnc.command.CmIdChangeFlyweight;
 import io.rnic.cnc.command.CmPortFlyweight;
 import io.rnic.cnc.command.CmRejectFlyweight;
 import io.rnic.cnc.command.CorrelatedMessageFlyweight;
@@ -70,7 +69,6 @@ final class DriverProxy
     private final SrqCreatedFlyweight srqCreated = new SrqCreatedFlyweight();
     private final SrqAttributesFlyweight srqAttributes = new SrqAttributesFlyweight();
     private final AsyncEventsOpenedFlyweight asyncEventsOpened = new AsyncEventsOpenedFlyweight();
-    private final CmIdChangeFlyweight cmIdChange = new CmIdChangeFlyweight();
 
     DriverProxy(final DriverConnection connection)
     {
@@ -103,7 +101,6 @@ final class DriverProxy
         srqCreated.wrap(answer, 0);
         srqAttributes.wrap(answer, 0);
         asyncEventsOpened.wrap(answer, 0);
-        cmIdChange.wrap(answer, 0);
     }
 
     /** Attaches with this build's protocol version; the driver's answer names its own. */
@@ -292,12 +289,6 @@ final class DriverProxy
     synchronized void cmRelease(final int cmIdHandle)
     {
         onHandle(ControlProtocol.CM_RELEASE, cmIdHandle);
-    }
-
-    synchronized CmIdChangeFlyweight cmPoll()
-    {
-        connection.call(ControlProtocol.CM_POLL, CorrelatedMessageFlyweight.LENGTH, ControlProtocol.CM_ID_CHANGE);
-        return cmIdChange;
     }
 
     private void onHandle(final int type, final int objectHandle)

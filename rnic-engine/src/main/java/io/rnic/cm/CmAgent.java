@@ -47,6 +47,8 @@ public final class CmAgent implements Agent, CmService
     /** The threads parked in {@link #await}, each in a slot of its own; the duty cycle unparks them on a change. */
     private final AtomicReferenceArray<Thread> waiters = new AtomicReferenceArray<>(MAX_WAITERS);
     private volatile Thread owner;
+    /** Duty cycles that did something: a reader that saw it move looks at the connections again. */
+    private volatile long changes;
     private Runnable beforeClose = () -> { };
 
     /**
@@ -90,6 +92,7 @@ public final class CmAgent implements Agent, CmService
         }
         if (work > 0)
         {
+            changes = changes + 1; // one writer, the duty cycle; after the changes it announces
             signal();
         }
         return work;
@@ -201,6 +204,15 @@ public final class CmAgent implements Agent, CmService
         run(nowNs -> cm.detach(c, nowNs));
     }
 
+    /**
+     * How many duty cycles did something so far (any thread): what a cycle changed is visible to a reader that saw
+     * the count it left.
+     */
+    public long changes()
+    {
+        return changes;
+    }
+
     /** The next REQ handed over by the duty cycle, without waiting; null if none. */
     public CmConnection pollConnectRequest()
     {
@@ -277,10 +289,10 @@ public final class CmAgent implements Agent, CmService
         run(nowNs -> cm.disconnect(c, nowNs));
     }
 
-    /** {@link ConnectionManager#release}. */
+    /** {@link ConnectionManager#releaseAndDestroyQp}: the QP destroyed now, its QPN held through the timewait. */
     public void release(final CmConnection c)
     {
-        run(nowNs -> cm.release(c, nowNs));
+        run(nowNs -> cm.releaseAndDestroyQp(c, nowNs));
     }
 
     /** One of the manager's counters: they live in the counters manager, readable from any thread. */

@@ -58,7 +58,11 @@ public interface CmService extends AutoCloseable
     /** Sends a DREQ: closed when the DREP comes ({@link CmId#isClosed}). */
     void disconnect(CmId connection);
 
-    /** Hands the connection back: disconnected if it is not, its QP destroyed after the timewait. */
+    /**
+     * Ends the connection ({@code rdma_destroy_qp} then {@code rdma_destroy_id}): disconnected if it is not, its QP
+     * destroyed now, its QPN held by the manager through the connection's timewait. The same embedded and through a
+     * driver.
+     */
     void release(CmId connection);
 
     /**

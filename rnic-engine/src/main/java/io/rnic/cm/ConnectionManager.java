@@ -485,6 +485,23 @@ public final class ConnectionManager implements AutoCloseable
     }
 
     /**
+     * What an application's release does, embedded or through a driver ({@link CmService#release}: librdmacm's
+     * {@code rdma_destroy_qp} then {@code rdma_destroy_id}): the connection ends as {@link #release} ends it and its QP
+     * is destroyed now, as a driver's client destroys its own; the QPN stays held in the engine's table until the
+     * connection is forgotten at the end of its timewait, so that no new QP is numbered like it before then. A stray
+     * packet of the old connection finds no QP and is dropped. Idempotent.
+     */
+    public void releaseAndDestroyQp(final CmConnection c, final long nowNs)
+    {
+        release(c, nowNs);
+        if (!c.forgotten)
+        {
+            qps.holdQpn(c);
+        }
+        qps.destroy(c);
+    }
+
+    /**
      * The duty cycle: drains the GSI's completions, handles each MAD, retransmits what timed out, forgets the
      * connections whose timewait is over. Returns how many things it did.
      */

@@ -39,8 +39,8 @@ public final class CncFile implements AutoCloseable
     /**
      * 2: the send rings carry a memory window bind's fields (a client of version 1 would misread them). 3: errors
      * carry an errno before their message, and a client opens its asynchronous event ring at attach (SRQs). 4: typed
-     * commands and answers ({@code io.rnic.cnc.command}), ibverbs' values for QP types and path MTUs, and an attach
-     * that names its protocol version.
+     * commands and answers ({@code io.rnic.cnc.command}), ibverbs' values for QP types and path MTUs, an attach that
+     * names its protocol version, and an event ring that carries CM id changes too, pushed (no {@code CM_POLL}).
      */
     public static final int VERSION = 4;
 

@@ -6,7 +6,6 @@ import io.rnic.cnc.command.AttachFlyweight;
 import io.rnic.cnc.command.AttachedFlyweight;
 import io.rnic.cnc.command.CmAcceptFlyweight;
 import io.rnic.cnc.command.CmConnectFlyweight;
-import io.rnic.cnc.command.CmIdChangeFlyweight;
 import io.rnic.cnc.command.CmPortFlyweight;
 import io.rnic.cnc.command.CmRejectFlyweight;
 import io.rnic.cnc.command.CorrelatedMessageFlyweight;
@@ -28,6 +27,7 @@ import io.rnic.cnc.command.RegisterMrFlyweight;
 import io.rnic.cnc.command.ResolveMacFlyweight;
 import io.rnic.cnc.command.SrqAttributesFlyweight;
 import io.rnic.cnc.command.SrqCreatedFlyweight;
+import io.rnic.verbs.EventRing;
 
 /**
  * The messages between clients and the driver: every command and every answer is a fixed layout of named fields, one
@@ -100,8 +100,7 @@ public final class ControlProtocol
      * asks); the QP stays the client's.
      */
     public static final int CM_RELEASE = 20;
-    /** {@link CorrelatedMessageFlyweight} → {@link #CM_ID_CHANGE}: the next change of the client's CM ids. */
-    public static final int CM_POLL = 21;
+    // 21 was CM_POLL: the driver pushes a client's CM id changes into its event ring instead (OPEN_ASYNC_EVENTS)
     /** {@link AllocMwFlyweight} → {@link #MW_ALLOCATED}. */
     public static final int ALLOC_MW = 22;
     /** {@link HandleFlyweight}: the MW → {@link #OPERATION_SUCCEEDED}. */
@@ -118,9 +117,10 @@ public final class ControlProtocol
     /** {@link HandleFlyweight}: the SRQ → {@link #OPERATION_SUCCEEDED}; refused (EBUSY) while its QPs remain. */
     public static final int DESTROY_SRQ = 27;
     /**
-     * {@link OpenAsyncEventsFlyweight} → {@link #ASYNC_EVENTS_OPENED}. The driver formats an {@link AsyncEventRing} in
-     * the file and writes the client's asynchronous events into it, named by the client's own handles. Once per
-     * client; without it the client's events are counted as dropped.
+     * {@link OpenAsyncEventsFlyweight} → {@link #ASYNC_EVENTS_OPENED}. The driver formats an {@link EventRing} in the
+     * file ({@link EventRing#fileLength} bytes) and writes the client's asynchronous events and its CM ids' changes
+     * ({@link CmIdCodec}) into it, named by the client's own handles, waking the client on its futex word. Once per
+     * client, before its first CM command; without it the client's events are counted as dropped.
      */
     public static final int OPEN_ASYNC_EVENTS = 28;
 
@@ -154,8 +154,7 @@ public final class ControlProtocol
     public static final int SRQ_ATTRIBUTES = 112;
     /** {@link AsyncEventsOpenedFlyweight}. */
     public static final int ASYNC_EVENTS_OPENED = 113;
-    /** {@link CmIdChangeFlyweight}. */
-    public static final int CM_ID_CHANGE = 114;
+    // 114 was CM_ID_CHANGE, CM_POLL's answer
 
     // limits of the commands' fields, written once: the client checks them before sending, the driver on receipt
     /** The longest a driver waits for a neighbour on a client's behalf: the client waits this plus its timeout. */
@@ -195,7 +194,7 @@ public final class ControlProtocol
         return switch (type)
         {
             case ATTACH -> AttachFlyweight.LENGTH;
-            case KEEPALIVE, DETACH, ALLOC_PD, CM_POLL -> CorrelatedMessageFlyweight.LENGTH;
+            case KEEPALIVE, DETACH, ALLOC_PD -> CorrelatedMessageFlyweight.LENGTH;
             case DEALLOC_PD, DEREG_MR, DESTROY_CQ, DESTROY_QP, CM_DISCONNECT, CM_RELEASE, DEALLOC_MW, QUERY_SRQ,
                 DESTROY_SRQ -> HandleFlyweight.LENGTH;
             case REG_MR -> RegisterMrFlyweight.LENGTH;
@@ -233,7 +232,6 @@ public final class ControlProtocol
             case SRQ_CREATED -> SrqCreatedFlyweight.LENGTH;
             case SRQ_ATTRIBUTES -> SrqAttributesFlyweight.LENGTH;
             case ASYNC_EVENTS_OPENED -> AsyncEventsOpenedFlyweight.LENGTH;
-            case CM_ID_CHANGE -> CmIdChangeFlyweight.LENGTH;
             default -> -1;
         };
     }
@@ -262,7 +260,6 @@ public final class ControlProtocol
             case CM_REJECT -> "cm_reject";
             case CM_DISCONNECT -> "cm_disconnect";
             case CM_RELEASE -> "cm_release";
-            case CM_POLL -> "cm_poll";
             case ALLOC_MW -> "alloc_mw";
             case DEALLOC_MW -> "dealloc_mw";
             case CREATE_SRQ -> "create_srq";

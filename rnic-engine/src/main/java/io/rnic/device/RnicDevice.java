@@ -9,9 +9,9 @@ import io.rnic.transport.QpTable;
 import io.rnic.transport.RnicEngine;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.AsyncEvent;
-import io.rnic.verbs.AsyncEventQueue;
 import io.rnic.verbs.EngineSharedReceiveQueue;
 import io.rnic.verbs.Errno;
+import io.rnic.verbs.EventRing;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.MemoryWindow;
@@ -52,13 +52,13 @@ public final class RnicDevice
     private final RnicEngine[] engines;
     private final AtomicInteger nextHandle = new AtomicInteger(1);
     private final AtomicInteger nextShard = new AtomicInteger();
-    /** Made after {@link JvmFlags#check}: its Agrona ring fails without the flags, which the check names. */
-    private final AsyncEventQueue asyncEvents;
+    /** The engines raise asynchronous events here; the application polls them, the SRQ named by its handle. */
+    private final EventRing asyncEvents = EventRing.allocate();
+    private final Map<Integer, SharedReceiveQueue> srqs = new ConcurrentHashMap<>();
 
     public RnicDevice(final LocalPort port, final PacketSink sink, final NanoClock clock)
     {
         JvmFlags.check();
-        this.asyncEvents = new AsyncEventQueue();
         this.resources = new DeviceResources(DeviceLimits.forThisJvm());
         this.engines = new RnicEngine[]{ new RnicEngine(port, regions, sink, clock) };
     }
@@ -88,7 +88,6 @@ public final class RnicDevice
         final DeviceLimits limits)
     {
         JvmFlags.check(); // before the engines' first Agrona buffer, which fails without the flags
-        this.asyncEvents = new AsyncEventQueue();
         this.resources = new DeviceResources(limits);
         if (shards < 1 || shards > 64)
         {
@@ -251,8 +250,8 @@ public final class RnicDevice
         reserve(ResourceKind.SRQ, bytes);
         try
         {
-            return held(new EngineSharedReceiveQueue(nextHandle.getAndIncrement(), pd, attributes,
-                Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents), bytes);
+            return registered(held(new EngineSharedReceiveQueue(nextHandle.getAndIncrement(), pd, attributes,
+                Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents), bytes));
         }
         catch (final RuntimeException ex)
         {
@@ -274,8 +273,8 @@ public final class RnicDevice
         reserve(ResourceKind.SRQ, bytes);
         try
         {
-            return held(new EngineSharedReceiveQueue(nextHandle.getAndIncrement(), pd, clientRing, srqLimit,
-                Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents, malformed), bytes);
+            return registered(held(new EngineSharedReceiveQueue(nextHandle.getAndIncrement(), pd, clientRing, srqLimit,
+                Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents, malformed), bytes));
         }
         catch (final RuntimeException ex)
         {
@@ -292,7 +291,15 @@ public final class RnicDevice
     public void destroySrq(final SharedReceiveQueue srq)
     {
         engineSrq(srq).destroy();
+        srqs.remove(srq.handle());
         release(ResourceKind.SRQ, srq);
+    }
+
+    /** Known by its handle, which its asynchronous events name. */
+    private EngineSharedReceiveQueue registered(final EngineSharedReceiveQueue srq)
+    {
+        srqs.put(srq.handle(), srq);
+        return srq;
     }
 
     private void reserve(final ResourceKind kind, final long bytes)
@@ -332,11 +339,24 @@ public final class RnicDevice
      */
     public boolean pollAsyncEvent(final AsyncEvent event)
     {
-        return asyncEvents.poll(event);
+        synchronized (asyncEvents)
+        {
+            final int slot = asyncEvents.peek();
+            if (slot < 0)
+            {
+                return false;
+            }
+            event.eventType = asyncEvents.payloadInt(slot, EventRing.EVENT_TYPE_OFFSET);
+            event.qpNum = asyncEvents.payloadInt(slot, EventRing.QP_NUM_OFFSET);
+            final int srqHandle = asyncEvents.handle(slot);
+            event.srq = srqHandle == 0 ? null : srqs.get(srqHandle);
+            asyncEvents.take();
+            return true;
+        }
     }
 
-    /** The device's asynchronous event queue (the engines raise events on it). */
-    public AsyncEventQueue asyncEvents()
+    /** The device's asynchronous event ring (the engines raise events on it). */
+    public EventRing asyncEvents()
     {
         return asyncEvents;
     }

@@ -163,7 +163,7 @@ final class Completions
             // a QP of an SRQ in the error state tells the application, once, that it has completed the last WQE it
             // took (the IBTA's Last WQE Reached event, rxe's flush_recv_queue): from then on it may destroy the QP
             qp.lastWqeReachedRaised = true;
-            qp.srq.events().qpEvent(AsyncEvent.QP_LAST_WQE_REACHED, qp.qpn);
+            qp.srq.events().offerAsyncEvent(AsyncEvent.QP_LAST_WQE_REACHED, qp.qpn, 0);
         }
         if (flushed > 0)
         {

@@ -2,7 +2,7 @@ package io.rnic.verbs;
 
 /**
  * An asynchronous event ({@code struct ibv_async_event}): its type, with {@code enum ibv_event_type}'s values, and
- * the object it concerns, a QP (by number) or an SRQ. Filled by {@link AsyncEventQueue#poll}; mutable and reused.
+ * the object it concerns, a QP (by number) or an SRQ. Read from an {@link EventRing}; mutable and reused.
  */
 public final class AsyncEvent
 {

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>
  * A driver's client posts into a {@link WorkRequestRing} in memory it shares with the driver instead: the engine then
  * takes straight from that ring ({@link #EngineSharedReceiveQueue(int, ProtectionDomain, WorkRequestRing, int, int,
- * AsyncEventQueue, AtomicCounter)}), so that the SRQ's size, its count for the limit and the client's ENOMEM are the
+ * EventRing, AtomicCounter)}), so that the SRQ's size, its count for the limit and the client's ENOMEM are the
  * ring's alone, as embedded. The engine does not trust that ring: a malformed entry is consumed, counted and not
  * taken.
  * <p>
@@ -49,7 +49,7 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
     private final WorkRequestRing clientRing;
     /** Malformed entries of {@link #clientRing} (the driver's counter), or null. */
     private final AtomicCounter malformed;
-    private final AsyncEventQueue events;
+    private final EventRing events;
     private final AtomicInteger attachedQps = new AtomicInteger();
     @SuppressWarnings("unused") // through LIMIT
     private volatile int limit;
@@ -68,7 +68,7 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
         final ProtectionDomain pd,
         final SrqAttributes attributes,
         final int shard,
-        final AsyncEventQueue events)
+        final EventRing events)
     {
         check(pd, attributes);
         final int sge = attributes.maxSge;
@@ -81,7 +81,6 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
         this.malformed = null;
         this.events = events;
         this.limit = attributes.srqLimit;
-        events.register(this);
     }
 
     /**
@@ -96,7 +95,7 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
         final WorkRequestRing clientRing,
         final int srqLimit,
         final int shard,
-        final AsyncEventQueue events,
+        final EventRing events,
         final AtomicCounter malformed)
     {
         check(pd, new SrqAttributes().maxWr(clientRing.capacity()).maxSge(clientRing.maxSge()).srqLimit(srqLimit));
@@ -113,7 +112,6 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
         this.malformed = malformed;
         this.events = events;
         this.limit = srqLimit;
-        events.register(this);
     }
 
     /** rxe's checks of {@code ibv_create_srq}'s attributes. */
@@ -218,7 +216,7 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
     }
 
     /** Where the SRQ and the QPs attached to it raise their asynchronous events. */
-    public AsyncEventQueue events()
+    public EventRing events()
     {
         return events;
     }
@@ -259,7 +257,6 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
                 " QP" + (attached == 1 ? "" : "s"));
         }
         destroyed = true;
-        events.unregister(this);
     }
 
     public boolean isDestroyed()
@@ -302,7 +299,7 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
         final int armed = (int)LIMIT.getVolatile(this);
         if (armed != 0 && postedCount() < armed && LIMIT.compareAndSet(this, armed, 0))
         {
-            events.srqEvent(AsyncEvent.SRQ_LIMIT_REACHED, this);
+            events.offerAsyncEvent(AsyncEvent.SRQ_LIMIT_REACHED, 0, handle);
         }
         return true;
     }

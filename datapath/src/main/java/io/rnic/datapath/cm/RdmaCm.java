@@ -238,7 +238,7 @@ public final class RdmaCm implements AutoCloseable
             Math.max(0, deadlineNs - System.nanoTime()));
         if (!answered || !c.isEstablished())
         {
-            agent.release(c); // the QP goes to the error state and is destroyed after the timewait
+            agent.release(c); // the QP is destroyed, its QPN held through the timewait
             if (answered && c.state() == CmState.REJECTED)
             {
                 throw new RdmaCmException(where + ": " + failure(c), c.rejectReason(), c.peerPrivateData());
@@ -288,8 +288,12 @@ public final class RdmaCm implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
+            final boolean attached = request.qp() == qp; // the release destroys it then
             agent.release(request);
-            context.destroyQp(qp);
+            if (!attached)
+            {
+                context.destroyQp(qp);
+            }
             throw ex;
         }
         if (!agent.await(() -> request.isEstablished() || request.isClosed(), timeout.toNanos()) ||

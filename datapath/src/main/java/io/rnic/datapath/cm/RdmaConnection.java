@@ -91,8 +91,8 @@ public final class RdmaConnection implements AutoCloseable
     }
 
     /**
-     * Disconnects if still connected and hands the QP back to the connection manager, which destroys it (embedded:
-     * when the connection's timewait is over). Idempotent.
+     * Disconnects if still connected and destroys the QP, embedded as through a driver; the connection manager holds
+     * the QPN until the connection's timewait is over. Idempotent.
      */
     public void close()
     {

@@ -1,11 +1,9 @@
 package io.rnic.datapath.driver;
 
-import io.rnic.cnc.CmIdCodec;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.command.AsyncEventsOpenedFlyweight;
 import io.rnic.cnc.command.AttachedFlyweight;
-import io.rnic.cnc.command.CmIdChangeFlyweight;
 import io.rnic.cnc.command.CorrelatedMessageFlyweight;
 import io.rnic.cnc.command.CqCreatedFlyweight;
 import io.rnic.cnc.command.ErrorAnswerFlyweight;
@@ -44,7 +42,6 @@ final class ClientProxy
     private final SrqCreatedFlyweight srqCreated = new SrqCreatedFlyweight().wrap(buffer, 0);
     private final SrqAttributesFlyweight srqAttributes = new SrqAttributesFlyweight().wrap(buffer, 0);
     private final AsyncEventsOpenedFlyweight asyncEventsOpened = new AsyncEventsOpenedFlyweight().wrap(buffer, 0);
-    private final CmIdChangeFlyweight cmIdChange = new CmIdChangeFlyweight().wrap(buffer, 0);
 
     ClientProxy(final BroadcastTransmitter toClients)
     {
@@ -141,19 +138,6 @@ final class ClientProxy
         asyncEventsOpened.header(clientId, correlationId);
         asyncEventsOpened.capacity(capacity);
         transmit(ControlProtocol.ASYNC_EVENTS_OPENED, AsyncEventsOpenedFlyweight.LENGTH);
-    }
-
-    /** The answer {@link DriverCm#poll} fills, header first: the change of one CM id, or none. */
-    CmIdChangeFlyweight cmIdChange(final long clientId, final long correlationId)
-    {
-        cmIdChange.header(clientId, correlationId);
-        CmIdCodec.encodeNone(cmIdChange);
-        return cmIdChange;
-    }
-
-    void sendCmIdChange()
-    {
-        transmit(ControlProtocol.CM_ID_CHANGE, CmIdChangeFlyweight.LENGTH);
     }
 
     private void transmit(final int type, final int length)

@@ -1,7 +1,7 @@
 package io.rnic.datapath.driver;
 
-import io.rnic.cnc.AsyncEventRing;
 import io.rnic.shm.SharedMemory;
+import io.rnic.verbs.EventRing;
 import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -31,8 +31,11 @@ final class ClientSession
     long registeredBytes;
     long queueBytes;
 
-    /** Where its asynchronous events go ({@code OPEN_ASYNC_EVENTS}), and the file holding it; null until opened. */
-    AsyncEventRing events;
+    /**
+     * Where its asynchronous events and its CM ids' changes go ({@code OPEN_ASYNC_EVENTS}), and the file holding it;
+     * null until opened.
+     */
+    EventRing events;
     SharedMemory eventsMemory;
 
     ClientSession(final long clientId, final long pid, final ClientFds fds, final long nowNs)

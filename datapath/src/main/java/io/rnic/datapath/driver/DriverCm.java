@@ -7,11 +7,11 @@ import io.rnic.cm.CmState;
 import io.rnic.cm.ConnectionManager;
 import io.rnic.cnc.CmIdCodec;
 import io.rnic.cnc.QpQueuesLayout;
-import io.rnic.cnc.command.CmIdChangeFlyweight;
 import io.rnic.datapath.endpoint.Endpoint;
 import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.Errno;
+import io.rnic.verbs.EventRing;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.VerbsException;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -28,17 +28,18 @@ import java.util.function.IntSupplier;
  * its clients: a port belongs to the client that listens on it, a REQ goes to that client, and each client names only
  * its own connections (CM ids), by handle. The manager changes a client's QP as the exchange goes (INIT to RTS, ERR on
  * a DREQ): the QP's state reaches the client through its queues' header as for any other change. A client learns its
- * ids' new states by polling ({@code CM_POLL}): the CM is not on the data path, and a poll loses nothing.
+ * ids' new states from its event ring ({@link #pushEvents}), woken by the ring's futex as librdmacm's event channel
+ * wakes its reader. Each push is the whole id, and an id the ring had no room for is pushed again when it has: a
+ * client never misses its ids' latest states, whatever else fills its ring.
  * <p>
  * Conductor thread only, but for the agent's duty cycle. The QPs stay the clients': a connection a client releases,
  * or whose QP it destroys, or that a dead client held, is detached from its QP ({@link ConnectionManager#detach}).
  * <p>
- * <b>Timewait through a driver.</b> Embedded, a released connection's QP lives through the timewait in the error
- * state and is destroyed after it. Here the client destroys its QP when it likes, at once as librdmacm's
- * {@code rdma_destroy_qp} does, so a stray packet of the old connection finds no QP (dropped as for an unknown QPN)
- * rather than one in the error state; the connection itself stays in the manager's timewait (a duplicate DREQ is
- * answered, a REQ from the peer's old QP rejected as stale), and the manager holds the QPN in the engine's table
- * until the timewait ends, so that no QP of any client is numbered like it before then.
+ * <b>Timewait.</b> A released connection's QP is destroyed at once, as librdmacm's {@code rdma_destroy_qp} does and
+ * as an embedded release does too ({@code ConnectionManager.releaseAndDestroyQp}): here the client destroys its QP
+ * itself. The connection stays in the manager's timewait (a duplicate DREQ is answered, a REQ from the peer's old QP
+ * rejected as stale), and the manager holds the QPN in the engine's table until the timewait ends, so that no QP of
+ * any client is numbered like it before then.
  */
 final class DriverCm implements AutoCloseable
 {
@@ -47,6 +48,12 @@ final class DriverCm implements AutoCloseable
     private final CmAgent agent;
     /** Who listens on each port. */
     private final Int2ObjectHashMap<ClientSession> listeners = new Int2ObjectHashMap<>();
+    /** The clients that hold CM ids, whose rings {@link #pushEvents} looks after. */
+    private final ArrayList<ClientSession> clients = new ArrayList<>();
+    /** The agent's changes count when {@link #pushEvents} last looked. */
+    private long seenChanges = -1;
+    /** An id is still to push: its client's ring was full, or its QP did not show RTS yet. */
+    private boolean pushPending;
     private final IntSupplier handles;
     /** How many ports are listened on: for an operator, and for a client that must not connect before a listener. */
     private final AtomicCounter listenerCount;
@@ -82,6 +89,7 @@ final class DriverCm implements AutoCloseable
             else
             {
                 owner.cmIds.put(handles.getAsInt(), new TrackedId(request, true));
+                tracked(owner);
             }
             work++;
         }
@@ -144,6 +152,7 @@ final class DriverCm implements AutoCloseable
         final TrackedId id = new TrackedId(c, false);
         id.qp = qp;
         session.cmIds.put(handle, id);
+        tracked(session);
         return handle;
     }
 
@@ -202,27 +211,74 @@ final class DriverCm implements AutoCloseable
     }
 
     /**
-     * The next change among the client's ids, into {@code answer} ({@link CmIdCodec}), which says none otherwise. A
-     * request is announced whole; an id whose state moved since the last answer is sent again.
+     * Writes each client's ids whose state moved since it was last told into its event ring, and wakes it: a request
+     * whole, as a new id; a change as the id's latest state. Looks only when the manager did something since the last
+     * look, or when an id is still to push: a ring that was full, or an established id whose client QP does not show
+     * RTS yet (the client posts as soon as it sees established). Returns how many records it wrote.
      */
-    void poll(final ClientSession session, final CmIdChangeFlyweight answer)
+    int pushEvents()
     {
+        final long changes = agent.changes();
+        if (changes == seenChanges && !pushPending)
+        {
+            return 0;
+        }
+        seenChanges = changes;
+        pushPending = false;
+        int pushed = 0;
+        for (int i = 0, size = clients.size(); i < size; i++)
+        {
+            pushed += push(clients.get(i));
+        }
+        return pushed;
+    }
+
+    private int push(final ClientSession session)
+    {
+        final EventRing ring = session.events;
+        if (ring == null)
+        {
+            return 0; // it opens its ring before its first CM command; until then it has nothing to be told
+        }
+        int pushed = 0;
         for (final Int2ObjectHashMap<TrackedId>.EntryIterator it = session.cmIds.entrySet().iterator();
             it.hasNext();)
         {
             it.next();
             final TrackedId id = it.getValue();
             final CmState state = id.connection.state();
-            if (id.announced && state == id.published || state == CmState.ESTABLISHED && !mirrored(id.qp))
+            if (id.announced && state == id.published)
             {
-                continue; // established shows once the client's QP shows RTS: it posts as soon as it sees it
+                continue;
             }
-            final int kind = id.announced ? CmIdCodec.KIND_UPDATE : CmIdCodec.KIND_REQUEST;
+            if (state == CmState.ESTABLISHED && !mirrored(id.qp))
+            {
+                pushPending = true;
+                continue;
+            }
+            final long position = ring.claim(id.announced ? EventRing.KIND_CM_UPDATE : EventRing.KIND_CM_REQUEST,
+                it.getIntKey());
+            if (position < 0)
+            {
+                pushPending = true; // full: the latest state goes when the client has made room
+                return pushed;
+            }
+            CmIdCodec.encode(id.connection, ring.buffer(), ring.slotOffset(position) + EventRing.PAYLOAD_OFFSET);
+            ring.commit(position);
             id.announced = true;
             id.published = state;
-            CmIdCodec.encode(kind, it.getIntKey(), id.connection, answer);
-            return;
+            pushed++;
         }
+        return pushed;
+    }
+
+    private void tracked(final ClientSession session)
+    {
+        if (!clients.contains(session))
+        {
+            clients.add(session);
+        }
+        pushPending = true;
     }
 
     private static boolean mirrored(final ClientQp qp)
@@ -247,6 +303,7 @@ final class DriverCm implements AutoCloseable
             agent.detach(id.connection);
         }
         session.cmIds.clear();
+        clients.remove(session);
     }
 
     /** Stops the manager: the clients are reclaimed, the engines still run. */

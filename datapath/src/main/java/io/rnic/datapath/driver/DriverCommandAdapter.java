@@ -208,7 +208,6 @@ final class DriverCommandAdapter
             case ControlProtocol.CM_REJECT -> conductor.onCmReject(session, cmReject.wrap(buffer, offset));
             case ControlProtocol.CM_DISCONNECT -> conductor.onCmDisconnect(session, handle.wrap(buffer, offset));
             case ControlProtocol.CM_RELEASE -> conductor.onCmRelease(session, handle.wrap(buffer, offset));
-            case ControlProtocol.CM_POLL -> conductor.onCmPoll(session, header);
             case ControlProtocol.ALLOC_MW -> conductor.onAllocMw(session, allocMw.wrap(buffer, offset));
             case ControlProtocol.DEALLOC_MW -> conductor.onDeallocMw(session, handle.wrap(buffer, offset));
             case ControlProtocol.CREATE_SRQ -> conductor.onCreateSrq(session, createSrq.wrap(buffer, offset));

@@ -1,6 +1,5 @@
 package io.rnic.datapath.driver;
 
-import io.rnic.cnc.AsyncEventRing;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.QpAttributesCodec;
@@ -9,7 +8,6 @@ import io.rnic.cnc.command.AllocMwFlyweight;
 import io.rnic.cnc.command.AttachFlyweight;
 import io.rnic.cnc.command.CmAcceptFlyweight;
 import io.rnic.cnc.command.CmConnectFlyweight;
-import io.rnic.cnc.command.CmIdChangeFlyweight;
 import io.rnic.cnc.command.CmPortFlyweight;
 import io.rnic.cnc.command.CmRejectFlyweight;
 import io.rnic.cnc.command.CorrelatedMessageFlyweight;
@@ -33,6 +31,7 @@ import io.rnic.verbs.AsyncEvent;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.EngineSharedReceiveQueue;
 import io.rnic.verbs.Errno;
+import io.rnic.verbs.EventRing;
 import io.rnic.verbs.MemoryRegion;
 import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
@@ -65,7 +64,8 @@ import java.util.function.Consumer;
  * by throwing, and the adapter answers the refusal. It is the only thread that touches the sessions.
  * <p>
  * The device's asynchronous events (an SRQ's limit, a QP's last WQE) are routed here to the client that owns the
- * object, into that client's {@link AsyncEventRing} and named by its own handles; what finds no room is counted.
+ * object, into that client's {@link EventRing} and named by its own handles; what finds no room is counted. Its CM
+ * ids' changes go into the same ring ({@link DriverCm#pushEvents}).
  */
 final class DriverConductor implements Agent
 {
@@ -136,6 +136,7 @@ final class DriverConductor implements Agent
         work += lateAnswers.send();
         work += routeAsyncEvents();
         work += cm.routeRequests();
+        work += cm.pushEvents();
         if (liveness.isDue(nowNs))
         {
             work += liveness.timeOut(nowNs);
@@ -510,10 +511,10 @@ final class DriverConductor implements Agent
         {
             throw new IllegalArgumentException("this client's event ring is open already");
         }
-        checkFileLength(fileLength, AsyncEventRing.fileLength(), "an event ring");
+        checkFileLength(fileLength, EventRing.fileLength(), "an event ring");
         final SharedMemory memory = fds.map(session, token, fileLength);
         session.eventsMemory = memory;
-        session.events = AsyncEventRing.format(new UnsafeBuffer(memory.segment().address(), (int)fileLength));
+        session.events = EventRing.format(new UnsafeBuffer(memory.segment().address(), (int)fileLength));
         clientProxy.asyncEventsOpened(session.clientId, command.correlationId(), session.events.capacity());
     }
 
@@ -540,7 +541,8 @@ final class DriverConductor implements Agent
                 owner = sessions.qpOwner(event.qpNum);
                 srqHandle = 0;
             }
-            if (owner != null && (owner.events == null || !owner.events.offer(event.eventType, event.qpNum, srqHandle)))
+            if (owner != null &&
+                (owner.events == null || !owner.events.offerAsyncEvent(event.eventType, event.qpNum, srqHandle)))
             {
                 counters.asyncEventsDropped.increment();
             }
@@ -633,13 +635,6 @@ final class DriverConductor implements Agent
         ClientSessions.cmId(session, command.handle());
         cm.release(session, command.handle());
         clientProxy.operationSucceeded(session.clientId, command.correlationId());
-    }
-
-    void onCmPoll(final ClientSession session, final CorrelatedMessageFlyweight command)
-    {
-        final CmIdChangeFlyweight answer = clientProxy.cmIdChange(session.clientId, command.correlationId());
-        cm.poll(session, answer);
-        clientProxy.sendCmIdChange();
     }
 
     /** Events the device's own queue dropped before this thread routed them (it fell behind): counted too. */

@@ -5,7 +5,8 @@ import io.rnic.cnc.ControlProtocol;
 import io.rnic.cnc.command.AsyncEventsOpenedFlyweight;
 import io.rnic.cnc.command.AttachFlyweight;
 import io.rnic.cnc.command.AttachedFlyweight;
-import io.rnic.cnc.command.CmIdChangeFlyweight;
+import io.rnic.cnc.command.CmPortFlyweight;
+import io.rnic.cnc.command.CmRejectFlyweight;
 import io.rnic.cnc.command.CorrelatedMessageFlyweight;
 import io.rnic.cnc.command.CqCreatedFlyweight;
 import io.rnic.cnc.command.CreateCqFlyweight;
@@ -17,6 +18,7 @@ import io.rnic.cnc.command.MacResolvedFlyweight;
 import io.rnic.cnc.command.ModifySrqFlyweight;
 import io.rnic.cnc.command.MrRegisteredFlyweight;
 import io.rnic.cnc.command.MwAllocatedFlyweight;
+import io.rnic.cnc.command.OpenAsyncEventsFlyweight;
 import io.rnic.cnc.command.QpCreatedFlyweight;
 import io.rnic.cnc.command.QpModifiedFlyweight;
 import io.rnic.cnc.command.RegisterMrFlyweight;
@@ -137,6 +139,25 @@ final class RawClient implements AutoCloseable
         return call(ControlProtocol.MODIFY_SRQ);
     }
 
+    String openAsyncEvents(final long memfdToken, final long fileLengthBytes)
+    {
+        new OpenAsyncEventsFlyweight().wrap(command, 0).memfdToken(memfdToken).fileLengthBytes(fileLengthBytes);
+        return call(ControlProtocol.OPEN_ASYNC_EVENTS);
+    }
+
+    String cmListen(final int port)
+    {
+        new CmPortFlyweight().wrap(command, 0).port(port);
+        return call(ControlProtocol.CM_LISTEN);
+    }
+
+    /** A REJ without private data. */
+    String cmReject(final int cmIdHandle)
+    {
+        new CmRejectFlyweight().wrap(command, 0).cmIdHandle(cmIdHandle).privateData(new byte[0]);
+        return call(ControlProtocol.CM_REJECT);
+    }
+
     /** A command of one handle: {@code DESTROY_SRQ}, {@code QUERY_SRQ}, ... */
     String onHandle(final int type, final int handle)
     {
@@ -244,11 +265,6 @@ final class RawClient implements AutoCloseable
             {
                 final MwAllocatedFlyweight mw = new MwAllocatedFlyweight().wrap(buffer, offset);
                 yield "result " + mw.mwHandle() + " " + Integer.toUnsignedString(mw.rKey());
-            }
-            case ControlProtocol.CM_ID_CHANGE ->
-            {
-                final CmIdChangeFlyweight change = new CmIdChangeFlyweight().wrap(buffer, offset);
-                yield "result " + change.kind() + " " + change.cmIdHandle() + " " + change.cmState();
             }
             default -> throw new AssertionError("an answer of unknown type " + type);
         };

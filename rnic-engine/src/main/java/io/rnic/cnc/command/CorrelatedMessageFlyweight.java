@@ -5,7 +5,7 @@ import org.agrona.MutableDirectBuffer;
 /**
  * The start of every command and every answer between clients and the driver ({@code struct rnic_msg_header}): the
  * client's id and the command's correlation id. On its own it is the whole message of the commands that carry nothing
- * else ({@code KEEPALIVE}, {@code DETACH}, {@code ALLOC_PD}, {@code CM_POLL}) and of the answer
+ * else ({@code KEEPALIVE}, {@code DETACH}, {@code ALLOC_PD}) and of the answer
  * {@code OPERATION_SUCCEEDED}. As Aeron's flyweights: wrap a buffer, read and write fields in place, allocate nothing.
  */
 public class CorrelatedMessageFlyweight
