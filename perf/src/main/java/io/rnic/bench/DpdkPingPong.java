@@ -7,8 +7,10 @@ import io.rnic.dpdkbindings.DpdkException;
 import io.rnic.dpdkbindings.Eal;
 import io.rnic.dpdkbindings.EthDevice;
 import io.rnic.dpdkbindings.PacketMempool;
-import io.rnic.tools.Arguments;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.options.CommandLine;
+import io.rnic.tools.options.GivenOption;
+import io.rnic.tools.options.OptionHelp;
 import org.HdrHistogram.Histogram;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -41,18 +43,13 @@ public final class DpdkPingPong implements AutoCloseable
     public static final int FRAME_BYTES_MAX = 1514;
     /** IEEE 802's local experimental EtherType 1: no stack on either side claims it. */
     static final int ETHER_TYPE = 0x88B5;
-    public static final String SYNOPSIS = "dpdk-pingpong -d DEVICE --eal 'EAL ARGS' [--server] [-l FRAME_BYTES] " +
-        "[-n ITERS] [--warmup N] [--cpu C] [--timeout-ms MS]";
+    public static final String SYNOPSIS = OptionHelp.synopsis("dpdk-pingpong", "");
     public static final String DETAILS = String.join("\n",
         "The floor of a DPDK round trip: Java on the raw DPDK bindings, no RoCEv2. The server (--server) sends every",
         "frame back (MACs swapped); the client sends one frame, waits for it, and prints the round trips' percentiles",
-        "in write-lat's format (' round trip [usec]: p50=... p90=... p99=... p99.9=... p99.99=... max=...').",
-        "  -d DEVICE       the ethdev, a --vdev of --eal (e.g. net_memif0)",
-        "  -l FRAME_BYTES  frame length, " + FRAME_BYTES_MIN + ".." + FRAME_BYTES_MAX + " (default " +
-            FRAME_BYTES_DEFAULT + ": a 64-byte RDMA WRITE's frame)",
-        "  -n ITERS        measured round trips (default 100000), after --warmup N (default 20000); both sides alike",
-        "  --cpu C         pin the polling thread to CPU C",
-        "  --timeout-ms MS give up after MS (default 60000); exit status 1");
+        "in write-lat's format (' round trip [usec]: p50=... p90=... p99=... p99.9=... p99.99=... max=...'); it",
+        "gives up after --timeout-ms, exit status 1.",
+        OptionHelp.help("dpdk-pingpong"));
 
     private static final int BURST = 32;
     private static final int DESCRIPTORS = 1024;
@@ -315,25 +312,19 @@ public final class DpdkPingPong implements AutoCloseable
         long warmup = 20_000;
         int cpu = -1;
         long timeoutMs = 60_000;
-        for (int i = 0; i < args.length; i++)
+        for (final GivenOption given : CommandLine.parse("dpdk-pingpong", args).optionsOnly())
         {
-            final String option = args[i];
-            if (option.equals("--server"))
+            switch (given.option())
             {
-                server = true;
-                continue;
-            }
-            final String value = Arguments.optionValue(args, ++i, option);
-            switch (option)
-            {
-                case "-d" -> deviceName = value;
-                case "--eal" -> eal = List.of(value.trim().split("\\s+"));
-                case "-l" -> frameBytes = (int)Arguments.bytes(option, value, FRAME_BYTES_MIN, FRAME_BYTES_MAX);
-                case "-n" -> iterations = Arguments.number(option, value, 1, 1L << 40);
-                case "--warmup" -> warmup = Arguments.number(option, value, 0, 1L << 40);
-                case "--cpu" -> cpu = (int)Arguments.number(option, value, 0, 1023);
-                case "--timeout-ms" -> timeoutMs = Arguments.number(option, value, 1, 86_400_000);
-                default -> throw new UsageException("unknown option " + option);
+                case PINGPONG_SERVER -> server = true;
+                case INTERFACE -> deviceName = given.text();
+                case EAL -> eal = List.of(given.text().trim().split("\\s+"));
+                case FRAME_BYTES -> frameBytes = given.intValue();
+                case ITERS -> iterations = given.number();
+                case WARMUP -> warmup = given.number();
+                case CPU -> cpu = given.intValue();
+                case TIMEOUT_MS -> timeoutMs = given.number();
+                default -> throw given.notHandled("dpdk-pingpong");
             }
         }
         if (deviceName == null || eal == null)

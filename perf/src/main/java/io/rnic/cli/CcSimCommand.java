@@ -1,7 +1,9 @@
 package io.rnic.cli;
 
-import io.rnic.tools.Arguments;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.options.CommandLine;
+import io.rnic.tools.options.GivenOption;
+import io.rnic.tools.options.OptionHelp;
 
 import io.rnic.cc.DcqcnParameters;
 import io.rnic.simulation.CongestionPlot;
@@ -22,8 +24,8 @@ import java.util.List;
  */
 final class CcSimCommand
 {
-    static final String SYNOPSIS = "cc-sim [--flows N] [--params paper|connectx] [--cc-param NAME=VALUE]... " +
-        "[--duration-ms MS] [--spacing-ms MS] [--capacity-kb KB] [--seed S] [--out DIR]";
+    static final String SYNOPSIS = OptionHelp.synopsis("cc-sim", "");
+    static final String DETAILS = OptionHelp.help("cc-sim");
 
     private CcSimCommand()
     {
@@ -42,26 +44,20 @@ final class CcSimCommand
         final List<String> params = new ArrayList<>();
         // not the working directory unless asked: a run from a checkout would leave its files in the repository
         Path outDir = Path.of(System.getProperty("java.io.tmpdir"), "rnic-cc-sim");
-        for (int i = 0; i < args.length; i++)
+        for (final GivenOption given : CommandLine.parse("cc-sim", args).optionsOnly())
         {
-            final String option = args[i];
-            final String value = Arguments.optionValue(args, ++i, option, SYNOPSIS);
-            switch (option)
+            switch (given.option())
             {
-                case "--flows" -> config.flows = (int)Arguments.number(option, value, 1, 16);
-                case "--params" -> config.dcqcn = switch (value)
-                {
-                    case "connectx" -> DcqcnParameters.connectX();
-                    case "paper" -> DcqcnParameters.paper();
-                    default -> throw new UsageException("--params takes connectx or paper, not '" + value + "'");
-                };
-                case "--cc-param" -> params.add(value);
-                case "--duration-ms" -> config.durationNs = Arguments.number(option, value, 1, 10_000) * 1_000_000;
-                case "--spacing-ms" -> config.flowStartSpacingNs = Arguments.number(option, value, 0, 10_000) * 1_000_000;
-                case "--capacity-kb" -> config.bottleneck.capacityBytes((int)Arguments.number(option, value, 16, 1 << 20) * 1024);
-                case "--seed" -> config.seed = Arguments.number(option, value, 0, Long.MAX_VALUE);
-                case "--out" -> outDir = Path.of(value);
-                default -> throw new UsageException("unknown option " + option);
+                case FLOWS -> config.flows = given.intValue();
+                case PARAMS -> config.dcqcn = given.text().equals("paper") ? DcqcnParameters.paper() :
+                    DcqcnParameters.connectX();
+                case CC_PARAM -> params.add(given.text());
+                case DURATION_MS -> config.durationNs = given.number() * 1_000_000;
+                case SPACING_MS -> config.flowStartSpacingNs = given.number() * 1_000_000;
+                case CAPACITY_KB -> config.bottleneck.capacityBytes(given.intValue() * 1024);
+                case SEED -> config.seed = given.number();
+                case CC_SIM_OUT -> outDir = given.path();
+                default -> throw given.notHandled("cc-sim");
             }
         }
         for (final String param : params)

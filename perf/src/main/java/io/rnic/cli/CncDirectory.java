@@ -20,21 +20,16 @@ final class CncDirectory
 {
     static final Path SHM = Path.of("/dev/shm");
     static final String PREFIX = "rnic-";
-    /** The options of every command that reads a driver, for its help. */
-    static final String OPTIONS_HELP = String.join("\n",
-        "  -d IFACE       the driver of IFACE (its directory /dev/shm/rnic-IFACE); also its device's name, rnic_IFACE",
-        "  --dir DIR      the driver's directory (default: the only /dev/shm/rnic-* holding a cnc.dat)");
-
     private CncDirectory()
     {
     }
 
-    /** The default directory of a driver on {@code iface} (or its device, rnic_IFACE), as the driver chooses it. */
-    static Path ofInterface(final String iface)
+    /** The default directory of a driver on {@code iface} ({@code option}'s value) (or its device, rnic_IFACE), as the driver chooses it. */
+    static Path ofInterface(final String option, final String iface)
     {
         if (iface.isEmpty() || iface.contains("/"))
         {
-            throw new UsageException("-d takes an interface name, not '" + iface + "'");
+            throw new UsageException(option + " takes an interface name, not '" + iface + "'");
         }
         return SHM.resolve(PREFIX + Ports.interfaceOf(iface));
     }

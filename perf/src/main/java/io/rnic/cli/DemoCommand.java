@@ -3,7 +3,8 @@ package io.rnic.cli;
 import io.rnic.pcap.PcapReader;
 import io.rnic.pcap.PcapWriter;
 import io.rnic.tools.Arguments;
-import io.rnic.tools.UsageException;
+import io.rnic.tools.options.CommandLine;
+import io.rnic.tools.options.GivenOption;
 import io.rnic.wire.DropReason;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.InboundValidator;
@@ -35,15 +36,12 @@ final class DemoCommand
     {
         // not the working directory: a demo run from a checkout would leave a capture in the repository
         Path pcap = Path.of(System.getProperty("java.io.tmpdir"), "rnic-demo.pcap");
-        for (int i = 0; i < args.length; i++)
+        for (final GivenOption given : CommandLine.parse("demo", args).optionsOnly())
         {
-            if ("--out".equals(args[i]) && i + 1 < args.length)
+            switch (given.option())
             {
-                pcap = Path.of(args[++i]);
-            }
-            else
-            {
-                throw new UsageException("unknown argument " + args[i]);
+                case DEMO_OUT -> pcap = given.path();
+                default -> throw given.notHandled("demo");
             }
         }
         Arguments.checkWritable("--out", pcap);

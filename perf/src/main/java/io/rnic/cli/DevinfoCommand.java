@@ -4,9 +4,10 @@ import io.rnic.cnc.CncException;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.DeviceInfo;
 import io.rnic.cnc.DriverProcess;
-import io.rnic.tools.Arguments;
 import io.rnic.tools.Ports;
-import io.rnic.tools.UsageException;
+import io.rnic.tools.options.CommandLine;
+import io.rnic.tools.options.GivenOption;
+import io.rnic.tools.options.OptionHelp;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -21,15 +22,13 @@ import java.util.Set;
  */
 final class DevinfoCommand
 {
-    static final String SYNOPSIS = "devinfo [-d IFACE | --dir DIR] [-i 1] [-v]";
+    static final String SYNOPSIS = OptionHelp.synopsis("devinfo", "");
     static final String DETAILS = String.join("\n",
-        CncDirectory.OPTIONS_HELP,
-        "  -i, --ib-port 1  the port, as ibv_devinfo's -i: the device has one, 1",
-        "  -v             also the limits (max_qp_wr, max_sge, ...), the netdev, MAC and the GID table. GID[i] is",
-        "                 the index a tool on this port takes as -x i (-g i): rnic speaks RoCE v2 only, so it",
-        "                 numbers one entry per address (0 the fe80:: EUI-64 GID, then IPv4, then the other IPv6)",
-        "                 where rxe lists a v1 and a v2 entry per address",
-        "Exit status 1 when no driver is there or ready, or its process is gone (one line saying so).");
+        OptionHelp.help("devinfo"),
+        "GID[i] is the index a tool on this port takes as -x i (-g i): rnic speaks RoCE v2 only, so it numbers one",
+        "entry per address (0 the fe80:: EUI-64 GID, then IPv4, then the other IPv6) where rxe lists a v1 and a v2",
+        "entry per address. Exit status 1 when no driver is there or ready, or its process is gone (one line saying",
+        "so).");
 
     /** What ibv_devinfo prints without -v; every other entry only with it. */
     private static final Set<String> BRIEF = Set.of("hca_id", "transport", "fw_ver", "node_guid", "sys_image_guid",
@@ -53,15 +52,15 @@ final class DevinfoCommand
     {
         Path dir = null;
         boolean verbose = false;
-        for (int i = 0; i < args.length; i++)
+        for (final GivenOption given : CommandLine.parse("devinfo", args).optionsOnly())
         {
-            switch (args[i])
+            switch (given.option())
             {
-                case "-d", "--iface" -> dir = CncDirectory.ofInterface(Arguments.value(args, ++i, args[i - 1]));
-                case "--dir" -> dir = Arguments.directory(args, ++i, "--dir");
-                case "-i", "--ib-port" -> Ports.ibPort(args[i], Arguments.value(args, ++i, args[i - 1]));
-                case "-v", "--verbose" -> verbose = true;
-                default -> throw new UsageException("unknown argument " + args[i]);
+                case INTERFACE -> dir = CncDirectory.ofInterface(given.spelling(), given.text());
+                case DIR -> dir = given.path();
+                case IB_PORT -> Ports.ibPort(given.spelling(), given.text());
+                case VERBOSE -> verbose = true;
+                default -> throw given.notHandled("devinfo");
             }
         }
         final List<Map.Entry<String, String>> entries;

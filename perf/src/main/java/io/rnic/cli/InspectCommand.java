@@ -2,6 +2,8 @@ package io.rnic.cli;
 
 import io.rnic.pcap.PcapReader;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.options.CommandLine;
+import io.rnic.tools.options.GivenOption;
 import io.rnic.wire.EthernetFlyweight;
 import io.rnic.wire.FrameFields;
 import org.agrona.DirectBuffer;
@@ -42,21 +44,19 @@ final class InspectCommand
         boolean json = false;
         boolean roceOnly = false;
         final List<Path> files = new ArrayList<>();
-        for (final String arg : args)
+        final CommandLine line = CommandLine.parse("inspect", args);
+        for (final GivenOption given : line.options())
         {
-            switch (arg)
+            switch (given.option())
             {
-                case "--json" -> json = true;
-                case "--roce-only" -> roceOnly = true;
-                default ->
-                {
-                    if (arg.startsWith("-"))
-                    {
-                        throw new UsageException("unknown option " + arg);
-                    }
-                    files.add(Path.of(arg));
-                }
+                case JSON -> json = true;
+                case ROCE_ONLY -> roceOnly = true;
+                default -> throw given.notHandled("inspect");
             }
+        }
+        for (final String file : line.operands())
+        {
+            files.add(Path.of(file));
         }
         if (files.isEmpty())
         {

@@ -4,6 +4,8 @@ import io.rnic.bench.DpdkPingPong;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
 import io.rnic.tools.mw.MwPeer;
+import io.rnic.tools.options.CliOption;
+import io.rnic.tools.options.OptionHelp;
 import io.rnic.tools.perftest.PerftestFlags;
 import io.rnic.tools.perftest.PerftestTool;
 import io.rnic.tools.perftest.ToolOptions;
@@ -58,10 +60,9 @@ public final class RnicCli
 
     static
     {
-        COMMANDS.put("inspect", new Entry(
-            "inspect [--json] [--roce-only] FILE.pcap|FILE.pcapng ...",
+        COMMANDS.put("inspect", new Entry(OptionHelp.synopsis("inspect", "FILE.pcap|FILE.pcapng ..."),
             "decode every frame, verify the ICRC, and give the verdict our RNIC would reach (accept, or drop + reason)",
-            InspectCommand::run));
+            OptionHelp.help("inspect"), InspectCommand::run));
         COMMANDS.put("simulate", new Entry(SimulateCommand.SYNOPSIS,
             "run a verified RC workload (write/read/send/atomic) between two engines over a simulated link that " +
             "loses, reorders, duplicates and corrupts frames; prints retransmissions, NAKs and time; exit 1 on any " +
@@ -71,13 +72,12 @@ public final class RnicCli
             "congestion control on a simulated bottleneck (RED/ECN marking, tail drop): RC flows with DCQCN and " +
             "without; prints fairness, queue and drops, writes CSV and an HTML plot (into --out DIR, by default " +
             "rnic-cc-sim in the temporary directory, never the working directory); exit 1 if DCQCN is unfair or lossy",
-            CcSimCommand::run));
-        COMMANDS.put("demo", new Entry(
-            "demo [--out FILE.pcap]",
+            CcSimCommand.DETAILS, CcSimCommand::run));
+        COMMANDS.put("demo", new Entry(OptionHelp.synopsis("demo", ""),
             "wire-format self-check: build every RoCEv2 opcode (IPv4/IPv6, with/without VLAN), write a pcap, read it " +
             "back through validation (to rnic-demo.pcap in the temporary directory unless --out), and check the shared " +
             "test vectors",
-            DemoCommand::run));
+            OptionHelp.help("demo"), DemoCommand::run));
         COMMANDS.put("driver", new Entry(DriverCommand.SYNOPSIS,
             "one endpoint on one port shared by every application of the machine, as a hardware RNIC is: clients " +
             "(the tools with --driver DIR, DriverContext in the library) post and poll through shared memory; " +
@@ -235,33 +235,26 @@ public final class RnicCli
         return ex.getMessage() != null ? ex.getMessage() : ex.toString();
     }
 
-    /** perftest's {@code -h}/{@code --help} anywhere among a command's arguments (none of ours takes it as a value). */
+    /** The table's {@code -h}/{@code --help} anywhere among a command's arguments (none takes it as a value). */
     private static boolean asksForHelp(final String[] args)
     {
-        for (int i = 1; i < args.length; i++)
-        {
-            if ("-h".equals(args[i]) || "--help".equals(args[i]))
-            {
-                return true;
-            }
-        }
-        return false;
+        return given(CliOption.HELP, args);
     }
 
     /**
-     * perftest's {@code -V} ({@code --version}) among a perftest tool's arguments. Not the pingpongs' (rdma-core's
-     * have no -V) nor rping's, whose {@code -V} validates the data.
+     * perftest's {@code -V} ({@code --version}) among a perftest tool's arguments: the table gives it to perftest's
+     * tools only (rdma-core's pingpongs have no -V, and rping's {@code -V} validates the data).
      */
     private static boolean asksForVersion(final String[] args)
     {
-        final ToolKind kind = ToolKind.byCommand(args[0]);
-        if (kind == null || kind.isPingpong())
-        {
-            return false;
-        }
+        return CliOption.VERSION.appliesTo(args[0]) && given(CliOption.VERSION, args);
+    }
+
+    private static boolean given(final CliOption option, final String[] args)
+    {
         for (int i = 1; i < args.length; i++)
         {
-            if ("-V".equals(args[i]) || "--version".equals(args[i]))
+            if (option.spellings().contains(args[i]))
             {
                 return true;
             }

@@ -3,8 +3,10 @@ package io.rnic.cli;
 import io.rnic.sim.LinkConditions;
 import io.rnic.simulation.SimulationReport;
 import io.rnic.simulation.Workload;
-import io.rnic.tools.Arguments;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.options.CommandLine;
+import io.rnic.tools.options.GivenOption;
+import io.rnic.tools.options.OptionHelp;
 import io.rnic.transport.Timeouts;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.PathMtu;
@@ -20,26 +22,8 @@ import java.lang.management.ManagementFactory;
  */
 final class SimulateCommand
 {
-    static final String SYNOPSIS = "simulate [--ops N] [--qps Q] [--max-size BYTES] [--loss P] [--reorder P] " +
-        "[--dup P] [--corrupt P] [--delay-ns NS] [--seed S] [--mtu 256..4096] " +
-        "[--ops-mix write,read,send,atomic,atomic_write,flush[,srq][,mw]] [--retry-cnt 0..7] [--rnr-retry 0..7] " +
-        "[--timeout 0..31]";
-
-    /** What {@code rnic help simulate} adds to the synopsis: the QP's retry knobs, in ibverbs' encodings, and the mix. */
-    static final String DETAILS = String.join(System.lineSeparator(),
-        "--max-size BYTES   the largest operation, 8..1073741824 bytes (default 1 MiB):",
-        "                   " + Arguments.SIZE_FORMS,
-        "--ops-mix LIST     operations drawn (all by default): write, read, send, atomic (FETCH_ADD/COMPARE_SWAP),",
-        "                   atomic_write and flush (IBTA 1.5 ATOMIC WRITE and FLUSH, global visibility)",
-        "--retry-cnt 0..7   retry_cnt of every QP: retries in a row without progress (lost requests, ACKs or READ",
-        "                   responses) before the WQE fails with RETRY_EXC_ERR; default 7, the IBTA's maximum",
-        "--rnr-retry 0..7   rnr_retry: RNR NAKs in a row before RNR_RETRY_EXC_ERR; 7 (the default) = infinite",
-        "--timeout 0..31    local ACK timeout, 4.096 us x 2^T; default 8 (1.05 ms); 0 = none (a lost answer then",
-        "                   stalls the QP until the run's time budget ends)",
-        "--ops-mix ...,srq  SENDs (srq implies send) received through one shared receive queue that every QP of the",
-        "                   responding side takes its receives from, each into whichever WQE its QP took first",
-        "--ops-mix ...,mw   WRITEs through a type 2B memory window the responder's QP bound and READs through a",
-        "                   type 1 window");
+    static final String SYNOPSIS = OptionHelp.synopsis("simulate", "");
+    static final String DETAILS = OptionHelp.help("simulate");
 
     /** The most QPs a run may have: each has its own regions and CQs on both engines. */
     static final int MAX_QPS = 1024;
@@ -60,45 +44,25 @@ final class SimulateCommand
         final Workload.Config config = new Workload.Config();
         final LinkConditions conditions = new LinkConditions();
         config.conditions = conditions;
-        for (int i = 0; i < args.length; i++)
+        for (final GivenOption given : CommandLine.parse("simulate", args).optionsOnly())
         {
-            final String option = args[i];
-            final String value = Arguments.optionValue(args, ++i, option, SYNOPSIS);
-            try
+            switch (given.option())
             {
-                switch (option)
-                {
-                    case "--ops" -> config.operations = positiveLong(option, value);
-                    case "--qps" -> config.qps = (int)Arguments.number(option, value, 1, MAX_QPS);
-                    case "--max-size" -> config.maxSize = (int)Arguments.bytes(option, value, 8, 1 << 30);
-                    case "--loss" -> conditions.loss(Double.parseDouble(value));
-                    case "--reorder" -> conditions.reorder(Double.parseDouble(value));
-                    case "--dup" -> conditions.duplicate(Double.parseDouble(value));
-                    case "--corrupt" -> conditions.corrupt(Double.parseDouble(value));
-                    case "--delay-ns" -> conditions.delayNs(Long.parseLong(value));
-                    case "--seed" -> config.seed = Long.parseLong(value);
-                    case "--mtu" ->
-                    {
-                        config.mtu = PathMtu.ofBytes(Integer.parseInt(value));
-                        if (config.mtu == null)
-                        {
-                            throw new UsageException("--mtu must be 256, 512, 1024, 2048 or 4096, not " + value);
-                        }
-                    }
-                    case "--ops-mix" -> mix(config, value);
-                    case "--retry-cnt" -> config.retryCount = inRange(option, value, 7, "");
-                    case "--rnr-retry" -> config.rnrRetry = inRange(option, value, 7, " (7 = infinite)");
-                    case "--timeout" -> config.timeout = inRange(option, value, 31, " (4.096 us x 2^T, 0 = none)");
-                    default -> throw new UsageException("unknown option " + option);
-                }
-            }
-            catch (final NumberFormatException ex)
-            {
-                throw new UsageException(option + " takes a number, not '" + value + "'");
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new UsageException(ex.getMessage());
+                case OPS -> config.operations = given.number();
+                case SIMULATE_QPS -> config.qps = given.intValue();
+                case MAX_SIZE -> config.maxSize = given.intValue();
+                case LOSS -> conditions.loss(given.decimal());
+                case REORDER -> conditions.reorder(given.decimal());
+                case DUPLICATE -> conditions.duplicate(given.decimal());
+                case CORRUPT -> conditions.corrupt(given.decimal());
+                case DELAY_NS -> conditions.delayNs(given.number());
+                case SEED -> config.seed = given.number();
+                case MTU -> config.mtu = PathMtu.ofBytes(Integer.parseInt(given.text()));
+                case OPS_MIX -> mix(config, given.text());
+                case RETRY_CNT -> config.retryCount = given.intValue();
+                case RNR_RETRY -> config.rnrRetry = given.intValue();
+                case ACK_TIMEOUT -> config.timeout = given.intValue();
+                default -> throw given.notHandled("simulate");
             }
         }
         if (conditions.loss >= 1.0)
@@ -148,27 +112,6 @@ final class SimulateCommand
                 "%d QPs x %,d bytes), more than this machine's %.1f GiB: lower --qps or --max-size", config.qps,
                 config.maxSize, totalBytes / GIB, config.qps, regionBytes, machineBytes / GIB));
         }
-    }
-
-    private static long positiveLong(final String option, final String value)
-    {
-        final long n = Long.parseLong(value);
-        if (n < 1)
-        {
-            throw new UsageException(option + " must be at least 1, not " + value);
-        }
-        return n;
-    }
-
-    /** An ibverbs attribute from 0 to {@code max}. */
-    private static int inRange(final String option, final String value, final int max, final String meaning)
-    {
-        final int n = Integer.parseInt(value);
-        if (n < 0 || n > max)
-        {
-            throw new UsageException(option + " must be between 0 and " + max + meaning + ", not " + value);
-        }
-        return n;
     }
 
     private static void mix(final Workload.Config config, final String value)

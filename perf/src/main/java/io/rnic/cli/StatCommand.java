@@ -3,8 +3,10 @@ package io.rnic.cli;
 import io.rnic.cnc.CncException;
 import io.rnic.cnc.CncFile;
 import io.rnic.cnc.DriverProcess;
-import io.rnic.tools.Arguments;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.options.CommandLine;
+import io.rnic.tools.options.GivenOption;
+import io.rnic.tools.options.OptionHelp;
 import org.agrona.concurrent.errors.ErrorLogReader;
 import org.agrona.concurrent.status.CountersReader;
 
@@ -37,14 +39,9 @@ import java.util.regex.PatternSyntaxException;
  */
 final class StatCommand
 {
-    static final String SYNOPSIS = "stat [-d IFACE | --dir DIR] [--watch MS] [--json] [--filter REGEX]";
+    static final String SYNOPSIS = OptionHelp.synopsis("stat", "");
     static final String DETAILS = String.join("\n",
-        CncDirectory.OPTIONS_HELP,
-        "  --watch MS     a snapshot every MS milliseconds until Ctrl-C (the screen cleared before each on a",
-        "                 terminal); it ends, status 1, when the driver stops or its process is gone",
-        "  --json         one JSON object per snapshot: driver_pid, start_time_ms, heartbeat_age_ms, responding,",
-        "                 counters [{id, type_id, label, value}], errors [{count, first_ms, last_ms, error}]",
-        "  --filter REGEX only the counters whose label contains a match (e.g. 'retry|rnr', '^qp 0x')",
+        OptionHelp.help("stat"),
         "Device-wide counters carry rxe's hw_counters names (sent_pkts, rcvd_pkts, duplicate_request,",
         "out_of_seq_request, rcvd_rnr_err, send_rnr_err, rcvd_seq_err, retry_exceeded_err, retry_rnr_exceeded_err,",
         "completer_retry_err, rdma_sends, rdma_recvs) and DCQCN's ConnectX names (np_cnp_sent,",
@@ -86,29 +83,27 @@ final class StatCommand
         long watchMs = 0;
         boolean json = false;
         Pattern filter = null;
-        for (int i = 0; i < args.length; i++)
+        for (final GivenOption given : CommandLine.parse("stat", args).optionsOnly())
         {
-            final String option = args[i];
-            switch (option)
+            switch (given.option())
             {
-                case "-d", "--iface" -> dir = CncDirectory.ofInterface(Arguments.value(args, ++i, option));
-                case "--dir" -> dir = Arguments.directory(args, ++i, option);
-                case "--watch" -> watchMs = Arguments.number(args, ++i, option, 1, 3_600_000);
-                case "--json" -> json = true;
-                case "--filter" ->
+                case INTERFACE -> dir = CncDirectory.ofInterface(given.spelling(), given.text());
+                case DIR -> dir = given.path();
+                case WATCH -> watchMs = given.number();
+                case JSON -> json = true;
+                case FILTER ->
                 {
-                    final String regex = Arguments.value(args, ++i, option);
                     try
                     {
-                        filter = Pattern.compile(regex);
+                        filter = Pattern.compile(given.text());
                     }
                     catch (final PatternSyntaxException ex)
                     {
-                        throw new UsageException("--filter '" + regex + "' is not a regular expression: " +
+                        throw new UsageException("--filter '" + given.text() + "' is not a regular expression: " +
                             ex.getDescription());
                     }
                 }
-                default -> throw new UsageException("unknown argument " + option);
+                default -> throw given.notHandled("stat");
             }
         }
         final Path directory;

@@ -4,33 +4,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The pieces of command-line parsing every command repeats: an option's value, a whole number in a range. Written
- * once so that every command names a missing value and a bad number in the same words, as a
- * {@link UsageException} that the launcher prints with the command's usage.
+ * How a value is read and checked: a whole number in a range, a size with its suffixes, a directory, a file to write.
+ * {@link io.rnic.tools.options.CommandLine} reads every option's value with these, so that every command names a
+ * bad number in the same words, as a {@link UsageException} that the launcher prints with the command's usage.
  */
 public final class Arguments
 {
     private Arguments()
     {
-    }
-
-    /** The value of {@code option}: {@code args[i]}, or a usage error when the command line ends before it. */
-    public static String value(final String[] args, final int i, final String option)
-    {
-        if (i >= args.length)
-        {
-            throw new UsageException(option + " needs a value");
-        }
-        return args[i];
-    }
-
-    /**
-     * The directory {@code option} names, {@code args[i]}: an empty value would mean the working directory to every
-     * file call, so it is a usage error, as is a missing one.
-     */
-    public static Path directory(final String[] args, final int i, final String option)
-    {
-        return directory(option, value(args, i, option));
     }
 
     /** {@code value} as the directory {@code option} names; a usage error when it is empty or blank. */
@@ -41,69 +22,6 @@ public final class Arguments
             throw new UsageException(option + " needs a directory, not '" + value + "'");
         }
         return Path.of(value);
-    }
-
-    /**
-     * For commands whose every option takes a value: the value of {@code option}, {@code args[i]}. When the command
-     * line ends before it, a usage error says the option needs a value or, when it is no option at all, that it is an
-     * unknown argument.
-     */
-    public static String optionValue(final String[] args, final int i, final String option)
-    {
-        if (i >= args.length && !option.startsWith("--"))
-        {
-            throw new UsageException("unknown argument " + option);
-        }
-        return value(args, i, option);
-    }
-
-    /**
-     * For commands that name every option they take in {@code usage}: the value of {@code option}, {@code args[i]}.
-     * When the command line ends before it, an option the usage does not name is reported as unknown (it may be
-     * meant to take no value at all), a named one as needing a value.
-     */
-    public static String value(final String[] args, final int i, final String option, final String usage)
-    {
-        if (i >= args.length && !isNamedIn(usage, option))
-        {
-            throw new UsageException("unknown option " + option);
-        }
-        return value(args, i, option);
-    }
-
-    /** {@link #optionValue(String[], int, String)} for commands that name every option they take in {@code usage}. */
-    public static String optionValue(final String[] args, final int i, final String option, final String usage)
-    {
-        if (i >= args.length && option.startsWith("-") && !isNamedIn(usage, option))
-        {
-            throw new UsageException("unknown option " + option);
-        }
-        return optionValue(args, i, option);
-    }
-
-    /** Whether {@code text} names {@code option} as a word of its own (not as the start of a longer option). */
-    public static boolean isNamedIn(final String text, final String option)
-    {
-        int from = 0;
-        while (true)
-        {
-            final int at = text.indexOf(option, from);
-            if (at < 0)
-            {
-                return false;
-            }
-            final int end = at + option.length();
-            if ((at == 0 || !isOptionChar(text.charAt(at - 1))) && (end == text.length() || !isOptionChar(text.charAt(end))))
-            {
-                return true;
-            }
-            from = at + 1;
-        }
-    }
-
-    private static boolean isOptionChar(final char c)
-    {
-        return Character.isLetterOrDigit(c) || c == '-' || c == '_';
     }
 
     /**
@@ -187,11 +105,5 @@ public final class Arguments
                 " (" + bytes + " bytes)") + " out of range " + min + ".." + max + " bytes");
         }
         return bytes;
-    }
-
-    /** The whole number in {@code min..max} that is the value of {@code option} at {@code args[i]}. */
-    public static long number(final String[] args, final int i, final String option, final long min, final long max)
-    {
-        return number(option, value(args, i, option), min, max);
     }
 }

@@ -20,12 +20,12 @@ class CcSimCommandTest
     void shouldRefuseBadOptionsInOneLineBeforeRunning()
     {
         final String[][] cases = {
-            { "cc-sim: --flows needs a value", "--flows" },
-            { "cc-sim: unknown argument stray", "stray" },
-            { "cc-sim: unknown option --fast", "--fast", "1" },
+            { "cc-sim: --flows needs a value: --flows N", "--flows" },
+            { "cc-sim: unexpected argument 'stray': cc-sim takes options only", "stray" },
+            { "cc-sim: unknown option --fast: 'rnic help cc-sim' lists its options", "--fast", "1" },
             { "cc-sim: --flows takes a whole number, not 'two'", "--flows", "two" },
             { "cc-sim: --flows 17 out of range 1..16", "--flows", "17" },
-            { "cc-sim: --params takes connectx or paper, not 'fast'", "--params", "fast" } };
+            { "cc-sim: --params takes paper|connectx, not 'fast'", "--params", "fast" } };
         for (final String[] c : cases)
         {
             final String[] args = new String[c.length];

@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class CommandLineErrorsTest
 {
-    private record Result(int status, String out, String err)
+    /** A run of {@code bin/rnic} in the test's JVM (the other CLI tests of this package use it too). */
+    record Result(int status, String out, String err)
     {
         /** The error line, with the usage line the launcher adds after it. */
         String firstErrorLine()
@@ -33,7 +34,7 @@ class CommandLineErrorsTest
         }
     }
 
-    private static Result run(final String... args)
+    static Result run(final String... args)
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -89,20 +90,25 @@ class CommandLineErrorsTest
     @Test
     void shouldCallAnUnknownFlagUnknownAlsoWhenItEndsTheLine()
     {
-        assertEquals("rnic write-bw: unknown option --bogus", run("write-bw", "--bogus").firstErrorLine());
-        assertEquals("rnic write-bw: unknown option -Z", run("write-bw", "-s", "64", "-Z").firstErrorLine());
-        assertEquals("rnic write-bw: unknown option --bogus", run("write-bw", "--bogus", "10.0.0.1").firstErrorLine());
-        assertEquals("rnic simulate: unknown option --bogus", run("simulate", "--bogus").firstErrorLine());
-        assertEquals("rnic cc-sim: unknown option --bogus", run("cc-sim", "--bogus").firstErrorLine());
+        final String lists = ": 'rnic help write-bw' lists its options";
+        assertEquals("rnic write-bw: unknown option --bogus" + lists, run("write-bw", "--bogus").firstErrorLine());
+        assertEquals("rnic write-bw: unknown option -Z" + lists, run("write-bw", "-s", "64", "-Z").firstErrorLine());
+        assertEquals("rnic write-bw: unknown option --bogus" + lists,
+            run("write-bw", "--bogus", "10.0.0.1").firstErrorLine());
+        assertEquals("rnic simulate: unknown option --bogus: 'rnic help simulate' lists its options",
+            run("simulate", "--bogus").firstErrorLine());
+        assertEquals("rnic cc-sim: unknown option --bogus: 'rnic help cc-sim' lists its options",
+            run("cc-sim", "--bogus").firstErrorLine());
         // a flag the tool knows still needs its value, in its short and long forms
-        assertEquals("rnic write-bw: -s needs a value", run("write-bw", "-s").firstErrorLine());
-        assertEquals("rnic write-bw: --size needs a value", run("write-bw", "--size").firstErrorLine());
-        assertEquals("rnic write-bw: --accept-timeout-ms needs a value",
+        assertEquals("rnic write-bw: -s needs a value: -s SIZE", run("write-bw", "-s").firstErrorLine());
+        assertEquals("rnic write-bw: --size needs a value: --size SIZE", run("write-bw", "--size").firstErrorLine());
+        assertEquals("rnic write-bw: --accept-timeout-ms needs a value: --accept-timeout-ms MS",
             run("write-bw", "--accept-timeout-ms").firstErrorLine());
-        assertEquals("rnic simulate: --ops needs a value", run("simulate", "--ops").firstErrorLine());
+        assertEquals("rnic simulate: --ops needs a value: --ops N", run("simulate", "--ops").firstErrorLine());
         for (final String flag : List.of("--warmup", "-p", "--hlog", "--cc-param", "--oob", "--idle"))
         {
-            assertEquals("rnic write-lat: " + flag + " needs a value", run("write-lat", flag).firstErrorLine());
+            assertTrue(run("write-lat", flag).firstErrorLine().startsWith("rnic write-lat: " + flag + " needs a value: " +
+                flag + " "), flag);
         }
         final Result unknown = run("send-lat", "--bogus");
         assertEquals(2, unknown.status());

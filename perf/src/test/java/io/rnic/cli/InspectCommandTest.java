@@ -186,7 +186,7 @@ class InspectCommandTest
 
         final Result help = rnic("help");
         assertEquals(0, help.status());
-        assertTrue(String.join("\n", help.lines()).contains("inspect [--json]"));
-        assertTrue(String.join("\n", help.lines()).contains("rping -s [-vVd] [-P] [-a ADDR] | -c"), String.join("\n", help.lines()));
+        assertTrue(String.join("\n", help.lines()).contains("inspect [--json] [--roce-only] FILE"));
+        assertTrue(String.join("\n", help.lines()).contains("[-s | -c] [-v] [-V] [-d] [-P] [-a ADDR] [-I ADDR]"), String.join("\n", help.lines()));
     }
 }

@@ -26,13 +26,14 @@ class ToolOutputHelpTest
         // each where it applies, as perftest's: -U to latency, --run_infinitely to bandwidth
         assertTrue(latency.contains("[-U]") && !bandwidth.contains("[-U]"), latency);
         assertTrue(bandwidth.contains("[--run_infinitely]") && !latency.contains("[--run_infinitely]"), bandwidth);
-        for (final String explained : new String[]{ "  --report_gbits ", "  --out_json ", "  --out_json_file PATH ",
+        for (final String explained : new String[]{ "  --report_gbits, --report-gbits ", "  --out_json, --out-json ",
+            "  --out_json_file, --out-json-file PATH ",
             "  -D, --duration SECONDS ", "  -a, --all " })
         {
             assertTrue(latency.contains(explained), explained + " explained:\n" + latency);
         }
         assertTrue(latency.contains("  -U, --report-unsorted "), latency);
-        assertTrue(bandwidth.contains("  --run_infinitely "), bandwidth);
+        assertTrue(bandwidth.contains("  --run_infinitely, --run-infinitely "), bandwidth);
     }
 
     private static String help(final String command)

@@ -82,7 +82,7 @@ class ToolUsageTest
         for (final ToolKind kind : List.of(ToolKind.RC_PINGPONG, ToolKind.UD_PINGPONG, ToolKind.UC_PINGPONG))
         {
             final Set<String> listed = listedFlags(help(kind.command()));
-            for (final String flag : List.of("-R", "-a", "-q", "-D", "-U", "--run_infinitely", "-x", "-t", "-V"))
+            for (final String flag : List.of("-R", "-a", "-q", "-D", "-U", "--run_infinitely", "-t", "-V"))
             {
                 assertFalse(listed.contains(flag), kind.command() + " lists " + flag);
             }
@@ -147,7 +147,7 @@ class ToolUsageTest
             { "-I 0", "-I", "--inline_size" }, { "--tclass 0", "--tclass" }, { "-R -T 0", "-T", "--tos" },
             { "-S 0", "-S" }, { "-l 1", "-l", "--post_list", "--sl" }, { "-Q 1", "-Q", "--cq-mod" },
             { "-w 0", "-w", "--limit_bw" }, { "--rate_limit 1", "--rate_limit" }, { "--rate_units g", "--rate_units" },
-            { "-o -P", "-P", "--prefetch" },
+            { "-o -P", "-P", "--prefetch" }, { "--rate_limit 1 --rate_limit_type SW", "--rate_limit_type" },
             { kind.isPingpong() ? "-c" : "-c RC", "-c" }, { "--connection RC", "--connection" },
             { "-t 16", "-t", "--tx-depth" } })
         {
@@ -162,6 +162,7 @@ class ToolUsageTest
         samples.put("--pcap", List.of("--pcap", dir.resolve("x.pcap").toString()));
         samples.put("--hlog", List.of("--hlog", dir.resolve("x.hlog").toString()));
         samples.put("--out_json_file", List.of("--out_json_file", dir.resolve("x.json").toString()));
+        samples.put("--out-json-file", List.of("--out-json-file", dir.resolve("x.json").toString()));
         return samples.getOrDefault(flag, List.of(flag));
     }
 

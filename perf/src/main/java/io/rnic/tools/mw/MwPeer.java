@@ -7,12 +7,14 @@ import io.rnic.datapath.port.PortException;
 import io.rnic.device.ConnectParameters;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicContext;
-import io.rnic.tools.Arguments;
 import io.rnic.tools.DriverToolDevice;
 import io.rnic.tools.EmbeddedToolDevice;
 import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.options.CommandLine;
+import io.rnic.tools.options.GivenOption;
+import io.rnic.tools.options.OptionHelp;
 import io.rnic.verbs.AccessFlags;
 import io.rnic.verbs.CompletionQueue;
 import io.rnic.verbs.MemoryRegion;
@@ -55,14 +57,9 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class MwPeer
 {
-    public static final String SYNOPSIS = "mw-peer [-d IFACE | --driver DIR] [-p PORT] [-x GID_INDEX] [--timeout-ms MS] " +
-        "[--pcap FILE] SERVER";
-    public static final String DETAILS = String.join("\n",
-        "  SERVER         where deploy/interop/mw_peer runs (its TCP exchange listens on PORT, 18516)",
-        "  -d IFACE       the interface (default: the one of the default route), or its device's name rnic_IFACE",
-        "  --driver DIR   through the driver serving DIR (bin/rnic driver) instead of an engine of its own",
-        "  -x GID_INDEX   our source GID (default 1: the interface's first IPv4 address)",
-        "  --timeout-ms   how long each completion and the exchange may take (default 20000)");
+    public static final String SYNOPSIS = OptionHelp.synopsis("mw-peer", "SERVER");
+    public static final String DETAILS = String.join("\n", OptionHelp.help("mw-peer"),
+        "SERVER is where deploy/interop/mw_peer runs (its TCP exchange listens on -p, 18516).");
     public static final int PORT_DEFAULT = 18516;
     private static final int REGION_BYTES = 64 * 1024;
     private static final int W1_OFFSET = 4096;
@@ -100,27 +97,25 @@ public final class MwPeer
 
     private void parse(final String[] args)
     {
-        for (int i = 0; i < args.length; i++)
+        final CommandLine line = CommandLine.parse("mw-peer", args);
+        for (final GivenOption given : line.options())
         {
-            final String arg = args[i];
-            switch (arg)
+            switch (given.option())
             {
-                case "-d", "--iface" -> iface = Ports.interfaceOf(Arguments.value(args, ++i, arg));
-                case "-p" -> port = (int)Arguments.number(args, ++i, arg, 1, 0xFFFF);
-                case "-x" -> gidIndex = (int)Arguments.number(args, ++i, arg, 0, 15);
-                case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
-                case "--pcap" -> pcap = java.nio.file.Path.of(Arguments.value(args, ++i, arg));
-                case "--driver" -> driver = Arguments.directory(args, ++i, arg);
-                default ->
-                {
-                    if (arg.startsWith("-") || server != null)
-                    {
-                        throw new UsageException("unknown flag or second server: " + arg);
-                    }
-                    server = arg;
-                }
+                case INTERFACE -> iface = Ports.interfaceOf(given.text());
+                case PORT -> port = given.intValue();
+                case GID_INDEX -> gidIndex = given.intValue();
+                case TIMEOUT_MS -> timeoutMs = given.number();
+                case PCAP -> pcap = given.path();
+                case DRIVER -> driver = given.path();
+                default -> throw given.notHandled("mw-peer");
             }
         }
+        if (line.operands().size() > 1)
+        {
+            throw new UsageException("one SERVER at most, got " + line.operands());
+        }
+        server = line.operands().isEmpty() ? null : line.operands().get(0);
         if (server == null)
         {
             throw new UsageException("mw-peer needs the SERVER where mw_peer runs");

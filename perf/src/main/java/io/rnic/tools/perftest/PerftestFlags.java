@@ -2,14 +2,14 @@ package io.rnic.tools.perftest;
 
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.options.GivenOption;
 import io.rnic.verbs.QpType;
-
-import static io.rnic.tools.Arguments.number;
 
 /**
  * The flags perftest and rdma-core's pingpongs users reach for, with the letters, long names, defaults and refusals
- * of perftest 4.5 ({@code perftest_parameters.c}) and rdma-core ({@code libibverbs/examples/rc_pingpong.c}). Kept
- * apart from {@link ToolOptions}, which hands each option here first.
+ * of perftest 4.5 ({@code perftest_parameters.c}) and rdma-core ({@code libibverbs/examples/rc_pingpong.c}). Declared
+ * in the option table ({@link io.rnic.tools.options.CliOption}) with the tools that take them; kept apart from
+ * {@link ToolOptions}, which hands each option here first.
  * <p>
  * The same letter means different things in the two families: {@code -c} is perftest's connection type but the
  * pingpongs' {@code --chk}, {@code -l} perftest's post list but the pingpongs' service level, {@code -t} perftest's
@@ -54,96 +54,41 @@ public final class PerftestFlags
     public boolean odp;
     public boolean prefetch;
 
-    /** Whether {@code option} is one of ours that takes no value, for this kind of tool; sets it when so. */
-    boolean consumeSwitch(final ToolKind kind, final String option, final ToolOptions options)
+    /**
+     * Whether {@code given} is one of perftest's or rdma-core's letters; sets it when so. The option table gives
+     * each tool the ones it takes (perftest's {@code -c} is the pingpongs' {@code --chk}, and so on).
+     */
+    boolean read(final ToolKind kind, final GivenOption given, final ToolOptions options)
     {
-        if (kind.isPingpong())
+        switch (given.option())
         {
-            switch (option)
-            {
-                case "-c", "--chk" -> options.verify = true;
-                case "-e", "--events" -> events = true;
-                case "-o", "--odp" -> odp = true;
-                case "-P", "--prefetch" -> prefetch = true;
-                case "-t", "--ts" -> throw new UsageException(option + " (completion timestamps): the engine " +
-                    "does not timestamp completions");
-                default ->
-                {
-                    return false;
-                }
-            }
-            return true;
-        }
-        switch (option)
-        {
-            case "-b", "--bidirectional" ->
-            {
-                if (kind.isLatency())
-                {
-                    throw new UsageException(" Bidirectional is only available in BW test");
-                }
-                bidirectional = true;
-            }
-            case "-e", "--events" -> events = true;
-            case "-F", "--CPU-freq" ->
+            case CHK -> options.verify = true;
+            case EVENTS -> events = true;
+            case ODP -> odp = true;
+            case PREFETCH -> prefetch = true;
+            case PINGPONG_SERVICE_LEVEL, SERVICE_LEVEL -> serviceLevel = given.intValue();
+            case BIDIRECTIONAL -> bidirectional = true;
+            case CPU_FREQ ->
             {
                 // perftest's -F silences its cpufreq warning; we print none
             }
-            default ->
+            case CONNECTION -> connection = connection(kind, given.text());
+            case INLINE_SIZE -> inlineSize = given.intValue();
+            case TCLASS -> trafficClass = given.intValue();
+            case TOS -> typeOfService = given.intValue();
+            case POST_LIST -> postList = given.intValue();
+            case CQ_MOD -> cqMod = given.intValue();
+            case LIMIT_BW -> limitBwMbps = given.decimal();
+            case RATE_LIMIT ->
             {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Whether {@code option} is one of ours that takes a value; sets it when so. */
-    boolean consumeValue(final ToolKind kind, final String option, final String value)
-    {
-        if (kind.isPingpong())
-        {
-            if (option.equals("-l") || option.equals("--sl"))
-            {
-                serviceLevel = (int)number(option, value, 0, 7);
-                return true;
-            }
-            return false;
-        }
-        switch (option)
-        {
-            case "-c", "--connection" -> connection = connection(kind, value);
-            case "-I", "--inline_size" ->
-            {
-                inlineSize = (int)number(option, value, 0, MAX_INLINE);
-                final ToolKind.Operation operation = kind.operation();
-                if (operation == ToolKind.Operation.READ || operation == ToolKind.Operation.ATOMIC)
+                if (given.decimal() <= 0 || Double.isInfinite(given.decimal()))
                 {
-                    throw new UsageException(" Inline feature not available on READ/Atomic verbs");
+                    throw new UsageException(given.spelling() + " " + given.text() + ": must be above 0");
                 }
+                rateLimit = given.decimal();
             }
-            case "--tclass" -> trafficClass = (int)number(option, value, 0, 255);
-            case "-T", "--tos" -> typeOfService = (int)number(option, value, 0, 255);
-            case "-S", "--sl" -> serviceLevel = (int)number(option, value, 0, 7);
-            case "-l", "--post_list" -> postList = (int)number(option, value, 1, 8192);
-            case "-Q", "--cq-mod" -> cqMod = (int)number(option, value, 1, MAX_CQ_MOD);
-            case "-w", "--limit_bw" -> limitBwMbps = positive(option, value, true);
-            case "--rate_limit" -> rateLimit = positive(option, value, false);
-            case "--rate_units" ->
-            {
-                if (!value.equals("M") && !value.equals("g") && !value.equals("p"))
-                {
-                    throw new UsageException(" Invalid rate limit units. Please use M,g or p");
-                }
-                rateUnits = value;
-            }
-            case "--rate_limit_type" ->
-            {
-                if (!value.equals("SW") && !value.equals("HW") && !value.equals("PP"))
-                {
-                    throw new UsageException(" Invalid rate limit type flag. Please use HW, SW or PP.");
-                }
-                rateLimitType = value;
-            }
+            case RATE_UNITS -> rateUnits = given.text();
+            case RATE_LIMIT_TYPE -> rateLimitType = given.text();
             default ->
             {
                 return false;
@@ -184,24 +129,6 @@ public final class PerftestFlags
         }
     }
 
-    private static double positive(final String option, final String value, final boolean zeroAllowed)
-    {
-        final double n;
-        try
-        {
-            n = Double.parseDouble(value);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new UsageException(option + " takes a number, not '" + value + "'");
-        }
-        if (!(n > 0 || zeroAllowed && n == 0) || Double.isInfinite(n))
-        {
-            throw new UsageException(option + " " + value + ": must be " + (zeroAllowed ? "0 or more" : "above 0"));
-        }
-        return n;
-    }
-
     /** The QP type the tool runs: {@code -c}'s, else the tool's own. */
     public QpType qpType(final ToolKind kind)
     {
@@ -212,11 +139,6 @@ public final class PerftestFlags
     void check(final ToolOptions options)
     {
         final ToolKind kind = options.kind;
-        final ToolKind.Operation operation = kind.operation();
-        if (events && operation == ToolKind.Operation.WRITE)
-        {
-            throw new UsageException(" Events feature not available on WRITE verb");
-        }
         if (typeOfService >= 0 && !options.rdmaCm)
         {
             throw new UsageException("-T/--tos sets the RDMA CM's type of service: available only with -R (use " +
@@ -252,14 +174,6 @@ public final class PerftestFlags
         {
             checkRateLimit(options);
         }
-        if (limitBwMbps >= 0 && kind.isLatency())
-        {
-            throw new UsageException("-w (--limit_bw) applies to bandwidth tests");
-        }
-        if (cqMod > 0 && kind.isLatency())
-        {
-            throw new UsageException("-Q (--cq-mod) applies to bandwidth tests");
-        }
         if (prefetch && !odp)
         {
             throw new UsageException("-P (--prefetch) prefetches an ODP region: it needs -o");
@@ -269,11 +183,6 @@ public final class PerftestFlags
     /** {@code -b}: WRITE, READ and atomic bandwidth, both sides running the test; checked by neither. */
     private static void checkBidirectional(final ToolOptions options)
     {
-        if (options.kind.operation() == ToolKind.Operation.SEND)
-        {
-            throw new UsageException("-b (bidirectional) is not supported by rnic for SEND yet: run a second pair " +
-                "the other way");
-        }
         if (options.verify)
         {
             throw new UsageException("-b does not run with --verify: each side checks only what its peer wrote when " +
@@ -287,10 +196,6 @@ public final class PerftestFlags
 
     private void checkPostList(final ToolOptions options)
     {
-        if (options.kind.isLatency())
-        {
-            throw new UsageException("-l (--post_list) applies to bandwidth tests");
-        }
         if (options.verify)
         {
             throw new UsageException(" --verify is incompatible with --post_list > 1");
@@ -325,86 +230,11 @@ public final class PerftestFlags
             throw new UsageException("--rate_limit_type " + rateLimitType + ": a software RNIC has no hardware " +
                 "rate limiter; use SW (the default here)");
         }
-        final ToolKind kind = options.kind;
-        if (kind.isLatency() || kind.operation() == ToolKind.Operation.ATOMIC)
-        {
-            throw new UsageException("SW Rate limiter cann't be executed on non-BW, ATOMIC or bidirectional SEND / " +
-                "SEND_IMM tests");
-        }
         rateLimitBitsPerSec = switch (rateUnits)
         {
             case "M" -> rateLimit * 8 * (1 << 20);
             case "p" -> rateLimit * 8 * options.size;
             default -> rateLimit * 1e9;
         };
-    }
-
-    /** What {@code rnic help TOOL} shows of these flags. */
-    public static String details(final ToolKind kind)
-    {
-        if (kind.isPingpong())
-        {
-            return String.join("\n",
-                "  rdma-core's flags:",
-                kind == ToolKind.SRQ_PINGPONG ? "  (no -c: ibv_srq_pingpong has none)" :
-                "  -c, --chk       check the data received (as --verify)",
-                "  -e, --events    wait for completion events (the CQ's notification) instead of polling each cycle",
-                "  -l, --sl SL     service level (0-7) in the address vector; no VLAN is written, so not on the wire",
-                "  -o, --odp       accepted: the engine's regions are always resident, as an ODP region once faulted",
-                "  -P, --prefetch  accepted with -o (nothing to prefetch)",
-                "  (no -t, --ts: the engine does not timestamp completions)",
-                "  GIDs print as inet_ntop prints them (::ffff:10.91.0.1, fd91::1).");
-        }
-        final ToolKind.Operation operation = kind.operation();
-        final StringBuilder text = new StringBuilder("  perftest's flags:\n");
-        final String connections = switch (operation)
-        {
-            case SEND -> "RC, UC or UD";
-            case WRITE -> "RC or UC";
-            default -> "RC";
-        };
-        text.append("  -c, --connection TYPE  ").append(connections).append(" (default RC), the same on both sides\n");
-        if (operation == ToolKind.Operation.WRITE || operation == ToolKind.Operation.SEND)
-        {
-            text.append("  -I, --inline_size N    0-1024, accepted and without effect: inline saves a NIC's DMA " +
-                "read of the\n                         payload; a software engine reads it from memory either way " +
-                "(README)\n");
-        }
-        text.append("  --tclass TC            GRH traffic class; its upper six bits are the DSCP of every packet\n");
-        text.append("  -T, --tos TOS          the RDMA CM's type of service, with -R: the DSCP of the test QP (the " +
-            "exchange's\n                         QP is connected without it, as perftest's)\n");
-        text.append("  -S, --sl SL            service level (0-7) in the address vector: the 802.1Q PCP of every " +
-            "frame on a\n                         tagged port (--vlan, or -d a kernel VLAN device), else not on " +
-            "the wire\n");
-        text.append("  --vlan ID              tag every frame with 802.1Q VLAN ID (0-4094), PCP = -S; with -d a " +
-            "kernel VLAN\n                         device (veth0.10) the port finds its id and tags on its parent " +
-            "itself\n");
-        text.append("  --cnp-dscp DSCP        the DSCP of the CNPs this endpoint sends (0-63; default 48, " +
-            "ConnectX's)\n");
-        text.append("  --cnp-prio PRIO        the 802.1Q priority of its CNPs on a tagged port (0-7; default 6, " +
-            "ConnectX's)\n");
-        text.append("  -F, --CPU-freq         accepted (no cpufreq warning is printed)\n");
-        if (operation != ToolKind.Operation.WRITE)
-        {
-            text.append("  -e, --events           wait for completion events (the CQ's notification) instead of " +
-                "polling\n");
-        }
-        if (!kind.isLatency())
-        {
-            text.append("  -l, --post_list N      post N send WRs together (default 1); -Q defaults to N\n");
-            text.append("  -Q, --cq-mod N         signal one send in N (1-1024; default half of -t, at most 64)\n");
-            text.append("  -w, --limit_bw MBPS    fail when the average bandwidth is below MBPS MB/sec\n");
-            if (operation != ToolKind.Operation.ATOMIC)
-            {
-                text.append("  --rate_limit R         software rate limiter (--rate_limit_type SW, the only one " +
-                    "here)\n  --rate_units g|M|p     R in Gb/s (default), MB/sec or messages/s\n");
-            }
-            if (operation != ToolKind.Operation.SEND)
-            {
-                // a SEND test's -b is refused: not supported yet
-                text.append("  -b, --bidirectional    both sides run the test; each prints its own figure and the sum\n");
-            }
-        }
-        return text.toString();
     }
 }

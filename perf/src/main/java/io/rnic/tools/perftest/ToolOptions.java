@@ -2,16 +2,18 @@ package io.rnic.tools.perftest;
 
 import io.rnic.cc.DcqcnParameters;
 import io.rnic.datapath.affinity.ThreadAffinity;
-import io.rnic.datapath.agent.IdleStrategies;
 import io.rnic.tools.Arguments;
 import io.rnic.tools.Ports;
 import io.rnic.tools.QpLayout;
 import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.options.CliOption;
+import io.rnic.tools.options.CommandLine;
+import io.rnic.tools.options.GivenOption;
+import io.rnic.tools.options.OptionHelp;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.QpType;
-import io.rnic.verbs.ScatterGatherList;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,12 +30,8 @@ import static io.rnic.tools.Arguments.number;
 public final class ToolOptions
 {
     public static final int DEFAULT_TCP_PORT = 18515;
-    /**
-     * The largest {@code -s}: a QP's send and receive buffers share one memory region, so a message is at most half
-     * of what a region holds; and at most perftest's own limit, UINT_MAX / 2.
-     */
-    public static final int MAX_SIZE_BYTES =
-        (int)Math.min(Integer.MAX_VALUE, QpLayout.largestMessage(MemoryRegionTable.MAX_REGION_BYTES));
+    /** The largest {@code -s}: the option table's ({@link CliOption#SIZE}). */
+    public static final int MAX_SIZE_BYTES = (int)CliOption.SIZE.max();
 
     public final ToolKind kind;
     public String iface;
@@ -168,153 +166,24 @@ public final class ToolOptions
         return server == null;
     }
 
-    /** The command and the options {@code kind} takes (see {@link ToolFlags}). */
+    /** The command and the options {@code kind} takes (see {@link CliOption}). */
     public static String synopsis(final ToolKind kind)
     {
-        return ToolFlags.synopsis(kind);
+        return OptionHelp.synopsis(kind.command(), "[SERVER_ADDRESS]");
     }
 
     public static ToolOptions parse(final ToolKind kind, final String[] args)
     {
         final ToolOptions options = new ToolOptions(kind);
-        final List<String> positional = new ArrayList<>();
-        for (int i = 0; i < args.length; i++)
+        final CommandLine line = CommandLine.parse(kind.command(), args);
+        for (final GivenOption given : line.options())
         {
-            String option = args[i];
-            String value = null;
-            final int equals = option.indexOf('=');
-            if (option.startsWith("--") && equals > 0)
+            if (!options.flags.read(kind, given, options))
             {
-                value = option.substring(equals + 1);
-                option = option.substring(0, equals);
-            }
-            if (!option.startsWith("-") || option.equals("-"))
-            {
-                positional.add(option);
-                continue;
-            }
-            if (options.flags.consumeSwitch(kind, option, options))
-            {
-                continue;
-            }
-            if (option.equals("--verify"))
-            {
-                options.verify = true;
-                continue;
-            }
-            if (option.equals("--qdisc-bypass"))
-            {
-                options.qdiscBypass = true;
-                options.portOptions.add(option);
-                continue;
-            }
-            if (option.equals("-R") || option.equals("--rdma-cm"))
-            {
-                options.rdmaCm = true;
-                continue;
-            }
-            if (option.equals("--imm"))
-            {
-                options.immediate = true;
-                continue;
-            }
-            if (option.equals("--debug"))
-            {
-                options.debug = true;
-                continue;
-            }
-            final int outputOptionEnd = options.outputOption(option, value, args, i);
-            if (outputOptionEnd >= 0)
-            {
-                i = outputOptionEnd;
-                continue;
-            }
-            if (value == null)
-            {
-                value = Arguments.value(args, ++i, option, usage(kind));
-            }
-            if (options.flags.consumeValue(kind, option, value))
-            {
-                continue;
-            }
-            if (PORT_OPTIONS.contains(option) && !(option.equals("--port") && startsWithDigit(value)))
-            {
-                options.portOptions.add(option);
-            }
-            switch (option)
-            {
-                case "-d", "--iface", "--ib-dev" -> options.iface = Ports.interfaceOf(value);
-                case "-i", "--ib-port" -> Ports.ibPort(option, value);
-                case "-s", "--size" -> options.size = (int)Arguments.bytes(option, value, 1, MAX_SIZE_BYTES);
-                case "-n", "--iters" -> options.iterations = number(option, value, 1, 1L << 40);
-                case "--warmup" -> options.warmup(number(option, value, 0, 1L << 32));
-                case "-m", "--mtu" -> options.mtu = mtu(value);
-                case "-x", "-g", "--gid-index", "--gid-idx" -> options.gidIndex = (int)number(option, value, 0, 15);
-                case "-p" -> options.tcpPort = (int)number(option, value, 1, 65535);
-                case "--port" ->
-                {
-                    // perftest's --port is the TCP port; ours also names the packet port kind
-                    if (startsWithDigit(value))
-                    {
-                        options.tcpPort = (int)number(option, value, 1, 65535);
-                    }
-                    else
-                    {
-                        options.portKind = value; // the port factory names the kinds it knows
-                    }
-                }
-                case "-q", "--qp" -> options.qps = (int)number(option, value, 1, 256);
-                case "-t", "--tx-depth" -> options.txDepth = (int)number(option, value, 1, 8192);
-                case "--sge" -> options.sges = (int)number(option, value, 1, ScatterGatherList.MAX_SGE);
-                case "-r", "--rx-depth" -> options.rxDepth = (int)number(option, value, 1, 8192);
-                case "-A", "--atomic_type", "--atomic-type" ->
-                {
-                    switch (value)
-                    {
-                        case "CMP_AND_SWAP" -> options.atomicCompareSwap = true;
-                        case "FETCH_AND_ADD" -> options.atomicCompareSwap = false;
-                        default -> throw new UsageException("-A takes CMP_AND_SWAP or FETCH_AND_ADD, not " + value);
-                    }
-                }
-                case "--pcap" -> options.pcap = Path.of(value);
-                case "--hlog" -> options.hlog = Path.of(value);
-                case "--cpu" -> options.cpu = (int)number(option, value, 0, 1023);
-                case "--engines" -> options.engines = (int)number(option, value, 1, 64);
-                case "--idle" ->
-                {
-                    try
-                    {
-                        IdleStrategies.parse(value);
-                    }
-                    catch (final IllegalArgumentException ex)
-                    {
-                        throw new UsageException(ex.getMessage());
-                    }
-                    options.idle = value;
-                }
-                case "--timeout-ms" -> options.timeoutMs = number(option, value, 1, 86_400_000);
-                case "--accept-timeout-ms" -> options.acceptTimeoutMs = number(option, value, 1, 86_400_000);
-                case "-u", "--qp-timeout" -> options.qpTimeout = (int)number(option, value, 0, 31);
-                case "--eal" -> options.ealArgs = List.of(value.trim().split("\\s+"));
-                case "--port-mtu" -> options.portMtu = (int)number(option, value, 576, 9600);
-                case "--ip" -> options.addresses.add(address(value));
-                case "--oob" -> options.oob(value);
-                case "--driver" -> options.driver = Arguments.directory(option, value);
-                case "--cc" ->
-                {
-                    if (!value.equals("dcqcn") && !value.equals("none"))
-                    {
-                        throw new UsageException("--cc takes dcqcn or none, not '" + value + "'");
-                    }
-                    options.ccName = value;
-                }
-                case "--cc-param" -> options.ccParams.add(value);
-                case "--vlan" -> options.vlanId = (int)number(option, value, 0, LocalPort.MAX_VLAN_ID);
-                case "--cnp-dscp" -> options.cnpDscp = (int)number(option, value, 0, 63);
-                case "--cnp-prio" -> options.cnpPriority = (int)number(option, value, 0, 7);
-                default -> throw new UsageException("unknown option " + option);
+                options.read(given);
             }
         }
+        final List<String> positional = line.operands();
         if (positional.size() > 1)
         {
             throw new UsageException("one server address at most, got " + positional);
@@ -324,80 +193,86 @@ public final class ToolOptions
         return options;
     }
 
-    /**
-     * Parses one of the output and measurement options; returns the index of the last argument it took, or -1 when
-     * {@code option} is none of them.
-     */
-    private int outputOption(final String option, final String value, final String[] args, final int i)
+    /** Sets what {@code given} says: one of the options the table gives the tool, other than perftest's letters. */
+    private void read(final GivenOption given)
     {
+        final CliOption option = given.option();
+        if (setsUpThePort(option) && !(option == CliOption.PORT_KIND && startsWithDigit(given.text())))
+        {
+            portOptions.add(given.spelling());
+        }
         switch (option)
         {
-            case "--report_gbits", "--report-gbits" ->
+            case INTERFACE -> iface = Ports.interfaceOf(given.text());
+            case IB_PORT -> Ports.ibPort(given.spelling(), given.text());
+            case SIZE -> size = given.intValue();
+            case ITERS -> iterations = given.number();
+            case WARMUP -> warmup(given.number());
+            case MTU -> mtu = Integer.parseInt(given.text());
+            case GID_INDEX -> gidIndex = given.intValue();
+            case PORT -> tcpPort = given.intValue();
+            case PORT_KIND ->
             {
-                reportGbits = true;
-                return i;
+                // perftest's --port is the TCP port; ours also names the packet port kind
+                if (startsWithDigit(given.text()))
+                {
+                    tcpPort = (int)number(given.spelling(), given.text(), 1, 65535);
+                }
+                else
+                {
+                    portKind = given.text(); // the port factory names the kinds it knows
+                }
             }
-            case "--out_json", "--out-json" ->
+            case QPS -> qps = given.intValue();
+            case TX_DEPTH -> txDepth = given.intValue();
+            case SGE -> sges = given.intValue();
+            case RX_DEPTH -> rxDepth = given.intValue();
+            case ATOMIC_TYPE -> atomicCompareSwap = given.text().equals("CMP_AND_SWAP");
+            case PCAP -> pcap = given.path();
+            case HLOG -> hlog = given.path();
+            case CPU -> cpu = given.intValue();
+            case ENGINES -> engines = given.intValue();
+            case IDLE -> idle = given.text();
+            case TIMEOUT_MS -> timeoutMs = given.number();
+            case ACCEPT_TIMEOUT_MS -> acceptTimeoutMs = given.number();
+            case QP_TIMEOUT -> qpTimeout = given.intValue();
+            case EAL -> ealArgs = List.of(given.text().trim().split("\\s+"));
+            case PORT_MTU -> portMtu = given.intValue();
+            case IP -> addresses.add(address(given.text()));
+            case OOB -> oob(given.text());
+            case DRIVER -> driver = given.path();
+            case CC -> ccName = given.text();
+            case CC_PARAM -> ccParams.add(given.text());
+            case VLAN -> vlanId = given.intValue();
+            case CNP_DSCP -> cnpDscp = given.intValue();
+            case CNP_PRIO -> cnpPriority = given.intValue();
+            case VERIFY -> verify = true;
+            case QDISC_BYPASS -> qdiscBypass = true;
+            case RDMA_CM -> rdmaCm = true;
+            case IMM -> immediate = true;
+            case DEBUG -> debug = true;
+            case REPORT_GBITS -> reportGbits = true;
+            case OUT_JSON ->
             {
                 if (outJson == null)
                 {
                     outJson = Path.of(OUT_JSON_DEFAULT);
                 }
-                return i;
             }
-            case "--out_json_file", "--out-json-file" ->
-            {
-                final String file = value != null ? value : Arguments.value(args, i + 1, option);
-                outJson = Path.of(file);
-                return value != null ? i : i + 1;
-            }
-            case "-U", "--report-unsorted" ->
-            {
-                if (!kind.isLatency() || kind.isPingpong())
-                {
-                    throw new UsageException("-U applies to the latency tools (write-lat, read-lat, send-lat, " +
-                        "atomic-lat), as perftest's");
-                }
-                reportAllLatencies = true;
-                return i;
-            }
-            case "-D", "--duration" ->
-            {
-                final String seconds = value != null ? value : Arguments.value(args, i + 1, option);
-                durationS = (int)number(option, seconds, 1, 86_400);
-                return value != null ? i : i + 1;
-            }
-            case "--run_infinitely", "--run-infinitely" ->
-            {
-                runInfinitely = true;
-                return i;
-            }
-            case "-a", "--all" ->
-            {
-                allSizes = true;
-                return i;
-            }
-            default ->
-            {
-                return -1;
-            }
+            case OUT_JSON_FILE -> outJson = given.path();
+            case REPORT_UNSORTED -> reportAllLatencies = true;
+            case DURATION -> durationS = given.intValue();
+            case RUN_INFINITELY -> runInfinitely = true;
+            case ALL_SIZES -> allSizes = true;
+            default -> throw given.notHandled(kind.command());
         }
     }
 
     /** The output and measurement options that do not go together, or with the tool; their defaults. */
     private void checkOutputOptions()
     {
-        if (durationS > 0 && kind.isPingpong())
-        {
-            throw new UsageException("-D applies to perftest's tools, not to " + kind.original());
-        }
         if (allSizes)
         {
-            if (kind.operation() == ToolKind.Operation.ATOMIC || kind.isPingpong())
-            {
-                throw new UsageException("-a runs write-bw, write-lat, read-bw, read-lat, send-bw and send-lat; " +
-                    kind.command() + (kind.isPingpong() ? " is not perftest's" : "'s messages are 8 bytes"));
-            }
             if (verify || hlog != null || durationS > 0 || runInfinitely)
             {
                 throw new UsageException("-a goes with none of --verify, --hlog, -D and --run_infinitely");
@@ -413,16 +288,9 @@ public final class ToolOptions
             throw new UsageException("--verify counts on -n: with -D or --run_infinitely the server cannot tell " +
                 "how many operations to check");
         }
-        if (runInfinitely)
+        if (runInfinitely && durationS == 0)
         {
-            if (kind.isLatency())
-            {
-                throw new UsageException("--run_infinitely applies to the bandwidth tools, as perftest's");
-            }
-            if (durationS == 0)
-            {
-                durationS = RUN_INFINITELY_PERIOD_DEFAULT_S;
-            }
+            durationS = RUN_INFINITELY_PERIOD_DEFAULT_S;
         }
         if (outJson != null && outJson.toAbsolutePath().getParent() != null &&
             !Files.isDirectory(outJson.toAbsolutePath().getParent()))
@@ -439,8 +307,15 @@ public final class ToolOptions
     }
 
     /** The options that set up the port (perftest's --port with a number is the TCP port, not one of them). */
-    private static final List<String> PORT_OPTIONS = List.of("-d", "--iface", "--ib-dev", "--port", "--eal",
-        "--port-mtu", "--ip", "--engines", "--pcap", "--cc", "--cc-param", "--vlan", "--cnp-dscp", "--cnp-prio");
+    private static boolean setsUpThePort(final CliOption option)
+    {
+        return switch (option)
+        {
+            case INTERFACE, PORT_KIND, EAL, PORT_MTU, IP, ENGINES, QDISC_BYPASS, PCAP, CC, CC_PARAM, VLAN, CNP_DSCP,
+                 CNP_PRIO -> true;
+            default -> false;
+        };
+    }
 
     private static boolean startsWithDigit(final String value)
     {
@@ -529,10 +404,6 @@ public final class ToolOptions
         {
             throw new UsageException("a UD message is one packet: -s " + size + " is larger than the MTU " + mtu);
         }
-        if (immediate && kind.operation() != ToolKind.Operation.SEND)
-        {
-            throw new UsageException("--imm applies to SEND tools (send-lat, send-bw, the pingpongs)");
-        }
         if ("dpdk".equals(portKind) && iface == null)
         {
             throw new UsageException("--port dpdk needs -d DEVICE: the DPDK port's name (a --vdev of --eal, e.g. " +
@@ -561,30 +432,17 @@ public final class ToolOptions
         {
             checkRdmaCm();
         }
-        if (kind == ToolKind.SRQ_PINGPONG)
+        if (kind == ToolKind.SRQ_PINGPONG && qps > rxDepth)
         {
-            checkSrqPingpong();
+            throw new UsageException("rx_depth " + rxDepth + " is too small for " + qps + " QPs -- must have at " +
+                "least one receive per QP.");
         }
-        else if (kind.isLatency() && qps != 1)
+        if (kind != ToolKind.SRQ_PINGPONG && kind.isLatency() && qps != 1)
         {
             throw new UsageException("latency tests run one QP (-q 1)");
         }
         flags.check(this);
         checkBeforeAnyWork();
-    }
-
-    /** What ibv_srq_pingpong refuses, and what it does not have. */
-    private void checkSrqPingpong()
-    {
-        if (qps > rxDepth)
-        {
-            throw new UsageException("rx_depth " + rxDepth + " is too small for " + qps + " QPs -- must have at " +
-                "least one receive per QP.");
-        }
-        if (verify || immediate)
-        {
-            throw new UsageException((verify ? "-c (--verify)" : "--imm") + ": ibv_srq_pingpong has no such option");
-        }
     }
 
     private void checkDriver()
@@ -598,10 +456,6 @@ public final class ToolOptions
 
     private void checkRdmaCm()
     {
-        if (kind.isPingpong())
-        {
-            throw new UsageException("-R applies to the perftest tools; rdma-core's pingpongs exchange over TCP only");
-        }
         if (oobHost != null)
         {
             throw new UsageException("--oob is the TCP exchange's address; with -R the exchange runs over the RDMA " +
@@ -649,31 +503,27 @@ public final class ToolOptions
         return parameters;
     }
 
-    private static int mtu(final String value)
-    {
-        final long n = number("-m", value, 256, 4096);
-        if (Long.bitCount(n) != 1)
-        {
-            throw new UsageException("-m takes an IB MTU: 256, 512, 1024, 2048 or 4096, not " + value);
-        }
-        return (int)n;
-    }
-
     /** {@code --accept-timeout-ms}: how long a server waits for its client; 0 (the default): as long as it takes. */
     public long acceptTimeoutMs;
     /** {@code --debug}: a failed run also prints each QP's transport state. */
     public boolean debug;
 
-    /** Everything {@code rnic help TOOL} prints after the synopsis and summary. */
+    /** Everything {@code rnic help TOOL} prints after the synopsis and summary: the table's options, then notes. */
     public static String help(final ToolKind kind)
     {
-        return ToolFlags.help(kind);
-    }
-
-    /** The options' usage: the synopsis and the help, which name every option the tool takes. */
-    private static String usage(final ToolKind kind)
-    {
-        return synopsis(kind) + "\n" + help(kind);
+        final List<String> notes = new ArrayList<>(List.of(OptionHelp.help(kind.command())));
+        if (kind.isPingpong())
+        {
+            notes.add("  rdma-core's letters: -c is --chk, -l --sl; GIDs print as inet_ntop prints them " +
+                "(::ffff:10.91.0.1, fd91::1).");
+        }
+        else
+        {
+            notes.add("  perftest's letters: -c is --connection, -l --post_list, -t --tx-depth. Results print in " +
+                "perftest's\n  table (its header, columns and definitions), then rnic's percentiles.");
+        }
+        notes.add("  --port N is the TCP port (-p N), --port afpacket|dpdk the packet port.");
+        return String.join("\n", notes);
     }
 
     /**

@@ -11,7 +11,6 @@ import io.rnic.datapath.endpoint.InterfaceAddresses;
 import io.rnic.datapath.port.PortException;
 import io.rnic.device.QueuePair;
 import io.rnic.device.RnicContext;
-import io.rnic.tools.Arguments;
 import io.rnic.tools.DriverToolDevice;
 import io.rnic.tools.EmbeddedToolDevice;
 import io.rnic.tools.GidSelection;
@@ -19,6 +18,9 @@ import io.rnic.tools.PortFactory;
 import io.rnic.tools.Ports;
 import io.rnic.tools.ToolDevice;
 import io.rnic.tools.UsageException;
+import io.rnic.tools.options.CommandLine;
+import io.rnic.tools.options.GivenOption;
+import io.rnic.tools.options.OptionHelp;
 import io.rnic.tools.exchange.RdmaCmOutOfBand;
 import io.rnic.tools.perftest.ToolReport;
 import io.rnic.transport.LocalPort;
@@ -56,38 +58,16 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Rping
 {
-    public static final String SYNOPSIS = "rping -s [-vVd] [-P] [-a ADDR] | -c [-vVd] [-I ADDR] -a ADDR; [-p PORT] " +
-        "[-C COUNT] [-S SIZE] [-t TOS] [--iface IFACE | --driver DIR] [--port afpacket] [--vlan ID] " +
-        "[--timeout-ms MS] [--idle STRATEGY] [--pcap FILE]";
+    public static final String SYNOPSIS = OptionHelp.synopsis("rping", "");
     /** What {@code rnic help rping} adds: the flags as rping has them, and where ours differ. */
-    public static final String DETAILS = String.join("\n",
-        "  -s / -c        server / client",
-        "  -a ADDR        the server's address; a server without it listens on the port's first IPv4 address",
-        "                 (else its first), as rping binds 0.0.0.0",
-        "  -I ADDR        client: the source address to bind to (one of the port's addresses)",
-        "  -P             persistent server: serves one client after another, each on a new QP, until none has",
-        "                 come for --timeout-ms (rping -P serves until killed); a failed client is reported and the",
-        "                 next one served",
-        "  -d             debug printfs: the connection's steps and, at the end, the CM's counters",
-        "  -v / -V        print / validate the ping data",
-        "  -S SIZE        the ping's size, " + Rping.MIN_SIZE + ".." + Rping.MAX_SIZE + " bytes (default " +
-            Rping.SIZE_DEFAULT + "):",
-        "                 " + Arguments.SIZE_FORMS,
-        "  -t TOS         the type of service of the connection (rdma_set_option RDMA_OPTION_ID_TOS; default 0),",
-        "                 as ucmatose's -t (rdma-core 44's rping has none): the client's REQ carries it as the",
-        "                 traffic class, and both QPs' packets its upper six bits as their DSCP",
-        "  --vlan ID      tag every frame with 802.1Q VLAN ID (PCP 0: the CM addresses the QP with SL 0); an",
-        "                 --iface that is a kernel VLAN device (veth0.10) is tagged on its parent without it",
-        "  --iface IFACE  the interface (default: the one of the default route), or its device's name rnic_IFACE",
-        "                 (devinfo's hca_id). It was -d, which is rping's debug flag: use --iface (or --ib-dev)",
-        "  --driver DIR   as a client of the rnic driver serving DIR, through its RDMA CM (--iface, --port and",
-        "                 --pcap are the driver's business then)");
+    public static final String DETAILS = String.join("\n", OptionHelp.help("rping"),
+        "A server (-s) without -a listens on the port's first IPv4 address; a client (-c) needs -a.");
     public static final int PORT_DEFAULT = 7174;
     public static final int SIZE_DEFAULT = 64;
     /** rping's RPING_MSG_FMT; its minimum size leaves room for it with INT_MAX and the NUL. */
     static final String MESSAGE_FORMAT = "rdma-ping-%d: ";
-    static final int MIN_SIZE = 26;
-    static final int MAX_SIZE = 64 * 1024;
+    public static final int MIN_SIZE = 26;
+    public static final int MAX_SIZE = 64 * 1024;
     static final int INFO_BYTES = 16;
 
     private static final long RECV_WR_ID = 1;
@@ -153,31 +133,30 @@ public final class Rping
 
     private void parse(final String[] args)
     {
-        for (int i = 0; i < args.length; i++)
+        for (final GivenOption given : CommandLine.parse("rping", args).optionsOnly())
         {
-            final String arg = args[i];
-            switch (arg)
+            switch (given.option())
             {
-                case "-s" -> server = true;
-                case "-c" -> client = true;
-                case "-v" -> verbose = true;
-                case "-V" -> validate = true;
-                case "-a" -> address = Arguments.value(args, ++i, arg);
-                case "-I" -> sourceAddress = Arguments.value(args, ++i, arg);
-                case "-P" -> persistent = true;
-                case "-d" -> debug = true;
-                case "-p" -> port = (int)Arguments.number(args, ++i, arg, 1, 0xFFFF);
-                case "-C" -> count = Arguments.number(args, ++i, arg, 0, Integer.MAX_VALUE);
-                case "-S" -> size = (int)Arguments.bytes(arg, Arguments.value(args, ++i, arg), MIN_SIZE, MAX_SIZE);
-                case "-t" -> typeOfService = (int)Arguments.number(args, ++i, arg, 0, 255);
-                case "--vlan" -> vlanId = (int)Arguments.number(args, ++i, arg, 0, LocalPort.MAX_VLAN_ID);
-                case "--iface", "--ib-dev" -> iface = Ports.interfaceOf(Arguments.value(args, ++i, arg));
-                case "--port" -> portKind = Arguments.value(args, ++i, arg);
-                case "--timeout-ms" -> timeoutMs = Arguments.number(args, ++i, arg, 1, Long.MAX_VALUE);
-                case "--idle" -> idle = Arguments.value(args, ++i, arg);
-                case "--pcap" -> pcap = java.nio.file.Path.of(Arguments.value(args, ++i, arg));
-                case "--driver" -> driver = Arguments.directory(args, ++i, arg);
-                default -> throw new UsageException("unknown option '" + arg + "'");
+                case RPING_SERVER -> server = true;
+                case RPING_CLIENT -> client = true;
+                case RPING_VERBOSE -> verbose = true;
+                case RPING_VALIDATE -> validate = true;
+                case RPING_ADDRESS -> address = given.text();
+                case RPING_SOURCE -> sourceAddress = given.text();
+                case RPING_PERSISTENT -> persistent = true;
+                case RPING_DEBUG -> debug = true;
+                case PORT -> port = given.intValue();
+                case RPING_COUNT -> count = given.number();
+                case RPING_SIZE -> size = given.intValue();
+                case RPING_TOS -> typeOfService = given.intValue();
+                case VLAN -> vlanId = given.intValue();
+                case RPING_INTERFACE -> iface = Ports.interfaceOf(given.text());
+                case PORT_KIND -> portKind = given.text();
+                case TIMEOUT_MS -> timeoutMs = given.number();
+                case IDLE -> idle = given.text();
+                case PCAP -> pcap = given.path();
+                case DRIVER -> driver = given.path();
+                default -> throw given.notHandled("rping");
             }
         }
         if (server == client)

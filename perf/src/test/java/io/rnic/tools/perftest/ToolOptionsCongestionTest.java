@@ -35,14 +35,14 @@ class ToolOptionsCongestionTest
     @Test
     void shouldExplainMistakes()
     {
-        assertMessage("--cc takes dcqcn or none, not 'dctcp'", "--cc", "dctcp");
+        assertMessage("--cc takes dcqcn|none, not 'dctcp'", "--cc", "dctcp");
         assertMessage("--cc-param applies to --cc dcqcn", "--cc-param", "g=0.5");
         assertMessage("known names: g, alphaUpdatePeriodNs", "--cc", "dcqcn", "--cc-param", "alpha=1");
         assertMessage("--cc-param lineRateBitsPerSec=10G: expected a plain whole number", "--cc", "dcqcn",
             "--cc-param", "lineRateBitsPerSec=10G");
         assertMessage("minDecreasePercent must be in [1, 100], was 0", "--cc", "dcqcn", "--cc-param",
             "minDecreasePercent=0");
-        assertMessage("--cc-param needs a value", "--cc", "dcqcn", "--cc-param");
+        assertMessage("--cc-param needs a value: --cc-param NAME=VALUE", "--cc", "dcqcn", "--cc-param");
     }
 
     private static void assertMessage(final String expected, final String... args)

@@ -62,13 +62,16 @@ class ToolOptionsOutputTest
     @Test
     void shouldRefuseWherePerftestDoes()
     {
-        assertMessage(ToolKind.WRITE_BW, "-U applies to the latency tools", "-U");
-        assertMessage(ToolKind.RC_PINGPONG, "-U applies to the latency tools", "-U");
-        assertMessage(ToolKind.WRITE_LAT, "--run_infinitely applies to the bandwidth tools", "--run_infinitely");
-        assertMessage(ToolKind.RC_PINGPONG, "-D applies to perftest's tools, not to ibv_rc_pingpong", "-D", "2");
+        final String latency = "it applies to write-lat, read-lat, send-lat, atomic-lat";
+        assertMessage(ToolKind.WRITE_BW, "-U does not apply to write-bw: " + latency, "-U");
+        assertMessage(ToolKind.RC_PINGPONG, "-U does not apply to rc-pingpong: " + latency, "-U");
+        assertMessage(ToolKind.WRITE_LAT, "--run_infinitely does not apply to write-lat: it applies to write-bw",
+            "--run_infinitely");
+        assertMessage(ToolKind.RC_PINGPONG, "-D does not apply to rc-pingpong: it applies to write-lat", "-D", "2");
         assertMessage(ToolKind.WRITE_BW, "-D", "-D", "0");
         assertMessage(ToolKind.ATOMIC_BW, "--verify counts on -n", "-D", "2", "--verify");
-        assertMessage(ToolKind.ATOMIC_LAT, "atomic-lat's messages are 8 bytes", "-a");
+        assertMessage(ToolKind.ATOMIC_LAT, "-a does not apply to atomic-lat: it applies to write-lat, write-bw, read-lat, " +
+            "read-bw, send-lat, send-bw", "-a");
         assertMessage(ToolKind.SEND_LAT, "-a runs RC and UC", "-a", "-c", "UD");
         assertMessage(ToolKind.WRITE_LAT, "write-lat -D needs -s 2 or more", "-D", "1", "-s", "1");
         assertMessage(ToolKind.WRITE_BW, "-a goes with none of --verify", "-a", "--verify");

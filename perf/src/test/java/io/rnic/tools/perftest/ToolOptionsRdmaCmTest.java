@@ -26,7 +26,7 @@ class ToolOptionsRdmaCmTest
     @Test
     void shouldExplainWhereItDoesNotApply()
     {
-        assertMessage(ToolKind.RC_PINGPONG, "-R applies to the perftest tools", "-R");
+        assertMessage(ToolKind.RC_PINGPONG, "-R does not apply to rc-pingpong: it applies to write-lat", "-R");
         assertMessage(ToolKind.WRITE_BW, "--oob is the TCP exchange's address", "-R", "--oob", "127.0.0.1");
         assertMessage(ToolKind.WRITE_BW, "-m does not apply with -R", "-R", "-m", "1024");
         assertMessage(ToolKind.WRITE_LAT, "-u does not apply with -R", "-R", "-u", "17");

@@ -19,7 +19,7 @@ class RpingOptionsTest
         assertMessage("-p takes a whole number, not 'port'", "-c", "-a", "10.0.0.1", "-p", "port");
         assertMessage("-S 25 out of range 26..65536 bytes", "-c", "-a", "10.0.0.1", "-S", "25");
         assertMessage("-S 65K (66560 bytes) out of range 26..65536 bytes", "-c", "-a", "10.0.0.1", "-S", "65K");
-        assertMessage("-C needs a value", "-s", "-a", "10.0.0.1", "-C");
+        assertMessage("-C needs a value: -C COUNT", "-s", "-a", "10.0.0.1", "-C");
     }
 
     /** rping's letters: -d is debug (the interface is --iface), -P a server's, -I a client's, -a a client's must. */
@@ -30,8 +30,8 @@ class RpingOptionsTest
         assertMessage("-P (persistent server) applies to the server (-s)", "-c", "-P", "-a", "10.0.0.1");
         assertMessage("-I (the source address) applies to the client (-c); a server listens on -a", "-s", "-I",
             "10.0.0.2");
-        assertMessage("unknown option 'eth0'", "-s", "-d", "eth0");
-        assertMessage("--iface needs a value", "-s", "--iface");
+        assertMessage("unexpected argument 'eth0': rping takes options only", "-s", "-d", "eth0");
+        assertMessage("--iface needs a value: --iface IFACE", "-s", "--iface");
     }
 
     private static void assertMessage(final String expected, final String... args)
