@@ -18,15 +18,12 @@ import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
-import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.ScatterGatherList;
-import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.SharedReceiveQueue;
 import io.rnic.verbs.SrqAttributes;
 import io.rnic.verbs.VerbsException;
 import io.rnic.verbs.WorkRequestRing;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.lang.foreign.MemorySegment;

@@ -448,8 +448,8 @@ public final class RnicEngine
     /**
      * Whether the QP needs another visit without anything happening to it first: work requests posted that the
      * requester has not sent, responses owed, WRs to flush in ERR. A QP that waits for an ACK, an RNR
-     * timer or a retransmission timeout does not: the frame or the timer makes it active again. The rings' sequences
-     * are volatile reads, after the doorbell's volatile clear (see {@link Doorbell}).
+     * timer or a retransmission timeout does not: the frame or the timer makes it active again. The rings' producer
+     * positions are volatile reads, after the doorbell's volatile clear (see {@link Doorbell}).
      */
     private static boolean hasWork(final QpContext qp)
     {

@@ -18,9 +18,8 @@ import org.agrona.concurrent.status.AtomicCounter;
  * Per-entry sequence numbers as in Vyukov's bounded queue: the entry at position p is free when its sequence is p,
  * posted when it is p + 1, and free for position p + capacity once released. A producer reads the shared producer
  * position p, sees sequence p in its entry and claims it with a CAS of the position to p + 1; it writes the fields,
- * then the sequence p + 1 with a volatile store (release is enough for a producer that does not ring the engine's
- * doorbell: the engine finds its post by reading the sequence). A sequence below p means the entry a lap back is not
- * released yet: the ring is full.
+ * then the sequence p + 1 with a release store. A sequence below p means the entry a lap back is not released yet:
+ * the ring is full.
  * <p>
  * The engine does not trust the producer. It formats the ring and keeps the layout it formatted, never reading the
  * header back; it never reads the producer position on the data path; it takes position p only when p's sequence
@@ -127,6 +126,8 @@ public final class WorkRequestRing
     // ---- the consumer's state: only on the side that formatted the ring (the engine's), engine thread
     /** Send entries must carry a destination MAC (a UD QP's send queue). */
     private final boolean addressed;
+    /** The producers are threads of this process, which ring the engine's doorbell: see {@link #isPosted}. */
+    private final boolean localProducers;
     /** The request decoded from each slot, valid for positions below {@link #decodedEnd} until released. */
     private final SendWorkRequest[] sends;
     private final RecvWorkRequest[] recvs;
@@ -138,7 +139,8 @@ public final class WorkRequestRing
     private boolean malformedPending;
 
     private WorkRequestRing(
-        final AtomicBuffer buffer, final boolean consumer, final boolean addressed, final AtomicCounter malformed)
+        final AtomicBuffer buffer, final boolean consumer, final boolean addressed, final AtomicCounter malformed,
+        final boolean localProducers)
     {
         this.buffer = buffer;
         base = buffer.byteArray();
@@ -149,6 +151,7 @@ public final class WorkRequestRing
         entryLength = buffer.getInt(ENTRY_LENGTH_OFFSET);
         maxSge = buffer.getInt(MAX_SGE_OFFSET);
         this.addressed = addressed;
+        this.localProducers = localProducers;
         this.malformed = malformed;
         sends = consumer && kind == SEND ? new SendWorkRequest[capacity] : null;
         recvs = consumer && kind == RECV ? new RecvWorkRequest[capacity] : null;
@@ -194,15 +197,16 @@ public final class WorkRequestRing
     }
 
     /**
-     * A ring of {@code kind} in direct memory of this process (an embedded endpoint's queue), its consumer side.
-     * Control path (allocates).
+     * A ring of {@code kind} in direct memory of this process (an embedded endpoint's queue), its consumer side;
+     * its producers are threads of this process, which ring the engine's doorbell ({@link #isPosted}). Control path
+     * (allocates).
      */
     public static WorkRequestRing allocate(
         final int kind, final int requestedEntries, final int maxSge, final boolean addressed)
     {
-        final int length = requiredBytes(kind, requestedEntries, maxSge);
-        return format(kind, requestedEntries, maxSge, addressed,
-            new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, BitUtil.CACHE_LINE_LENGTH)), null);
+        final AtomicBuffer buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            requiredBytes(kind, requestedEntries, maxSge), BitUtil.CACHE_LINE_LENGTH));
+        return new WorkRequestRing(layOut(kind, requestedEntries, maxSge, buffer), true, addressed, null, true);
     }
 
     /** {@link #format(int, int, int, boolean, AtomicBuffer, AtomicCounter)} of an unaddressed ring, uncounted. */
@@ -224,6 +228,12 @@ public final class WorkRequestRing
         final int kind, final int requestedEntries, final int maxSge, final boolean addressed,
         final AtomicBuffer buffer, final AtomicCounter malformed)
     {
+        return new WorkRequestRing(layOut(kind, requestedEntries, maxSge, buffer), true, addressed, malformed, false);
+    }
+
+    private static AtomicBuffer layOut(
+        final int kind, final int requestedEntries, final int maxSge, final AtomicBuffer buffer)
+    {
         final int entryLength = entryLength(kind, maxSge);
         final int capacity = capacityFor(requestedEntries);
         final int required = HEADER_LENGTH + capacity * entryLength;
@@ -243,7 +253,7 @@ public final class WorkRequestRing
             buffer.putLong(HEADER_LENGTH + i * entryLength + SEQUENCE_OFFSET, i);
         }
         buffer.putIntRelease(MAGIC_OFFSET, MAGIC);
-        return new WorkRequestRing(buffer, true, addressed, malformed);
+        return buffer;
     }
 
     /**
@@ -275,7 +285,7 @@ public final class WorkRequestRing
             throw new VerbsException("work request ring of " + capacity + " entries needs " +
                 (HEADER_LENGTH + capacity * entryLength) + " bytes, the buffer has " + buffer.capacity());
         }
-        return new WorkRequestRing(buffer, false, false, null);
+        return new WorkRequestRing(buffer, false, false, null, false);
     }
 
     private static int capacityFor(final int requestedEntries)
@@ -429,13 +439,17 @@ public final class WorkRequestRing
     }
 
     /**
-     * Whether a request is posted at {@code position} (taken already, or its sequence published: a volatile read, so
-     * that a poster that rang the engine's doorbell after posting is seen, see {@code Doorbell}). Engine thread.
+     * Whether a request is posted at {@code position}: taken already, or its sequence published; or, in a ring of this
+     * process's threads ({@link #allocate}), a position claimed up to there (a volatile read of the producer position,
+     * which a poster moves with a CAS before it reads the engine's doorbell flag, see {@code Doorbell}: the post being
+     * written is seen, and its QP visited until it is published). A client's ring in shared memory is never asked for
+     * its producer position: the driver notices its posts by their sequences and rings the doorbell itself. Engine
+     * thread.
      */
     public boolean isPosted(final long position)
     {
-        return position < decodedEnd || position == decodedEnd &&
-            UnsafeApi.getLongVolatile(base, entryAddress(position) + SEQUENCE_OFFSET) == position + 1;
+        return position < decodedEnd || position == decodedEnd && (isPublished(position) ||
+            localProducers && UnsafeApi.getLongVolatile(base, baseOffset + PRODUCER_POSITION_OFFSET) != position);
     }
 
     /**
@@ -536,10 +550,10 @@ public final class WorkRequestRing
         }
     }
 
-    /** The fields are written: the entry is the consumer's (a volatile store, see {@link #isPosted}). */
+    /** The fields are written: the entry is the consumer's. */
     private void publish(final long entry, final long position)
     {
-        UnsafeApi.putLongVolatile(base, entry + SEQUENCE_OFFSET, position + 1);
+        UnsafeApi.putLongRelease(base, entry + SEQUENCE_OFFSET, position + 1);
     }
 
     private void putSgl(final long offset, final ScatterGatherList sgl)
