@@ -383,15 +383,21 @@ public final class WorkRequestRing
         UnsafeApi.putInt(base, entry + FLOW_LABEL_OFFSET, av.flowLabel());
         UnsafeApi.putInt(base, entry + SERVICE_LEVEL_OFFSET, av.serviceLevel());
         UnsafeApi.putInt(base, entry + SEND_SGE_COUNT_OFFSET, sgl.count);
-        UnsafeApi.putInt(base, entry + MW_RKEY_OFFSET, request.mwRKey);
-        UnsafeApi.putInt(base, entry + MW_NEW_RKEY_OFFSET, request.mwNewRKey);
-        UnsafeApi.putInt(base, entry + MW_MR_LKEY_OFFSET, request.mwMrLKey);
-        UnsafeApi.putInt(base, entry + MW_ACCESS_OFFSET, request.mwAccess);
-        UnsafeApi.putLong(base, entry + MW_ADDRESS_OFFSET, request.mwAddress);
-        UnsafeApi.putLong(base, entry + MW_LENGTH_OFFSET, request.mwLength);
-        UnsafeApi.putInt(base, entry + FLUSH_LENGTH_OFFSET, request.flushLength);
-        UnsafeApi.putInt(base, entry + FLUSH_TYPE_AND_LEVEL_OFFSET,
-            (request.flushPlacementType & 0xFF) | (request.flushSelectivityLevel & 0xFF) << 8);
+        if (request.opcode == WrOpcode.BIND_MW) // the engine reads these only for their opcodes
+        {
+            UnsafeApi.putInt(base, entry + MW_RKEY_OFFSET, request.mwRKey);
+            UnsafeApi.putInt(base, entry + MW_NEW_RKEY_OFFSET, request.mwNewRKey);
+            UnsafeApi.putInt(base, entry + MW_MR_LKEY_OFFSET, request.mwMrLKey);
+            UnsafeApi.putInt(base, entry + MW_ACCESS_OFFSET, request.mwAccess);
+            UnsafeApi.putLong(base, entry + MW_ADDRESS_OFFSET, request.mwAddress);
+            UnsafeApi.putLong(base, entry + MW_LENGTH_OFFSET, request.mwLength);
+        }
+        else if (request.opcode == WrOpcode.FLUSH)
+        {
+            UnsafeApi.putInt(base, entry + FLUSH_LENGTH_OFFSET, request.flushLength);
+            UnsafeApi.putInt(base, entry + FLUSH_TYPE_AND_LEVEL_OFFSET,
+                (request.flushPlacementType & 0xFF) | (request.flushSelectivityLevel & 0xFF) << 8);
+        }
         putSgl(entry + SEND_SGL_OFFSET, sgl);
         publish(entry, position);
         return true;
@@ -598,38 +604,52 @@ public final class WorkRequestRing
         return true;
     }
 
+    /**
+     * Reads the fields the request's opcode and the queue use, each once: the memory window's only for BIND_MW, the
+     * FLUSH's only for FLUSH, the UD address only on an {@code addressed} queue (the others keep what the slot held).
+     */
     private boolean decodeSend(final long entry, final SendWorkRequest into)
     {
         final byte[] base = this.base;
+        final int opcode = UnsafeApi.getInt(base, entry + OPCODE_OFFSET);
+        into.opcode = opcode;
         into.wrId = UnsafeApi.getLong(base, entry + WR_ID_OFFSET);
         into.remoteAddress = UnsafeApi.getLong(base, entry + REMOTE_ADDRESS_OFFSET);
         into.compareAdd = UnsafeApi.getLong(base, entry + COMPARE_ADD_OFFSET);
         into.swap = UnsafeApi.getLong(base, entry + SWAP_OFFSET);
-        into.flushLength = UnsafeApi.getInt(base, entry + FLUSH_LENGTH_OFFSET);
-        final int flushTypeAndLevel = UnsafeApi.getInt(base, entry + FLUSH_TYPE_AND_LEVEL_OFFSET);
-        into.flushPlacementType = flushTypeAndLevel & 0xFF;
-        into.flushSelectivityLevel = (flushTypeAndLevel >>> 8) & 0xFF;
-        into.opcode = UnsafeApi.getInt(base, entry + OPCODE_OFFSET);
         into.sendFlags = UnsafeApi.getInt(base, entry + SEND_FLAGS_OFFSET);
         into.immediateOrInvalidateRKey = UnsafeApi.getInt(base, entry + IMMEDIATE_OFFSET);
         into.rKey = UnsafeApi.getInt(base, entry + RKEY_OFFSET);
-        into.udRemoteQpn = UnsafeApi.getInt(base, entry + UD_REMOTE_QPN_OFFSET);
-        into.udRemoteQkey = UnsafeApi.getInt(base, entry + UD_REMOTE_QKEY_OFFSET);
-        into.mwRKey = UnsafeApi.getInt(base, entry + MW_RKEY_OFFSET);
-        into.mwNewRKey = UnsafeApi.getInt(base, entry + MW_NEW_RKEY_OFFSET);
-        into.mwMrLKey = UnsafeApi.getInt(base, entry + MW_MR_LKEY_OFFSET);
-        into.mwAccess = UnsafeApi.getInt(base, entry + MW_ACCESS_OFFSET);
-        into.mwAddress = UnsafeApi.getLong(base, entry + MW_ADDRESS_OFFSET);
-        into.mwLength = UnsafeApi.getLong(base, entry + MW_LENGTH_OFFSET);
-        into.udAddress
-            .destinationGid(
-                UnsafeApi.getLong(base, entry + DGID_HIGH_OFFSET), UnsafeApi.getLong(base, entry + DGID_LOW_OFFSET))
-            .destinationMac(UnsafeApi.getLong(base, entry + DESTINATION_MAC_OFFSET))
-            .sourceGidIndex(UnsafeApi.getInt(base, entry + SGID_INDEX_OFFSET))
-            .hopLimit(UnsafeApi.getInt(base, entry + HOP_LIMIT_OFFSET))
-            .trafficClass(UnsafeApi.getInt(base, entry + TRAFFIC_CLASS_OFFSET))
-            .flowLabel(UnsafeApi.getInt(base, entry + FLOW_LABEL_OFFSET))
-            .serviceLevel(UnsafeApi.getInt(base, entry + SERVICE_LEVEL_OFFSET));
+        if (opcode == WrOpcode.BIND_MW)
+        {
+            into.mwRKey = UnsafeApi.getInt(base, entry + MW_RKEY_OFFSET);
+            into.mwNewRKey = UnsafeApi.getInt(base, entry + MW_NEW_RKEY_OFFSET);
+            into.mwMrLKey = UnsafeApi.getInt(base, entry + MW_MR_LKEY_OFFSET);
+            into.mwAccess = UnsafeApi.getInt(base, entry + MW_ACCESS_OFFSET);
+            into.mwAddress = UnsafeApi.getLong(base, entry + MW_ADDRESS_OFFSET);
+            into.mwLength = UnsafeApi.getLong(base, entry + MW_LENGTH_OFFSET);
+        }
+        else if (opcode == WrOpcode.FLUSH)
+        {
+            into.flushLength = UnsafeApi.getInt(base, entry + FLUSH_LENGTH_OFFSET);
+            final int flushTypeAndLevel = UnsafeApi.getInt(base, entry + FLUSH_TYPE_AND_LEVEL_OFFSET);
+            into.flushPlacementType = flushTypeAndLevel & 0xFF;
+            into.flushSelectivityLevel = (flushTypeAndLevel >>> 8) & 0xFF;
+        }
+        if (addressed)
+        {
+            into.udRemoteQpn = UnsafeApi.getInt(base, entry + UD_REMOTE_QPN_OFFSET);
+            into.udRemoteQkey = UnsafeApi.getInt(base, entry + UD_REMOTE_QKEY_OFFSET);
+            into.udAddress
+                .destinationGid(UnsafeApi.getLong(base, entry + DGID_HIGH_OFFSET),
+                    UnsafeApi.getLong(base, entry + DGID_LOW_OFFSET))
+                .destinationMac(UnsafeApi.getLong(base, entry + DESTINATION_MAC_OFFSET))
+                .sourceGidIndex(UnsafeApi.getInt(base, entry + SGID_INDEX_OFFSET))
+                .hopLimit(UnsafeApi.getInt(base, entry + HOP_LIMIT_OFFSET))
+                .trafficClass(UnsafeApi.getInt(base, entry + TRAFFIC_CLASS_OFFSET))
+                .flowLabel(UnsafeApi.getInt(base, entry + FLOW_LABEL_OFFSET))
+                .serviceLevel(UnsafeApi.getInt(base, entry + SERVICE_LEVEL_OFFSET));
+        }
         if (getSgl(UnsafeApi.getInt(base, entry + SEND_SGE_COUNT_OFFSET), entry + SEND_SGL_OFFSET, into.sgl) &&
             isWellFormedSend(into, maxSge, addressed))
         {

@@ -54,7 +54,7 @@ class WorkRequestRingTest
     void shouldCarryEveryFieldOfASendRequestFromTheClientToTheEngine()
     {
         final AtomicBuffer buffer = directBuffer(WorkRequestRing.requiredBytes(4, 3));
-        final WorkRequestRing engineSide = WorkRequestRing.format(WorkRequestRing.SEND, 4, 3, buffer);
+        final WorkRequestRing engineSide = WorkRequestRing.format(WorkRequestRing.SEND, 4, 3, true, buffer, null);
         final WorkRequestRing clientSide = WorkRequestRing.attach(WorkRequestRing.SEND, otherMapping(buffer));
         assertEquals(3, clientSide.maxSge());
         assertEquals(4, clientSide.capacity());
@@ -89,9 +89,6 @@ class WorkRequestRingTest
         assertEquals(sent.rKey, taken.rKey);
         assertEquals(sent.compareAdd, taken.compareAdd);
         assertEquals(sent.swap, taken.swap);
-        assertEquals(sent.flushLength, taken.flushLength);
-        assertEquals(sent.flushPlacementType, taken.flushPlacementType);
-        assertEquals(sent.flushSelectivityLevel, taken.flushSelectivityLevel);
         assertEquals(sent.udRemoteQpn, taken.udRemoteQpn);
         assertEquals(sent.udRemoteQkey, taken.udRemoteQkey);
         final AddressVector av = taken.udAddress;
@@ -106,6 +103,29 @@ class WorkRequestRingTest
         assertSameSgl(sent.sgl, taken.sgl);
         assertNull(engineSide.postedSend(1));
         assertSame(taken, engineSide.postedSend(0), "taken once, kept until released");
+
+        sent.opcode = WrOpcode.FLUSH; // its fields are carried with its opcode
+        assertTrue(clientSide.offerSend(sent));
+        final SendWorkRequest flush = engineSide.postedSend(1);
+        assertEquals(sent.flushLength, flush.flushLength);
+        assertEquals(sent.flushPlacementType, flush.flushPlacementType);
+        assertEquals(sent.flushSelectivityLevel, flush.flushSelectivityLevel);
+        sent.opcode = WrOpcode.BIND_MW;
+        sent.mwRKey = 0x1234_5678;
+        sent.mwNewRKey = 0x1234_5679;
+        sent.mwMrLKey = 0x0ABC_DEF0;
+        sent.mwAddress = 0x5000;
+        sent.mwLength = 0x6000;
+        sent.mwAccess = 0x0F;
+        assertTrue(clientSide.offerSend(sent));
+        final SendWorkRequest bind = engineSide.postedSend(2);
+        assertEquals(WrOpcode.BIND_MW, bind.opcode);
+        assertEquals(0x1234_5678, bind.mwRKey);
+        assertEquals(0x1234_5679, bind.mwNewRKey);
+        assertEquals(0x0ABC_DEF0, bind.mwMrLKey);
+        assertEquals(0x5000, bind.mwAddress);
+        assertEquals(0x6000, bind.mwLength);
+        assertEquals(0x0F, bind.mwAccess);
     }
 
     @Test
