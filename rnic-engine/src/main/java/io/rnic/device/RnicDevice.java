@@ -233,7 +233,7 @@ public final class RnicDevice
 
     /**
      * ibverbs {@code create_qp} with its work queues in rings the caller formatted (a driver's client's shared
-     * memory), or in direct memory of this process where they are null. {@code recvQueue} is ignored for a QP of an
+     * memory), or in memory of this process where they are null. {@code recvQueue} is ignored for a QP of an
      * SRQ.
      */
     public EngineQueuePair createQp(

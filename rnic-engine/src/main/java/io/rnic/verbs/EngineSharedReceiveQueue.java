@@ -50,7 +50,7 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
 
     /**
      * An SRQ as {@code ibv_create_srq} makes it, on the engine {@code shard} of its device, raising its events on
-     * {@code events}, its ring in direct memory of this process.
+     * {@code events}, its ring in memory of this process.
      *
      * @throws VerbsException EINVAL for a size, scatter/gather count or limit out of range (rxe's checks).
      */

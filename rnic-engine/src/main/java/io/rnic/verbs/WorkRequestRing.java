@@ -8,7 +8,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 
 /**
- * The one ring behind every send queue, receive queue and SRQ, in an {@link AtomicBuffer}: direct memory of this
+ * The one ring behind every send queue, receive queue and SRQ, in an {@link AtomicBuffer}: heap memory of this
  * process for an embedded endpoint, a client's shared file for a driver. Application threads post ({@link
  * #offerSend}, {@link #offerRecv}: any number of threads, any number of processes, lock-free); the engine thread
  * takes the requests in place ({@link #postedSend}, {@link #postedRecv}) and gives each slot back only when it
@@ -197,15 +197,19 @@ public final class WorkRequestRing
     }
 
     /**
-     * A ring of {@code kind} in direct memory of this process (an embedded endpoint's queue), its consumer side;
+     * A ring of {@code kind} in memory of this process (an embedded endpoint's queue), its consumer side;
      * its producers are threads of this process, which ring the engine's doorbell ({@link #isPosted}). Control path
      * (allocates).
      */
     public static WorkRequestRing allocate(
         final int kind, final int requestedEntries, final int maxSge, final boolean addressed)
     {
-        final AtomicBuffer buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
-            requiredBytes(kind, requestedEntries, maxSge), BitUtil.CACHE_LINE_LENGTH));
+        // on the heap (no direct buffer and cleaner per queue), from an 8-byte aligned offset of the array: objects
+        // are 8-byte aligned and move whole, so the offset stays aligned
+        final int length = requiredBytes(kind, requestedEntries, maxSge);
+        final int misalignment = (int)(BufferUtil.ARRAY_BASE_OFFSET & (Long.BYTES - 1));
+        final int padding = misalignment == 0 ? 0 : Long.BYTES - misalignment;
+        final AtomicBuffer buffer = new UnsafeBuffer(new byte[length + padding], padding, length);
         return new WorkRequestRing(layOut(kind, requestedEntries, maxSge, buffer), true, addressed, null, true);
     }
 
@@ -228,6 +232,7 @@ public final class WorkRequestRing
         final int kind, final int requestedEntries, final int maxSge, final boolean addressed,
         final AtomicBuffer buffer, final AtomicCounter malformed)
     {
+        SharedRingHeaders.checkAlignment(buffer, "work request ring");
         return new WorkRequestRing(layOut(kind, requestedEntries, maxSge, buffer), true, addressed, malformed, false);
     }
 
@@ -242,7 +247,6 @@ public final class WorkRequestRing
             throw new VerbsException("a work request ring of " + requestedEntries + " entries needs " + required +
                 " bytes, the buffer has " + buffer.capacity());
         }
-        SharedRingHeaders.checkAlignment(buffer, "work request ring");
         buffer.setMemory(0, required, (byte)0);
         buffer.putInt(KIND_OFFSET, kind);
         buffer.putInt(CAPACITY_OFFSET, capacity);

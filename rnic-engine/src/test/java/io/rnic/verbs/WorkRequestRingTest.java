@@ -313,8 +313,7 @@ class WorkRequestRingTest
     void shouldTakeAMalformedEntryAsOneNoTransportAcceptsCountItAndReportIt()
     {
         final AtomicBuffer buffer = directBuffer(WorkRequestRing.requiredBytes(8, 2));
-        final CountersManager counters = new CountersManager(
-            new UnsafeBuffer(new byte[64 * 1024]), new UnsafeBuffer(new byte[16 * 1024]));
+        final CountersManager counters = new CountersManager(directBuffer(64 * 1024), directBuffer(16 * 1024));
         final AtomicCounter malformed = counters.newCounter("malformed");
         final WorkRequestRing ring = WorkRequestRing.format(WorkRequestRing.SEND, 8, 2, true, buffer, malformed);
         final int entryLength = buffer.getInt(WorkRequestRing.ENTRY_LENGTH_OFFSET);
