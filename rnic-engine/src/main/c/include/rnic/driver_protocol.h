@@ -1176,52 +1176,66 @@ _Static_assert(offsetof(struct rnic_qp_file_header, qpn) == RNIC_QPF_QPN_OFFSET,
 _Static_assert(sizeof(struct rnic_qp_file_header) == RNIC_QPF_HEADER_LENGTH, "qp file header");
 
 /* ---------------------------------------------------------------------------------------------------------------
- * A work request ring (io.rnic.verbs.WorkRequestRing): one producer (the client), one consumer (the engine)
+ * A work request ring (io.rnic.verbs.WorkRequestRing): any number of producers (the client's threads), one consumer
+ * (the engine), which reads the requests in place. Vyukov's bounded queue, the sequences in the entries:
+ *   entry at position p: sequence == p      free for p
+ *                        sequence == p + 1  posted at p (the producer's store, release or stronger)
+ *                        sequence == p + capacity, after the engine released it: free for the next lap
+ * To post: p = load(producer_position); s = load_acquire(entry(p).sequence);
+ *   s == p: CAS producer_position p -> p + 1 (seq_cst); on success write the fields, then
+ *           store_release(entry(p).sequence, p + 1); else retry;
+ *   s <  p: the ring is full (ENOMEM): the engine has not released the entry a lap back;
+ *   s >  p: another producer took p: retry with a fresh producer_position.
+ * The engine never reads producer_position on its data path: it finds posts by reading the sequence at its own next
+ * position, reads each field of an entry once, checks it (sge_count 0..max_sge, lengths >= 0, a known opcode, on a
+ * UD send queue a destination MAC), and releases an entry only when done with it (an RC send: acknowledged). A
+ * malformed entry moves the QP to the error state and counts in the driver's malformed-work-requests counter.
  * ------------------------------------------------------------------------------------------------------------- */
 
 #define RNIC_WQ_SEND 1
 #define RNIC_WQ_RECV 2
-#define RNIC_WQ_MAGIC 0x51574E52 /* "RNWQ" */
+#define RNIC_WQ_MAGIC 0x32574E52 /* "RNW2" */
 #define RNIC_WQ_MAX_ENTRIES (1 << 20)
+#define RNIC_WQ_MALFORMED_OPCODE (-1)
 #define RNIC_WQ_MAGIC_OFFSET 0
 #define RNIC_WQ_KIND_OFFSET 4
 #define RNIC_WQ_CAPACITY_OFFSET 8
 #define RNIC_WQ_ENTRY_LENGTH_OFFSET 12
 #define RNIC_WQ_MAX_SGE_OFFSET 16
 #define RNIC_WQ_PRODUCER_POSITION_OFFSET 128
-#define RNIC_WQ_CONSUMER_POSITION_OFFSET 256
-#define RNIC_WQ_HEADER_LENGTH 384
+#define RNIC_WQ_HEADER_LENGTH 256
 
-#define RNIC_WQ_WR_ID_OFFSET 0
-#define RNIC_WQ_REMOTE_ADDRESS_OFFSET 8
-#define RNIC_WQ_COMPARE_ADD_OFFSET 16
-#define RNIC_WQ_SWAP_OFFSET 24
-#define RNIC_WQ_DGID_HIGH_OFFSET 32
-#define RNIC_WQ_DGID_LOW_OFFSET 40
-#define RNIC_WQ_DESTINATION_MAC_OFFSET 48
-#define RNIC_WQ_OPCODE_OFFSET 56
-#define RNIC_WQ_SEND_FLAGS_OFFSET 60
-#define RNIC_WQ_IMMEDIATE_OFFSET 64
-#define RNIC_WQ_RKEY_OFFSET 68
-#define RNIC_WQ_UD_REMOTE_QPN_OFFSET 72
-#define RNIC_WQ_UD_REMOTE_QKEY_OFFSET 76
-#define RNIC_WQ_SGID_INDEX_OFFSET 80
-#define RNIC_WQ_HOP_LIMIT_OFFSET 84
-#define RNIC_WQ_TRAFFIC_CLASS_OFFSET 88
-#define RNIC_WQ_FLOW_LABEL_OFFSET 92
-#define RNIC_WQ_SERVICE_LEVEL_OFFSET 96
-#define RNIC_WQ_SEND_SGE_COUNT_OFFSET 100
-#define RNIC_WQ_MW_RKEY_OFFSET 104
-#define RNIC_WQ_MW_NEW_RKEY_OFFSET 108
-#define RNIC_WQ_MW_MR_LKEY_OFFSET 112
-#define RNIC_WQ_MW_ACCESS_OFFSET 116
-#define RNIC_WQ_MW_ADDRESS_OFFSET 120
-#define RNIC_WQ_MW_LENGTH_OFFSET 128
-#define RNIC_WQ_FLUSH_LENGTH_OFFSET 136
-#define RNIC_WQ_FLUSH_TYPE_AND_LEVEL_OFFSET 140
-#define RNIC_WQ_SEND_SGL_OFFSET 144
-#define RNIC_WQ_RECV_SGE_COUNT_OFFSET 8
-#define RNIC_WQ_RECV_SGL_OFFSET 16
+#define RNIC_WQ_SEQUENCE_OFFSET 0
+#define RNIC_WQ_WR_ID_OFFSET 8
+#define RNIC_WQ_REMOTE_ADDRESS_OFFSET 16
+#define RNIC_WQ_COMPARE_ADD_OFFSET 24
+#define RNIC_WQ_SWAP_OFFSET 32
+#define RNIC_WQ_DGID_HIGH_OFFSET 40
+#define RNIC_WQ_DGID_LOW_OFFSET 48
+#define RNIC_WQ_DESTINATION_MAC_OFFSET 56
+#define RNIC_WQ_OPCODE_OFFSET 64
+#define RNIC_WQ_SEND_FLAGS_OFFSET 68
+#define RNIC_WQ_IMMEDIATE_OFFSET 72
+#define RNIC_WQ_RKEY_OFFSET 76
+#define RNIC_WQ_UD_REMOTE_QPN_OFFSET 80
+#define RNIC_WQ_UD_REMOTE_QKEY_OFFSET 84
+#define RNIC_WQ_SGID_INDEX_OFFSET 88
+#define RNIC_WQ_HOP_LIMIT_OFFSET 92
+#define RNIC_WQ_TRAFFIC_CLASS_OFFSET 96
+#define RNIC_WQ_FLOW_LABEL_OFFSET 100
+#define RNIC_WQ_SERVICE_LEVEL_OFFSET 104
+#define RNIC_WQ_SEND_SGE_COUNT_OFFSET 108
+#define RNIC_WQ_MW_RKEY_OFFSET 112
+#define RNIC_WQ_MW_NEW_RKEY_OFFSET 116
+#define RNIC_WQ_MW_MR_LKEY_OFFSET 120
+#define RNIC_WQ_MW_ACCESS_OFFSET 124
+#define RNIC_WQ_MW_ADDRESS_OFFSET 128
+#define RNIC_WQ_MW_LENGTH_OFFSET 136
+#define RNIC_WQ_FLUSH_LENGTH_OFFSET 144
+#define RNIC_WQ_FLUSH_TYPE_AND_LEVEL_OFFSET 148
+#define RNIC_WQ_SEND_SGL_OFFSET 152
+#define RNIC_WQ_RECV_SGE_COUNT_OFFSET 16
+#define RNIC_WQ_RECV_SGL_OFFSET 24
 #define RNIC_WQ_SGE_LENGTH 16
 #define RNIC_WQ_SGE_ADDRESS_OFFSET 0
 #define RNIC_WQ_SGE_LENGTH_OFFSET 8
@@ -1229,16 +1243,14 @@ _Static_assert(sizeof(struct rnic_qp_file_header) == RNIC_QPF_HEADER_LENGTH, "qp
 
 struct rnic_wq_header
 {
-    _Atomic int32_t magic;      /* RNIC_WQ_MAGIC: the formatter's last store (release) */
+    _Atomic int32_t magic;      /* RNIC_WQ_MAGIC: the formatter's (the driver's) last store (release) */
     int32_t kind;               /* RNIC_WQ_SEND or RNIC_WQ_RECV */
     int32_t capacity;           /* entries, a power of two */
     int32_t entry_length;       /* rnic_wq_entry_length(kind, max_sge) */
     int32_t max_sge;
     uint8_t reserved0[108];
-    _Atomic int64_t producer_position; /* entries posted: the client's release store */
+    _Atomic int64_t producer_position; /* positions claimed: producers' CAS */
     uint8_t reserved1[120];
-    _Atomic int64_t consumer_position; /* entries taken: the engine's release store */
-    uint8_t reserved2[120];
 };
 
 struct rnic_wq_sge
@@ -1250,6 +1262,7 @@ struct rnic_wq_sge
 
 struct rnic_wq_send_entry
 {
+    _Atomic int64_t sequence;  /* see above: the producer's last store (release), the engine's release */
     uint64_t wr_id;
     uint64_t remote_address;
     uint64_t compare_add;
@@ -1282,6 +1295,7 @@ struct rnic_wq_send_entry
 
 struct rnic_wq_recv_entry
 {
+    _Atomic int64_t sequence;
     uint64_t wr_id;
     int32_t sge_count;
     int32_t reserved;
@@ -1293,11 +1307,12 @@ _Static_assert(offsetof(struct rnic_wq_header, capacity) == RNIC_WQ_CAPACITY_OFF
 _Static_assert(offsetof(struct rnic_wq_header, entry_length) == RNIC_WQ_ENTRY_LENGTH_OFFSET, "wq entry length");
 _Static_assert(offsetof(struct rnic_wq_header, max_sge) == RNIC_WQ_MAX_SGE_OFFSET, "wq max sge");
 _Static_assert(offsetof(struct rnic_wq_header, producer_position) == RNIC_WQ_PRODUCER_POSITION_OFFSET, "wq producer");
-_Static_assert(offsetof(struct rnic_wq_header, consumer_position) == RNIC_WQ_CONSUMER_POSITION_OFFSET, "wq consumer");
 _Static_assert(sizeof(struct rnic_wq_header) == RNIC_WQ_HEADER_LENGTH, "wq header");
 _Static_assert(sizeof(struct rnic_wq_sge) == RNIC_WQ_SGE_LENGTH, "wq sge");
 _Static_assert(offsetof(struct rnic_wq_sge, length) == RNIC_WQ_SGE_LENGTH_OFFSET, "wq sge length");
 _Static_assert(offsetof(struct rnic_wq_sge, lkey) == RNIC_WQ_SGE_LKEY_OFFSET, "wq sge lkey");
+_Static_assert(offsetof(struct rnic_wq_send_entry, sequence) == RNIC_WQ_SEQUENCE_OFFSET, "send sequence");
+_Static_assert(offsetof(struct rnic_wq_send_entry, wr_id) == RNIC_WQ_WR_ID_OFFSET, "send wr id");
 _Static_assert(offsetof(struct rnic_wq_send_entry, remote_address) == RNIC_WQ_REMOTE_ADDRESS_OFFSET, "remote address");
 _Static_assert(offsetof(struct rnic_wq_send_entry, compare_add) == RNIC_WQ_COMPARE_ADD_OFFSET, "compare add");
 _Static_assert(offsetof(struct rnic_wq_send_entry, swap) == RNIC_WQ_SWAP_OFFSET, "swap");
@@ -1324,8 +1339,9 @@ _Static_assert(offsetof(struct rnic_wq_send_entry, mw_address) == RNIC_WQ_MW_ADD
 _Static_assert(offsetof(struct rnic_wq_send_entry, mw_length) == RNIC_WQ_MW_LENGTH_OFFSET, "mw length");
 _Static_assert(offsetof(struct rnic_wq_send_entry, flush_length) == RNIC_WQ_FLUSH_LENGTH_OFFSET, "flush length");
 _Static_assert(offsetof(struct rnic_wq_send_entry, flush_type_and_level) == RNIC_WQ_FLUSH_TYPE_AND_LEVEL_OFFSET,
-    "flush type");
+    "flush type and level");
 _Static_assert(sizeof(struct rnic_wq_send_entry) == RNIC_WQ_SEND_SGL_OFFSET, "send sgl");
+_Static_assert(offsetof(struct rnic_wq_recv_entry, wr_id) == RNIC_WQ_WR_ID_OFFSET, "recv wr id");
 _Static_assert(offsetof(struct rnic_wq_recv_entry, sge_count) == RNIC_WQ_RECV_SGE_COUNT_OFFSET, "recv sge count");
 _Static_assert(sizeof(struct rnic_wq_recv_entry) == RNIC_WQ_RECV_SGL_OFFSET, "recv sgl");
 

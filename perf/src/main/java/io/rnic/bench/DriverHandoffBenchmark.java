@@ -59,7 +59,8 @@ public class DriverHandoffBenchmark
     private CompletionQueue clientCq;
     private CompletionQueue driverCq;
     private final SendWorkRequest posted = new SendWorkRequest(MAX_SGE);
-    private final SendWorkRequest taken = new SendWorkRequest(MAX_SGE);
+    /** The engine thread's next position in the ring (the driver's thread alone). */
+    private long enginePosition;
     private final WorkCompletion[] completions = new WorkCompletion[ENTRIES];
 
     @Setup
@@ -148,15 +149,17 @@ public class DriverHandoffBenchmark
 
     private int visit(final Control control)
     {
-        final int taken = driverSide.pollSend(this.taken);
-        if (taken > 0)
+        final SendWorkRequest taken = driverSide.postedSend(enginePosition);
+        if (taken == null)
         {
-            while (!driverCq.offer(this.taken.wrId, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 64, 0, 2, 0, 0, 0) &&
-                !control.stopMeasurement)
-            {
-                Thread.onSpinWait(); // the client drains it; in the driver a full CQ is the client's overrun
-            }
+            return 0;
         }
-        return taken;
+        while (!driverCq.offer(taken.wrId, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 64, 0, 2, 0, 0, 0) &&
+            !control.stopMeasurement)
+        {
+            Thread.onSpinWait(); // the client drains it; in the driver a full CQ is the client's overrun
+        }
+        driverSide.release(enginePosition++);
+        return 1;
     }
 }

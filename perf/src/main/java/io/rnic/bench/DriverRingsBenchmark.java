@@ -24,12 +24,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the driver path adds per operation in software, apart from the scheduling of its threads: a work request
- * through a client QP's shared send ring ({@link WorkRequestRing#offerSend} by the client, {@link
- * WorkRequestRing#pollSend} by the driver's engine thread, which then posts it as an embedded application would) and
- * its completion through the shared CQ (which an embedded CQ also is: {@link CompletionQueue} is the same class
- * both ways, so only the ring is extra). One thread does both sides, so no cache line moves between cores: the cost
- * of the code, the lower bound of what the rings add. Compare with {@code TransportThroughputBenchmark}'s ns per
- * message. Run with {@code -prof gc} to see that neither allocates.
+ * through a client QP's shared send ring ({@link WorkRequestRing#offerSend} by the client, taken in place by the
+ * driver's engine thread, {@link WorkRequestRing#decodeAhead} then {@link WorkRequestRing#postedSend}, and released)
+ * and its completion through the shared CQ (which an embedded CQ also is: {@link CompletionQueue} is the same class
+ * both ways). Since issue 25 an embedded QP's queue is the same ring, so {@link #embeddedPost} and {@link
+ * #sendToEngine} differ only by the driver's look at the ring. One thread does both sides, so no cache line moves
+ * between cores: the cost of the code, the lower bound of what the rings add. Compare with {@code
+ * TransportThroughputBenchmark}'s ns per message. Run with {@code -prof gc} to see that neither allocates.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -48,7 +49,9 @@ public class DriverRingsBenchmark
     private WorkRequestRing driverSide;
     private CompletionQueue cq;
     private final SendWorkRequest posted = new SendWorkRequest(MAX_SGE);
-    private final SendWorkRequest taken = new SendWorkRequest(MAX_SGE);
+    private WorkRequestRing embedded;
+    private long enginePosition;
+    private long embeddedPosition;
     private final WorkCompletion[] completions = { new WorkCompletion() };
 
     @Setup
@@ -60,20 +63,37 @@ public class DriverRingsBenchmark
         clientSide = WorkRequestRing.attach(WorkRequestRing.SEND, new UnsafeBuffer(ring.addressOffset(),
             ring.capacity()));
         cq = new CompletionQueue(1, ENTRIES);
+        embedded = WorkRequestRing.allocate(WorkRequestRing.SEND, ENTRIES, MAX_SGE, false);
         posted.opcode = WrOpcode.RDMA_WRITE;
         posted.sgl.add(0x7000_0000L, 64, 0x1234);
         posted.remoteAddress = 0x9000_0000L;
         posted.rKey = 0x5678;
     }
 
-    /** A WRITE's request from the client into the shared ring and out of it on the driver's side. */
+    /**
+     * A WRITE's request from the client to the engine's hands and its slot given back: the client's shared ring,
+     * noticed by the driver's engine thread ({@code ClientQueues}), read in place and released by the engine.
+     */
     @Benchmark
-    public long sendThroughRing()
+    public long sendToEngine()
     {
         posted.wrId++;
         clientSide.offerSend(posted);
-        driverSide.pollSend(taken);
-        return taken.wrId;
+        driverSide.decodeAhead(64);
+        final long wrId = driverSide.postedSend(enginePosition).wrId;
+        driverSide.release(enginePosition++);
+        return wrId;
+    }
+
+    /** An embedded post: into the QP's ring, read in place and released by the engine. */
+    @Benchmark
+    public long embeddedPost()
+    {
+        posted.wrId++;
+        embedded.offerSend(posted);
+        final long wrId = embedded.postedSend(embeddedPosition).wrId;
+        embedded.release(embeddedPosition++);
+        return wrId;
     }
 
     /** A completion into the CQ and polled: the same in both modes (the driver's engine writes the shared one). */

@@ -25,13 +25,10 @@ final class ClientQueuePair implements QueuePair
     private final int handle;
     private final int qpn;
     private final QpType type;
-    private final int maxSendSge;
-    private final int maxRecvSge;
-    /** It takes its receives from an SRQ: it has no receive queue to post into (EINVAL, as embedded). */
-    private final boolean hasSrq;
     private final SharedMemory memory;
     private final UnsafeBuffer header;
     private final WorkRequestRing sendRing;
+    /** Null when it takes its receives from an SRQ: no receive queue to post into (EINVAL, as embedded). */
     private final WorkRequestRing recvRing;
     private final DriverConnection connection;
 
@@ -40,20 +37,17 @@ final class ClientQueuePair implements QueuePair
         final QpType type, final SharedMemory memory, final int maxSendWr, final int maxSendSge, final int maxRecvWr,
         final int maxRecvSge, final boolean hasSrq)
     {
-        this.hasSrq = hasSrq;
         this.context = context;
         this.connection = connection;
         this.handle = handle;
         this.qpn = qpn;
         this.type = type;
-        this.maxSendSge = maxSendSge;
-        this.maxRecvSge = maxRecvSge;
         this.memory = memory;
         final UnsafeBuffer whole = new UnsafeBuffer(memory.segment().address(), (int)memory.lengthBytes());
         this.header = new UnsafeBuffer(whole, 0, QpQueuesLayout.HEADER_LENGTH);
         this.sendRing = WorkRequestRing.attach(WorkRequestRing.SEND, new UnsafeBuffer(
             whole, QpQueuesLayout.sendQueueOffset(), QpQueuesLayout.sendQueueLength(maxSendWr, maxSendSge)));
-        this.recvRing = WorkRequestRing.attach(WorkRequestRing.RECV, new UnsafeBuffer(
+        this.recvRing = hasSrq ? null : WorkRequestRing.attach(WorkRequestRing.RECV, new UnsafeBuffer(
             whole, QpQueuesLayout.recvQueueOffset(maxSendWr, maxSendSge),
             QpQueuesLayout.recvQueueLength(maxRecvWr, maxRecvSge)));
     }
@@ -87,21 +81,13 @@ final class ClientQueuePair implements QueuePair
     public int postSend(final SendWorkRequest wr)
     {
         connection.checkAlive();
-        if (!QueuePair.isPostableSend(state(), type, wr, maxSendSge))
-        {
-            return POST_INVALID;
-        }
-        return sendRing.offerSend(wr) ? POST_OK : POST_QUEUE_FULL;
+        return QueuePair.postSend(state(), type, wr, sendRing);
     }
 
     public int postRecv(final RecvWorkRequest wr)
     {
         connection.checkAlive();
-        if (hasSrq || !QueuePair.isPostableRecv(state(), wr, maxRecvSge))
-        {
-            return POST_INVALID;
-        }
-        return recvRing.offerRecv(wr) ? POST_OK : POST_QUEUE_FULL;
+        return QueuePair.postRecv(state(), wr, recvRing);
     }
 
     public void modify(final QpAttributes attributes, final int mask)

@@ -1,7 +1,6 @@
 package io.rnic.client;
 
 import io.rnic.shm.SharedMemory;
-import io.rnic.verbs.Errno;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SharedReceiveQueue;
@@ -14,7 +13,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * memory (no system call, no wait on the driver), from which the driver's engine takes it when a message arrives for
  * one of the SRQ's QPs; {@code modify} and {@code query} are commands to the driver, which holds the limit.
  * <p>
- * The ring has one producer: post from one thread at a time, as to a {@link ClientQueuePair}'s queues.
+ * Any number of threads may post at once, as to an embedded SRQ: the ring is the same.
  */
 final class ClientSharedReceiveQueue implements SharedReceiveQueue
 {
@@ -36,7 +35,8 @@ final class ClientSharedReceiveQueue implements SharedReceiveQueue
         this.handle = handle;
         this.pd = pd;
         this.memory = memory;
-        this.ring = WorkRequestRing.attach(WorkRequestRing.RECV, new UnsafeBuffer(memory.segment().address(), ringLength));
+        this.ring = WorkRequestRing.attach(WorkRequestRing.RECV,
+            new UnsafeBuffer(memory.segment().address(), ringLength));
         this.maxSge = ring.maxSge();
     }
 
@@ -69,11 +69,7 @@ final class ClientSharedReceiveQueue implements SharedReceiveQueue
     public int postRecv(final RecvWorkRequest wr)
     {
         connection.checkAlive();
-        if (destroyed || wr.sgl.count() > maxSge)
-        {
-            return Errno.EINVAL;
-        }
-        return ring.offerRecv(wr) ? 0 : Errno.ENOMEM;
+        return SharedReceiveQueue.post(destroyed, wr, ring);
     }
 
     public void modify(final SrqAttributes attributes, final int mask)

@@ -9,7 +9,7 @@ import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
-import io.rnic.verbs.WorkQueueRing;
+import io.rnic.verbs.WorkRequestRing;
 
 /**
  * A queue pair of an engine in this process: the embedded endpoint's, and the driver's side of a client's QP. The
@@ -19,25 +19,20 @@ public final class EngineQueuePair implements QueuePair
 {
     private final RnicEngine engine;
     private final QpContext context;
-    private final WorkQueueRing<SendWorkRequest> sendQueue;
-    private final WorkQueueRing<RecvWorkRequest> recvQueue;
-    private final int maxSendSge;
-    private final int maxRecvSge;
+    private final WorkRequestRing sendQueue;
+    /** Null for a QP of an SRQ. */
+    private final WorkRequestRing recvQueue;
 
     EngineQueuePair(
         final RnicEngine engine,
         final QpContext context,
-        final WorkQueueRing<SendWorkRequest> sendQueue,
-        final WorkQueueRing<RecvWorkRequest> recvQueue,
-        final int maxSendSge,
-        final int maxRecvSge)
+        final WorkRequestRing sendQueue,
+        final WorkRequestRing recvQueue)
     {
         this.engine = engine;
         this.context = context;
         this.sendQueue = sendQueue;
         this.recvQueue = recvQueue;
-        this.maxSendSge = maxSendSge;
-        this.maxRecvSge = maxRecvSge;
     }
 
     public int qpn()
@@ -69,16 +64,12 @@ public final class EngineQueuePair implements QueuePair
     /** Posts a send work request (copied) and rings the engine's doorbell. Any thread; lock-free, allocates nothing. */
     public int postSend(final SendWorkRequest wr)
     {
-        if (!QueuePair.isPostableSend(context.state(), context.type(), wr, maxSendSge))
+        final int result = QueuePair.postSend(context.state(), context.type(), wr, sendQueue);
+        if (result == POST_OK)
         {
-            return POST_INVALID;
+            context.ringDoorbell();
         }
-        if (!sendQueue.offer(wr))
-        {
-            return POST_QUEUE_FULL;
-        }
-        context.ringDoorbell();
-        return POST_OK;
+        return result;
     }
 
     /**
@@ -87,20 +78,13 @@ public final class EngineQueuePair implements QueuePair
      */
     public int postRecv(final RecvWorkRequest wr)
     {
-        if (recvQueue == null || !QueuePair.isPostableRecv(context.state(), wr, maxRecvSge))
-        {
-            return POST_INVALID;
-        }
-        if (!recvQueue.offer(wr))
-        {
-            return POST_QUEUE_FULL;
-        }
-        if (context.state() == QpState.ERR)
+        final int result = QueuePair.postRecv(context.state(), wr, recvQueue);
+        if (result == POST_OK && context.state() == QpState.ERR)
         {
             // to be flushed; in any other state the responder takes it when a SEND arrives, and nothing is due now
             context.ringDoorbell();
         }
-        return POST_OK;
+        return result;
     }
 
     public void modify(final QpAttributes attributes, final int mask)

@@ -7,6 +7,7 @@ import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.SendWorkRequest;
+import io.rnic.verbs.WorkRequestRing;
 import io.rnic.verbs.WrOpcode;
 
 /**
@@ -97,12 +98,37 @@ public interface QueuePair
         return toString();
     }
 
-    /** The checks of {@link #postSend} before anything is queued, the same for every implementation. */
+    /**
+     * The checks of {@link #postSend} before anything is queued, the same for every implementation: the state, and
+     * the fields the engine checks again when it takes the request ({@link WorkRequestRing#isWellFormedSend}).
+     */
     static boolean isPostableSend(final QpState state, final QpType type, final SendWorkRequest wr, final int maxSge)
     {
         return state != QpState.RESET && state != QpState.INIT && state != QpState.RTR &&
-            WrOpcode.isKnown(wr.opcode) && wr.sgl.count() <= maxSge &&
-            (type != QpType.UD || wr.udAddress.destinationMac() != 0);
+            WorkRequestRing.isWellFormedSend(wr, maxSge, type == QpType.UD);
+    }
+
+    /** The post of every QP's send queue: {@code wr} checked and copied into {@code sendQueue}. Any thread. */
+    static int postSend(final QpState state, final QpType type, final SendWorkRequest wr, final WorkRequestRing sendQueue)
+    {
+        if (!isPostableSend(state, type, wr, sendQueue.maxSge()))
+        {
+            return POST_INVALID;
+        }
+        return sendQueue.offerSend(wr) ? POST_OK : POST_QUEUE_FULL;
+    }
+
+    /**
+     * The post of every QP's receive queue: {@code wr} checked and copied into {@code recvQueue}, which is null for a
+     * QP of an SRQ (EINVAL: post to the SRQ). Any thread.
+     */
+    static int postRecv(final QpState state, final RecvWorkRequest wr, final WorkRequestRing recvQueue)
+    {
+        if (recvQueue == null || !isPostableRecv(state, wr, recvQueue.maxSge()))
+        {
+            return POST_INVALID;
+        }
+        return recvQueue.offerRecv(wr) ? POST_OK : POST_QUEUE_FULL;
     }
 
     /** The checks of {@link #postRecv} before anything is queued. */

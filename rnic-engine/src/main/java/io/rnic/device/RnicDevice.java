@@ -18,16 +18,12 @@ import io.rnic.verbs.MemoryWindow;
 import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpInitAttributes;
 import io.rnic.verbs.QpType;
-import io.rnic.verbs.RecvWorkRequest;
 import io.rnic.verbs.ScatterGatherList;
-import io.rnic.verbs.SendWorkRequest;
 import io.rnic.verbs.SharedReceiveQueue;
 import io.rnic.verbs.SrqAttributes;
 import io.rnic.verbs.VerbsException;
-import io.rnic.verbs.WorkQueueRing;
 import io.rnic.verbs.WorkRequestRing;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.lang.foreign.MemorySegment;
@@ -231,9 +227,20 @@ public final class RnicDevice
      */
     public EngineQueuePair createQp(final QpInitAttributes init)
     {
+        return createQp(init, null, null);
+    }
+
+    /**
+     * ibverbs {@code create_qp} with its work queues in rings the caller formatted (a driver's client's shared
+     * memory), or in memory of this process where they are null. {@code recvQueue} is ignored for a QP of an
+     * SRQ.
+     */
+    public EngineQueuePair createQp(
+        final QpInitAttributes init, final WorkRequestRing sendQueue, final WorkRequestRing recvQueue)
+    {
         final RnicEngine engine = init.srq instanceof EngineSharedReceiveQueue srq ?
             engines[srq.shard()] : engines[Math.floorMod(nextShard.getAndIncrement(), engines.length)];
-        return createQp(init, engine, 0);
+        return createQp(init, engine, 0, sendQueue, recvQueue);
     }
 
     /**
@@ -262,19 +269,20 @@ public final class RnicDevice
 
     /**
      * A shared receive queue a driver's client posts into: its engine takes the requests straight from
-     * {@code clientRing}, a receive ring in the client's memory, and counts malformed ones on {@code malformed}.
+     * {@code clientRing}, a receive ring in the client's memory (formatted with the counter of its malformed
+     * entries).
      *
      * @throws VerbsException EINVAL for a limit out of range.
      */
     public EngineSharedReceiveQueue createSrq(
-        final ProtectionDomain pd, final WorkRequestRing clientRing, final int srqLimit, final AtomicCounter malformed)
+        final ProtectionDomain pd, final WorkRequestRing clientRing, final int srqLimit)
     {
         final long bytes = ResourceCosts.clientSharedReceiveQueue();
         reserve(ResourceKind.SRQ, bytes);
         try
         {
             return registered(held(new EngineSharedReceiveQueue(nextHandle.getAndIncrement(), pd, clientRing, srqLimit,
-                Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents, malformed), bytes));
+                Math.floorMod(nextShard.getAndIncrement(), engines.length), asyncEvents), bytes));
         }
         catch (final RuntimeException ex)
         {
@@ -362,7 +370,9 @@ public final class RnicDevice
     }
 
     /** Creates a QP on an engine: numbered {@code qpn}, or the engine's next free QPN when 0. */
-    private EngineQueuePair createQp(final QpInitAttributes init, final RnicEngine engine, final int fixedQpn)
+    private EngineQueuePair createQp(
+        final QpInitAttributes init, final RnicEngine engine, final int fixedQpn, final WorkRequestRing sendQueue,
+        final WorkRequestRing recvQueue)
     {
         if (init.pd == null || init.sendCq == null || init.recvCq == null)
         {
@@ -411,10 +421,15 @@ public final class RnicDevice
         }
         try
         {
-            final WorkQueueRing<SendWorkRequest> sq = new WorkQueueRing<>(init.maxSendWr,
-                () -> new SendWorkRequest(maxSendSge), (from, to) -> to.copyFrom(from));
-            final WorkQueueRing<RecvWorkRequest> rq = srq != null ? null :
-                new WorkQueueRing<>(maxRecvWr, () -> new RecvWorkRequest(maxRecvSge), (from, to) -> to.copyFrom(from));
+            final WorkRequestRing sq = sendQueue != null ? sendQueue :
+                WorkRequestRing.allocate(WorkRequestRing.SEND, init.maxSendWr, maxSendSge, init.type == QpType.UD);
+            final WorkRequestRing rq = srq != null ? null : recvQueue != null ? recvQueue :
+                WorkRequestRing.allocate(WorkRequestRing.RECV, maxRecvWr, maxRecvSge, false);
+            checkRing(sq, WorkRequestRing.SEND, init.maxSendWr, maxSendSge);
+            if (rq != null)
+            {
+                checkRing(rq, WorkRequestRing.RECV, maxRecvWr, maxRecvSge);
+            }
             return engine.execute(() ->
             {
                 if (fixedQpn != 0 && engine.hasQp(fixedQpn))
@@ -425,7 +440,7 @@ public final class RnicDevice
                 final QpContext context = new QpContext(qpn, init.type, init.pd, init.sendCq, init.recvCq, sq, rq,
                     srq, init.signalAll);
                 engine.addQp(context);
-                return held(new EngineQueuePair(engine, context, sq, rq, maxSendSge, maxRecvSge), bytes);
+                return held(new EngineQueuePair(engine, context, sq, rq), bytes);
             });
         }
         catch (final RuntimeException ex)
@@ -439,6 +454,16 @@ public final class RnicDevice
         }
     }
 
+    /** A ring a caller formatted for a QP holds what the QP was created with. */
+    private static void checkRing(final WorkRequestRing ring, final int kind, final int maxWr, final int maxSge)
+    {
+        if (ring.kind() != kind || ring.capacity() < maxWr || ring.maxSge() != maxSge)
+        {
+            throw new VerbsException("a work queue ring of " + ring.capacity() + " entries of " + ring.maxSge() +
+                " SGEs does not hold a queue of " + maxWr + " of " + maxSge);
+        }
+    }
+
     /**
      * Creates the GSI QP: a UD QP numbered 1, owned by the engine that owns QPN 1, where MADs to QP1 (the
      * connection manager's, Q_Key {@code 0x80010000}) arrive. One per device; bring it to RTS with that Q_Key.
@@ -449,7 +474,7 @@ public final class RnicDevice
         {
             throw new VerbsException("the GSI QP is a UD QP");
         }
-        return createQp(init, engineFor(QpTable.GSI_QPN), QpTable.GSI_QPN);
+        return createQp(init, engineFor(QpTable.GSI_QPN), QpTable.GSI_QPN, null, null);
     }
 
     public void destroyQp(final QueuePair qp)

@@ -190,7 +190,7 @@ final class Completer
             {
                 break;
             }
-            final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
+            final SendWorkRequest wqe = qp.sq.postedSend(qp.sqOldest);
             if (Requester.isReadOrAtomic(wqe.opcode))
             {
                 counters.increment(TransportCounter.IMPLIED_NAK);
@@ -219,7 +219,7 @@ final class Completer
         }
         // Everything before the READ this response answers is acknowledged by it.
         completeBefore(qp, psn);
-        final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
+        final SendWorkRequest wqe = qp.sq.postedSend(qp.sqOldest);
         if (wqe == null || qp.sqOldest >= qp.sqSentEnd)
         {
             counters.increment(TransportCounter.DROPPED_GHOST_RESPONSE);
@@ -310,7 +310,7 @@ final class Completer
             return;
         }
         completeBefore(qp, psn);
-        final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
+        final SendWorkRequest wqe = qp.sq.postedSend(qp.sqOldest);
         if (wqe == null || qp.sqOldest >= qp.sqSentEnd)
         {
             counters.increment(TransportCounter.DROPPED_GHOST_RESPONSE);
@@ -397,7 +397,7 @@ final class Completer
         while (qp.sqOldest < qp.sqSentEnd)
         {
             final int slot = qp.slot(qp.sqOldest);
-            final SendWorkRequest wqe = qp.sq.posted(qp.sqOldest);
+            final SendWorkRequest wqe = qp.sq.postedSend(qp.sqOldest);
             if (Requester.isReadOrAtomic(wqe.opcode) ||
                 !Psn.isBefore(qp.wqeLastPsn[slot], psn))
             {

@@ -27,7 +27,7 @@ final class Completions
     void completeOldestSend(final QpContext qp, final WcStatus status, final int byteLength)
     {
         final long position = qp.sqOldest;
-        final SendWorkRequest wqe = qp.sq.posted(position);
+        final SendWorkRequest wqe = qp.sq.postedSend(position);
         final boolean signaled = qp.signalAll || (wqe.sendFlags & SendFlags.SIGNALED) != 0;
         if (status == WcStatus.SUCCESS && isSend(wqe.opcode))
         {
@@ -111,7 +111,7 @@ final class Completions
     /** Completes the oldest send WQE with {@code status}, moves the QP to ERR and flushes everything else. */
     void failOldestSend(final QpContext qp, final WcStatus status)
     {
-        if (qp.sq.posted(qp.sqOldest) != null)
+        if (qp.sq.postedSend(qp.sqOldest) != null)
         {
             completeOldestSend(qp, status, 0);
         }
@@ -140,7 +140,8 @@ final class Completions
     int flush(final QpContext qp)
     {
         int flushed = 0;
-        while (qp.sq.posted(qp.sqOldest) != null)
+        // at most a lap of each ring per call: a client that keeps posting into its QP in ERR cannot hold the engine
+        for (int i = qp.sq.capacity(); i > 0 && qp.sq.postedSend(qp.sqOldest) != null; i--)
         {
             final boolean atFault = qp.sqOldest == qp.errorPosition;
             completeOldestSend(qp, atFault ? qp.errorStatus : WcStatus.WR_FLUSH_ERR, 0);
@@ -152,7 +153,7 @@ final class Completions
         qp.reqWqeStarted = false;
         qp.reqOffset = 0;
         qp.outstandingReadAtomic = 0;
-        while (qp.hasRecvWqe())
+        for (int i = qp.rq == null ? 1 : qp.rq.capacity(); i > 0 && qp.hasRecvWqe(); i--)
         {
             // the QP's own receive queue, or the one WQE it took from its SRQ (the others stay the SRQ's)
             completeRecv(qp, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0);

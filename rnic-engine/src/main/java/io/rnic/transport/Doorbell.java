@@ -13,8 +13,8 @@ import java.lang.invoke.VarHandle;
  * set it pushes; a QP whose flag is already set is already on its way to the engine.
  * <p>
  * No wake-up is lost: the engine clears the flag ({@link #answer}, a volatile write) before it looks at the QP's
- * rings (volatile reads of their tails), and a poster claims its slot (a volatile CAS of the ring's tail) before it
- * reads the flag. Either the poster sees the flag clear and rings again, or the engine sees the posted slot.
+ * rings (volatile reads of their producer positions, {@code WorkRequestRing.isPosted}), and a poster claims its entry
+ * (a volatile CAS of the producer position) before it reads the flag. Either the poster sees the flag clear and rings again, or the engine sees the posted slot.
  */
 final class Doorbell
 {

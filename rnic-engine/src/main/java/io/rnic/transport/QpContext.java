@@ -9,8 +9,7 @@ import io.rnic.verbs.ProtectionDomain;
 import io.rnic.verbs.QpState;
 import io.rnic.verbs.QpType;
 import io.rnic.verbs.RecvWorkRequest;
-import io.rnic.verbs.SendWorkRequest;
-import io.rnic.verbs.WorkQueueRing;
+import io.rnic.verbs.WorkRequestRing;
 import io.rnic.wire.Ecn;
 import io.rnic.wire.FrameSpec;
 import io.rnic.wire.Opcode;
@@ -34,9 +33,10 @@ public final class QpContext
     final ProtectionDomain pd;
     final CompletionQueue sendCq;
     final CompletionQueue recvCq;
-    final WorkQueueRing<SendWorkRequest> sq;
+    /** The send queue the application posts into and the engine takes from in place. */
+    final WorkRequestRing sq;
     /** The QP's own receive queue, or null when it has none (it takes its receives from {@link #srq}). */
-    final WorkQueueRing<RecvWorkRequest> rq;
+    final WorkRequestRing rq;
     /** The shared receive queue the QP takes its receives from, or null. */
     final EngineSharedReceiveQueue srq;
     /** The receive WQE taken from {@link #srq} for the message arriving, while {@link #srqWqeHeld}. */
@@ -170,8 +170,8 @@ public final class QpContext
         final ProtectionDomain pd,
         final CompletionQueue sendCq,
         final CompletionQueue recvCq,
-        final WorkQueueRing<SendWorkRequest> sq,
-        final WorkQueueRing<RecvWorkRequest> rq,
+        final WorkRequestRing sq,
+        final WorkRequestRing rq,
         final boolean signalAll)
     {
         this(qpn, type, pd, sendCq, recvCq, sq, rq, null, signalAll);
@@ -184,8 +184,8 @@ public final class QpContext
         final ProtectionDomain pd,
         final CompletionQueue sendCq,
         final CompletionQueue recvCq,
-        final WorkQueueRing<SendWorkRequest> sq,
-        final WorkQueueRing<RecvWorkRequest> rq,
+        final WorkRequestRing sq,
+        final WorkRequestRing rq,
         final EngineSharedReceiveQueue srq,
         final boolean signalAll)
     {
@@ -244,13 +244,13 @@ public final class QpContext
             }
             return srqWqe;
         }
-        return rq == null ? null : rq.posted(rqNext);
+        return rq == null ? null : rq.postedRecv(rqNext);
     }
 
     /** Whether a receive WQE is held or posted for the QP, without taking one from an SRQ. Engine thread. */
     boolean hasRecvWqe()
     {
-        return srq != null ? srqWqeHeld : rq != null && rq.posted(rqNext) != null;
+        return srq != null ? srqWqeHeld : rq != null && rq.postedRecv(rqNext) != null;
     }
 
     /** The receive WQE of {@link #recvWqe} is completed: its slot is free, or the SRQ's copy no longer held. */
@@ -347,7 +347,7 @@ public final class QpContext
     public String describe()
     {
         return "QP " + qpn + " " + type + " " + state + ": sq oldest=" + sqOldest + " next=" + sqNext + " sentEnd=" +
-            sqSentEnd + " tail=" + sq.tail() + " started=" + reqWqeStarted + " offset=" + reqOffset +
+            sqSentEnd + " producer=" + sq.producerPosition() + " started=" + reqWqeStarted + " offset=" + reqOffset +
             String.format(" reqPsn=%06x compPsn=%06x highest=%06x rewoundAt=%06x", reqPsn, compPsn,
             highestSentPsnPlusOne, rewoundAtPsn & 0xFF_FFFF) +
             " rdAtomic=" + outstandingReadAtomic + " retryLeft=" + retryLeft + " ackTimer=" + retransmitDeadlineNs +
@@ -369,7 +369,7 @@ public final class QpContext
      */
     void resetTransport()
     {
-        sqNext = releasePosted(sq, sqOldest);
+        sqNext = sq.releaseFrom(sqOldest);
         sqOldest = sqNext;
         sqSentEnd = sqNext;
         reqOffset = 0;
@@ -385,7 +385,7 @@ public final class QpContext
         lastRequestOpcode = -1;
         nakSent = false;
         sequenceNakOwed = false;
-        rqNext = rq == null ? 0 : releasePosted(rq, rqNext);
+        rqNext = rq == null ? 0 : rq.releaseFrom(rqNext);
         srqWqeHeld = false; // the WQE taken from the SRQ is lost with the QP's state, as in rxe
         lastWqeReachedRaised = false;
         recvOffset = 0;
@@ -398,19 +398,5 @@ public final class QpContext
         responses.clear();
         answeredInEpoch = 0;
         answeredEpoch = -1;
-    }
-
-    /** Releases the posted, not completed requests of {@code ring} from {@code oldest}; returns the ring's tail. */
-    private static long releasePosted(final WorkQueueRing<?> ring, final long oldest)
-    {
-        final long tail = ring.tail();
-        for (long position = oldest; position < tail; position++)
-        {
-            if (ring.posted(position) != null)
-            {
-                ring.release(position);
-            }
-        }
-        return tail;
     }
 }

@@ -62,7 +62,7 @@ final class Requester
             {
                 break;
             }
-            final SendWorkRequest wqe = qp.sq.posted(qp.sqNext);
+            final SendWorkRequest wqe = qp.sq.postedSend(qp.sqNext);
             if (wqe == null)
             {
                 break;
@@ -393,13 +393,13 @@ final class Requester
             {
                 break;
             }
-            if (isReadOrAtomic(qp.sq.posted(position).opcode))
+            if (isReadOrAtomic(qp.sq.postedSend(position).opcode))
             {
                 outstandingReadAtomic++;
             }
             position++;
         }
-        final SendWorkRequest wqe = qp.sq.posted(position);
+        final SendWorkRequest wqe = qp.sq.postedSend(position);
         if (wqe == null)
         {
             return; // nothing sent from there on: nothing to resend

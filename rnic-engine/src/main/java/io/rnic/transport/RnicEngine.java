@@ -446,17 +446,17 @@ public final class RnicEngine
     }
 
     /**
-     * Whether the QP needs another visit without anything happening to it first: work requests posted (or being
-     * posted) that the requester has not sent, responses owed, WRs to flush in ERR. A QP that waits for an ACK, an RNR
-     * timer or a retransmission timeout does not: the frame or the timer makes it active again. The ring tails are
-     * volatile reads, after the doorbell's volatile clear (see {@link Doorbell}).
+     * Whether the QP needs another visit without anything happening to it first: work requests posted that the
+     * requester has not sent, responses owed, WRs to flush in ERR. A QP that waits for an ACK, an RNR
+     * timer or a retransmission timeout does not: the frame or the timer makes it active again. The rings' producer
+     * positions are volatile reads, after the doorbell's volatile clear (see {@link Doorbell}).
      */
     private static boolean hasWork(final QpContext qp)
     {
         final QpState state = qp.state;
         if (state == QpState.ERR)
         {
-            return qp.sq.tail() != qp.sqOldest || (qp.rq != null && qp.rq.tail() != qp.rqNext) || qp.srqWqeHeld ||
+            return qp.sq.isPosted(qp.sqOldest) || (qp.rq != null && qp.rq.isPosted(qp.rqNext)) || qp.srqWqeHeld ||
                 (qp.srq != null && !qp.lastWqeReachedRaised);
         }
         if (!qp.responses.isEmpty())
@@ -464,7 +464,7 @@ public final class RnicEngine
             return true;
         }
         final boolean mayRequest = state == QpState.RTS || (state == QpState.SQD && qp.reqWqeStarted);
-        return mayRequest && qp.rnrResumeNs == 0 && qp.sq.tail() != qp.sqNext;
+        return mayRequest && qp.rnrResumeNs == 0 && qp.sq.isPosted(qp.sqNext);
     }
 
     /** Puts the QP in the list the duty cycle visits, if it is not there yet. Engine thread. */

@@ -1,23 +1,18 @@
 package io.rnic.verbs;
 
-import org.agrona.concurrent.status.AtomicCounter;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A shared receive queue of an engine ({@code struct ibv_srq}): receive work requests posted once, taken by whichever
- * attached RC or UD QP receives a message first. Application threads post ({@link #postRecv}, lock-free, any number of
- * threads, as a QP's receive queue); the one engine thread that owns every QP attached to it ({@link #shard()}) takes
- * them in order, copying each into the QP that consumes it (rxe's {@code get_srq_wqe}), so that a QP holds its WQE
- * while a message of many packets arrives and the others go on with the next.
- * <p>
- * A driver's client posts into a {@link WorkRequestRing} in memory it shares with the driver instead: the engine then
- * takes straight from that ring ({@link #EngineSharedReceiveQueue(int, ProtectionDomain, WorkRequestRing, int, int,
- * EventRing, AtomicCounter)}), so that the SRQ's size, its count for the limit and the client's ENOMEM are the
- * ring's alone, as embedded. The engine does not trust that ring: a malformed entry is consumed, counted and not
- * taken.
+ * attached RC or UD QP receives a message first. Application threads post into its {@link WorkRequestRing} ({@link
+ * #postRecv}, lock-free, any number of threads: the embedded application's, or a driver's client into the ring in
+ * the memory it shares with the driver); the one engine thread that owns every QP attached to it ({@link #shard()})
+ * takes them in order from that ring, copying each into the QP that consumes it (rxe's {@code get_srq_wqe}), so that
+ * a QP holds its WQE while a message of many packets arrives and the others go on with the next. The SRQ's size, its
+ * count for the limit and ENOMEM are the ring's. The engine does not trust a client's ring: a malformed entry is
+ * consumed, counted and not taken.
  * <p>
  * The limit ({@code srq_limit}): when armed (not 0) and a take leaves fewer posted requests than it, the SRQ raises
  * {@link AsyncEvent#SRQ_LIMIT_REACHED} once and disarms; {@link #modify} arms it again. The application may re-arm
@@ -43,12 +38,8 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
     private final ProtectionDomain pd;
     private final int shard;
     private final int maxSge;
-    /** Where the application posts, or null when a driver's client posts into {@link #clientRing}. */
-    private final WorkQueueRing<RecvWorkRequest> ring;
-    /** The ring in a client's shared memory the engine takes from (its consumer), or null. */
-    private final WorkRequestRing clientRing;
-    /** Malformed entries of {@link #clientRing} (the driver's counter), or null. */
-    private final AtomicCounter malformed;
+    /** Where the application posts and the engine takes from. */
+    private final WorkRequestRing ring;
     private final EventRing events;
     private final AtomicInteger attachedQps = new AtomicInteger();
     @SuppressWarnings("unused") // through LIMIT
@@ -59,7 +50,7 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
 
     /**
      * An SRQ as {@code ibv_create_srq} makes it, on the engine {@code shard} of its device, raising its events on
-     * {@code events}.
+     * {@code events}, its ring in memory of this process.
      *
      * @throws VerbsException EINVAL for a size, scatter/gather count or limit out of range (rxe's checks).
      */
@@ -70,48 +61,41 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
         final int shard,
         final EventRing events)
     {
-        check(pd, attributes);
-        final int sge = attributes.maxSge;
-        this.handle = handle;
-        this.pd = pd;
-        this.shard = shard;
-        this.maxSge = sge;
-        this.ring = new WorkQueueRing<>(attributes.maxWr, () -> new RecvWorkRequest(sge), (from, to) -> to.copyFrom(from));
-        this.clientRing = null;
-        this.malformed = null;
-        this.events = events;
-        this.limit = attributes.srqLimit;
+        this(handle, pd, ring(pd, attributes), attributes.srqLimit, shard, events);
     }
 
     /**
-     * An SRQ a driver's client posts into: the engine takes from {@code clientRing} (a receive ring the driver
-     * formatted in the client's memory), counting its malformed entries on {@code malformed}.
+     * An SRQ whose requests are posted into {@code ring} (a receive ring the engine's side formatted, e.g. in a
+     * driver's client's memory, with the counter of its malformed entries).
      *
-     * @throws VerbsException EINVAL for a limit out of range.
+     * @throws VerbsException EINVAL for a limit out of range or a ring of send requests.
      */
     public EngineSharedReceiveQueue(
         final int handle,
         final ProtectionDomain pd,
-        final WorkRequestRing clientRing,
+        final WorkRequestRing ring,
         final int srqLimit,
         final int shard,
-        final EventRing events,
-        final AtomicCounter malformed)
+        final EventRing events)
     {
-        check(pd, new SrqAttributes().maxWr(clientRing.capacity()).maxSge(clientRing.maxSge()).srqLimit(srqLimit));
-        if (clientRing.kind() != WorkRequestRing.RECV)
+        check(pd, new SrqAttributes().maxWr(ring.capacity()).maxSge(ring.maxSge()).srqLimit(srqLimit));
+        if (ring.kind() != WorkRequestRing.RECV)
         {
-            throw new VerbsException(Errno.EINVAL, "ibv_create_srq: the client's ring holds send requests");
+            throw new VerbsException(Errno.EINVAL, "ibv_create_srq: the ring holds send requests");
         }
         this.handle = handle;
         this.pd = pd;
         this.shard = shard;
-        this.maxSge = clientRing.maxSge();
-        this.ring = null;
-        this.clientRing = clientRing;
-        this.malformed = malformed;
+        this.maxSge = ring.maxSge();
+        this.ring = ring;
         this.events = events;
         this.limit = srqLimit;
+    }
+
+    private static WorkRequestRing ring(final ProtectionDomain pd, final SrqAttributes attributes)
+    {
+        check(pd, attributes);
+        return WorkRequestRing.allocate(WorkRequestRing.RECV, attributes.maxWr, attributes.maxSge, false);
     }
 
     /** rxe's checks of {@code ibv_create_srq}'s attributes. */
@@ -163,15 +147,11 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
      * {@code ibv_post_srq_recv}: copies {@code wr} into the queue. Any thread; lock-free, allocates nothing.
      *
      * @return 0, {@link Errno#ENOMEM} when the queue is full, {@link Errno#EINVAL} for more scatter/gather entries
-     * than {@code max_sge}, an SRQ destroyed, or one whose client posts into its own ring.
+     * than {@code max_sge} or an SRQ destroyed.
      */
     public int postRecv(final RecvWorkRequest wr)
     {
-        if (destroyed || ring == null || wr.sgl.count() > maxSge)
-        {
-            return Errno.EINVAL;
-        }
-        return ring.offer(wr) ? 0 : Errno.ENOMEM;
+        return SharedReceiveQueue.post(destroyed, wr, ring);
     }
 
     /**
@@ -272,29 +252,18 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
      */
     public boolean take(final RecvWorkRequest into)
     {
-        if (clientRing != null)
+        final long position = head;
+        final int decoded = ring.decodeAhead(1); // the SRQ takes in order and releases at once: head is the next
+        if (decoded == 0)
         {
-            final int polled = clientRing.pollRecv(into);
-            if (polled <= 0)
-            {
-                if (polled < 0)
-                {
-                    malformed.increment(); // the client's own SRQ: its sender sees an empty one (RNR, or a drop)
-                }
-                return false;
-            }
+            return false;
         }
-        else
+        into.copyFrom(ring.postedRecv(position));
+        ring.release(position);
+        head = position + 1;
+        if (decoded < 0)
         {
-            final long position = head;
-            final RecvWorkRequest wqe = ring.posted(position);
-            if (wqe == null)
-            {
-                return false;
-            }
-            into.copyFrom(wqe);
-            ring.release(position);
-            head = position + 1;
+            return false; // malformed, counted: the client's own SRQ, its sender sees an empty one (RNR, or a drop)
         }
         final int armed = (int)LIMIT.getVolatile(this);
         if (armed != 0 && postedCount() < armed && LIMIT.compareAndSet(this, armed, 0))
@@ -304,15 +273,18 @@ public final class EngineSharedReceiveQueue implements SharedReceiveQueue
         return true;
     }
 
-    /** Requests posted and not yet taken (approximate while posts are under way). */
+    /**
+     * Requests posted and not yet taken (approximate while posts are under way; from the producer position, which a
+     * client may have scribbled: kept within 0..capacity).
+     */
     public long postedCount()
     {
-        return clientRing != null ? clientRing.size() : ring.tail() - head;
+        return Math.max(0, Math.min(ring.capacity(), ring.producerPosition() - head));
     }
 
     private int capacity()
     {
-        return clientRing != null ? clientRing.capacity() : ring.capacity();
+        return ring.capacity();
     }
 
     public String toString()

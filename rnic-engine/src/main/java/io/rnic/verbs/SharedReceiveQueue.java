@@ -35,4 +35,17 @@ public interface SharedReceiveQueue
 
     /** {@code ibv_query_srq}: the SRQ's size, scatter/gather entries and current limit (0 once it has fired). */
     SrqAttributes query(SrqAttributes into);
+
+    /**
+     * The post of every SRQ: {@code wr} checked and copied into {@code ring}, 0, {@link Errno#EINVAL} (more
+     * scatter/gather entries than the ring takes, or {@code destroyed}) or {@link Errno#ENOMEM} (full).
+     */
+    static int post(final boolean destroyed, final RecvWorkRequest wr, final WorkRequestRing ring)
+    {
+        if (destroyed || wr.sgl.count() > ring.maxSge())
+        {
+            return Errno.EINVAL;
+        }
+        return ring.offerRecv(wr) ? 0 : Errno.ENOMEM;
+    }
 }

@@ -313,10 +313,10 @@ class HostilePeerFuzzTest
                 reconnects++;
             }
             final QpContext context = t.context;
-            while (context.rq.tail() - context.rqNext < RECEIVES_POSTED)
+            while (context.rq.producerPosition() - context.rqNext < RECEIVES_POSTED)
             {
                 assertEquals(QueuePair.POST_OK, t.qp.postRecv(t.recv), () -> describe() + ": " + t.name +
-                    " refuses a receive with " + (context.rq.tail() - context.rqNext) + " posted");
+                    " refuses a receive with " + (context.rq.producerPosition() - context.rqNext) + " posted");
             }
         }
     }

@@ -1,9 +1,7 @@
 package io.rnic.transport;
 
 import io.rnic.verbs.QpType;
-import io.rnic.verbs.RecvWorkRequest;
-import io.rnic.verbs.SendWorkRequest;
-import io.rnic.verbs.WorkQueueRing;
+import io.rnic.verbs.WorkRequestRing;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -21,8 +19,8 @@ class QpTableTest
     private static QpContext qp(final int qpn)
     {
         return new QpContext(qpn, QpType.RC, null, null, null,
-            new WorkQueueRing<>(1, SendWorkRequest::new, (from, to) -> to.copyFrom(from)),
-            new WorkQueueRing<>(1, RecvWorkRequest::new, (from, to) -> to.copyFrom(from)), false);
+            WorkRequestRing.allocate(WorkRequestRing.SEND, 1, 1, false),
+            WorkRequestRing.allocate(WorkRequestRing.RECV, 1, 1, false), false);
     }
 
     private static int addNext(final QpTable table, final int shard, final int shards)

@@ -1,8 +1,7 @@
 package io.rnic.transport;
 
 import io.rnic.verbs.QpType;
-import io.rnic.verbs.SendWorkRequest;
-import io.rnic.verbs.WorkQueueRing;
+import io.rnic.verbs.WorkRequestRing;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -17,7 +16,7 @@ class QpTimerWheelTest
     private static QpContext qp(final int qpn)
     {
         return new QpContext(qpn, QpType.RC, null, null, null,
-            new WorkQueueRing<>(4, SendWorkRequest::new, (from, to) -> to.copyFrom(from)), null, false);
+            WorkRequestRing.allocate(WorkRequestRing.SEND, 4, 1, false), null, false);
     }
 
     @Test

@@ -76,7 +76,7 @@ class UcUdTest
             send.immediateOrInvalidateRKey = i;
             send.sgl.clear().add(pair[0].mr.address(), length, pair[0].mr.lKey());
             assertEquals(QueuePair.POST_OK, pair[0].qp.postSend(send));
-            fabric.runUntil(() -> pair[0].qp.context().sqOldest == pair[0].qp.context().sq.tail(), SECOND_NS);
+            fabric.runUntil(() -> pair[0].qp.context().sqOldest == pair[0].qp.context().sq.producerPosition(), SECOND_NS);
             // the receiver sees this message whole, or not at all
             fabric.runUntil(() -> fabric.aToB().isEmpty(), SECOND_NS);
             for (final WorkCompletion wc : poll(pair[1], true))

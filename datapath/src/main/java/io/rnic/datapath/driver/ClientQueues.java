@@ -1,35 +1,32 @@
 package io.rnic.datapath.driver;
 
-import io.rnic.device.QueuePair;
 import io.rnic.verbs.QpAttrMask;
 import io.rnic.verbs.QpAttributes;
 import io.rnic.verbs.QpState;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.status.AtomicCounter;
 
 import java.util.Arrays;
 
 /**
- * Work in the engine thread's duty cycle: takes what clients posted into their QPs' shared rings and posts it to the
- * engine's QPs, and publishes each QP's state into its shared header. Clients never wait for it: they post into a
+ * Work in the engine thread's duty cycle: finds what clients posted into their QPs' shared rings, which the engine's
+ * QPs take their work from in place, and rings the doorbell of each QP that has new work (a client in another process
+ * cannot ring it); and publishes each QP's state into its shared header. Clients never wait for it: they post into a
  * ring and go on. The set of QPs changes only through {@link #add}/{@link #remove}, which the conductor runs on the
  * engine thread ({@code RnicEngine.execute}), so the duty cycle reads it without a lock.
  * <p>
- * A malformed entry (more SGEs than the QP has, a scribbled ring) or one the engine refuses moves the QP to the error
- * state, as a hardware RNIC does with a bad WQE: the client sees flushed completions, the driver goes on.
+ * A malformed entry (more SGEs than the QP has, an unknown opcode, a scribbled ring) moves the QP to the error state,
+ * as a hardware RNIC does with a bad WQE: the client sees flushed completions, the driver goes on.
  */
 final class ClientQueues implements Agent
 {
-    /** Requests taken from one ring per duty cycle at most, so that one busy client cannot starve the others. */
+    /** Requests decoded from one ring per duty cycle at most, so that one busy client cannot starve the others. */
     private static final int BUDGET = 64;
 
-    private final AtomicCounter malformed;
     private final QpAttributes toError = new QpAttributes();
     private ClientQp[] qps = new ClientQp[0];
 
-    ClientQueues(final AtomicCounter malformed)
+    ClientQueues()
     {
-        this.malformed = malformed;
         toError.state = QpState.ERR;
     }
 
@@ -62,7 +59,7 @@ final class ClientQueues implements Agent
         final ClientQp[] current = qps;
         for (final ClientQp qp : current)
         {
-            work += takeSends(qp) + takeReceives(qp);
+            work += notice(qp);
             if (qp.mirrorState())
             {
                 work++;
@@ -71,79 +68,30 @@ final class ClientQueues implements Agent
         return work;
     }
 
-    private int takeSends(final ClientQp qp)
+    /**
+     * Takes (decodes) what the client posted since the last look, at most {@link #BUDGET} of each queue, and rings
+     * the QP's doorbell when the engine has something to do with it: sends to transmit, or receives to flush in ERR
+     * (any other receive waits for its message).
+     */
+    private int notice(final ClientQp qp)
     {
-        int taken = 0;
-        while (taken < BUDGET)
+        final int sends = qp.sendRing.decodeAhead(BUDGET);
+        final int receives = qp.recvRing == null ? 0 : qp.recvRing.decodeAhead(BUDGET);
+        if (sends < 0 || receives < 0)
         {
-            if (!qp.hasPendingSend)
-            {
-                final int polled = qp.sendRing.pollSend(qp.pendingSend);
-                if (polled == 0)
-                {
-                    break;
-                }
-                if (polled < 0)
-                {
-                    fail(qp);
-                    break;
-                }
-                qp.hasPendingSend = true;
-            }
-            final int result = qp.qp.postSend(qp.pendingSend);
-            if (result == QueuePair.POST_QUEUE_FULL)
-            {
-                break; // the engine's queue has room again once completions are generated
-            }
-            qp.hasPendingSend = false;
-            taken++;
-            if (result != QueuePair.POST_OK)
-            {
-                fail(qp);
-                break;
-            }
+            fail(qp);
+            return 1;
         }
-        return taken;
-    }
-
-    private int takeReceives(final ClientQp qp)
-    {
-        int taken = 0;
-        while (taken < BUDGET)
+        if (sends > 0 || receives > 0 && qp.qp.state() == QpState.ERR)
         {
-            if (!qp.hasPendingRecv)
-            {
-                final int polled = qp.recvRing.pollRecv(qp.pendingRecv);
-                if (polled == 0)
-                {
-                    break;
-                }
-                if (polled < 0)
-                {
-                    fail(qp);
-                    break;
-                }
-                qp.hasPendingRecv = true;
-            }
-            final int result = qp.qp.postRecv(qp.pendingRecv);
-            if (result == QueuePair.POST_QUEUE_FULL)
-            {
-                break;
-            }
-            qp.hasPendingRecv = false;
-            taken++;
-            if (result != QueuePair.POST_OK)
-            {
-                fail(qp);
-                break;
-            }
+            qp.qp.context().ringDoorbell();
         }
-        return taken;
+        return sends + receives;
     }
 
     private void fail(final ClientQp qp)
     {
-        malformed.increment();
+        // counted by the ring that took the entry (the driver's malformed work requests)
         if (qp.qp.state() != QpState.ERR && qp.qp.state() != QpState.RESET)
         {
             qp.qp.modify(toError, QpAttrMask.STATE);

@@ -134,7 +134,7 @@ public final class Driver implements AutoCloseable
             final ClientQueues[] queues = new ClientQueues[agents.length];
             for (int i = 0; i < agents.length; i++)
             {
-                queues[i] = new ClientQueues(driverCounters.malformedWorkRequests);
+                queues[i] = new ClientQueues();
                 agents[i].addApplication(queues[i]);
             }
             final DriverConductor conductor =

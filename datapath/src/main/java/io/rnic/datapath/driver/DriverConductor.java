@@ -405,9 +405,14 @@ final class DriverConductor implements Agent
         init.signalAll = signalAll;
         init.srq = srq == null ? null : srq.srq(); // the device checks its type and PD and puts the QP on its engine
         final EngineQueuePair qp;
+        final WorkRequestRing sendRing;
+        final WorkRequestRing recvRing;
         try
         {
-            qp = device.createQp(init);
+            // the engine's QP takes its work from the rings in the client's file, in place
+            sendRing = ClientQp.formatSendRing(memory, init, counters.malformedWorkRequests);
+            recvRing = ClientQp.formatRecvRing(memory, init, counters.malformedWorkRequests);
+            qp = device.createQp(init, sendRing, recvRing);
         }
         catch (final RuntimeException ex)
         {
@@ -415,8 +420,7 @@ final class DriverConductor implements Agent
             throw ex;
         }
         final int handle = sessions.nextHandle();
-        final ClientQp clientQp =
-            new ClientQp(handle, qp, pd, sendCq, recvCq, memory, maxSendWr, maxSendSge, maxRecvWr, maxRecvSge);
+        final ClientQp clientQp = new ClientQp(handle, qp, pd, sendCq, recvCq, memory, sendRing, recvRing);
         final ClientQueues shardQueues = sessions.queuesOf(qp);
         qp.engine().execute(() ->
         {
@@ -468,9 +472,10 @@ final class DriverConductor implements Agent
         final EngineSharedReceiveQueue srq;
         try
         {
-            final WorkRequestRing ring = WorkRequestRing.format(WorkRequestRing.RECV, maxWr, maxSge,
-                new UnsafeBuffer(memory.segment().address(), QpQueuesLayout.srqRingLength(maxWr, maxSge)));
-            srq = device.createSrq(pd, ring, limit, counters.malformedWorkRequests);
+            final WorkRequestRing ring = WorkRequestRing.format(WorkRequestRing.RECV, maxWr, maxSge, false,
+                new UnsafeBuffer(memory.segment().address(), QpQueuesLayout.srqRingLength(maxWr, maxSge)),
+                counters.malformedWorkRequests);
+            srq = device.createSrq(pd, ring, limit);
         }
         catch (final RuntimeException ex)
         {
