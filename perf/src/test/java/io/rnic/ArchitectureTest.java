@@ -35,6 +35,7 @@ class ArchitectureTest
         assertTrue(classes.contain("io.rnic.wire.BthFlyweight"), "rnic-engine's classes were not imported");
         assertTrue(classes.contain("io.rnic.cli.RnicCli"), "perf's classes were not imported");
         assertTrue(classes.stream().anyMatch(inModule("rnic-engine")), "no class was found to come from rnic-engine");
+        assertTrue(classes.stream().anyMatch(inModule("rnic-client")), "no class was found to come from rnic-client");
     }
 
     @Test
@@ -104,6 +105,15 @@ class ArchitectureTest
     }
 
     @Test
+    void shouldKeepTheClientLibraryInItsOwnModule()
+    {
+        noClasses().that().resideInAnyPackage("io.rnic.client..", "io.rnic.cnc..")
+            .should(notBeIn("rnic-engine"))
+            .because("the client library and the driver protocol are rnic-client's, beside the engine, not inside it")
+            .check(classes);
+    }
+
+    @Test
     void shouldKeepTheClientLibraryFreeOfPortsAndEngines()
     {
         // the RDMA CM's application side (what a client drives: CmService, CmId, and the values they carry) is
@@ -120,6 +130,21 @@ class ArchitectureTest
             .should().dependOnClassesThat().haveFullyQualifiedName("io.rnic.transport.RnicEngine")
             .because("the client's QPs post into shared rings; the engine is the driver's")
             .check(classes);
+    }
+
+    private static com.tngtech.archunit.lang.ArchCondition<JavaClass> notBeIn(final String module)
+    {
+        return new com.tngtech.archunit.lang.ArchCondition<>("not be in module " + module)
+        {
+            public void check(final JavaClass javaClass, final com.tngtech.archunit.lang.ConditionEvents events)
+            {
+                if (inModule(module).test(javaClass))
+                {
+                    events.add(com.tngtech.archunit.lang.SimpleConditionEvent.violated(
+                        javaClass, javaClass.getName() + " is in " + module));
+                }
+            }
+        };
     }
 
     /**

@@ -114,7 +114,7 @@ public final class RnicCli
             "sending every frame back; the client prints the round trips' percentiles as write-lat does",
             DpdkPingPong.DETAILS, DpdkPingPong::run));
         COMMANDS.put("jmh", new Entry("jmh [JMH ARGS]",
-            "run the JMH benchmarks in the same jar (e.g. 'bin/rnic jmh IcrcBenchmark -prof gc')",
+            "run the JMH benchmarks, from perf/jmh's jar beside this one (e.g. 'bin/rnic jmh IcrcBenchmark -prof gc')",
             JMH_DETAILS, RnicCli::jmh));
         COMMANDS.put("help", new Entry("help [COMMAND]", "this list, or one command's usage",
             (args, out, err) -> args.length == 0 ? help(out) : help(args[0], out, err)));
@@ -124,11 +124,12 @@ public final class RnicCli
     {
     }
 
-    /** JMH from the same jar: bin/rnic runs it directly (with its JVM flags), {@code java -jar rnic.jar jmh} here. */
-    private static int jmh(final String[] args, final PrintStream out, final PrintStream err) throws IOException
+    /** bin/rnic runs JMH from perf/jmh's benchmarks.jar itself; only {@code java -jar rnic.jar jmh} gets here. */
+    private static int jmh(final String[] args, final PrintStream out, final PrintStream err)
     {
-        org.openjdk.jmh.Main.main(args); // exits the JVM itself with JMH's status
-        return 0;
+        err.println("rnic: the JMH benchmarks are not in rnic.jar: run them with bin/rnic jmh, which builds and runs " +
+            "perf/jmh/target/benchmarks.jar");
+        return 2;
     }
 
     private static String toolSummary(final ToolKind kind)

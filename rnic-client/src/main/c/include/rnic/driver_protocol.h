@@ -4,7 +4,7 @@
  * (it refuses a file of any other length). C11; x86_64 Linux, little-endian, 64-byte cache lines.
  *
  * Every constant that has a Java counterpart has the same value there: io.rnic.cnc.ProtocolHeaderTest compiles
- * rnic-engine/src/test/c/print_protocol.c against this header, prints every constant, and compares them one by one.
+ * rnic-client/src/test/c/print_protocol.c against this header, prints every constant, and compares them one by one.
  * Change a layout on both sides, or that test fails.
  *
  * Fields that two processes access concurrently are _Atomic: use atomic_load_explicit / atomic_store_explicit with

@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  * What one client can hold of a running driver (BENCHMARKS.md, "Device limits"): CQs, then QPs of send/receive depth
  * {@code DEPTH} with {@code SGES} SGEs, then 4 KiB regions, each until refused; prints how many and the refusal.
  * <pre>
- * java ... -cp rnic-engine/target/classes:rnic-engine/target/test-classes:AGRONA io.rnic.client.ClientHoldMain DIR 128 16
+ * java ... -cp rnic-engine/target/classes:rnic-client/target/classes:rnic-client/target/test-classes:AGRONA io.rnic.client.ClientHoldMain DIR 128 16
  * </pre>
  */
 public final class ClientHoldMain
