@@ -48,13 +48,17 @@ public final class RnicDevice
     private final RnicEngine[] engines;
     private final AtomicInteger nextHandle = new AtomicInteger(1);
     private final AtomicInteger nextShard = new AtomicInteger();
-    /** The engines raise asynchronous events here; the application polls them, the SRQ named by its handle. */
-    private final EventRing asyncEvents = EventRing.allocate();
+    /**
+     * The engines raise asynchronous events here; the application polls them, the SRQ named by its handle. Made after
+     * {@link JvmFlags#check}: its buffer is Agrona's, which fails without the flags.
+     */
+    private final EventRing asyncEvents;
     private final Map<Integer, SharedReceiveQueue> srqs = new ConcurrentHashMap<>();
 
     public RnicDevice(final LocalPort port, final PacketSink sink, final NanoClock clock)
     {
         JvmFlags.check();
+        this.asyncEvents = EventRing.allocate();
         this.resources = new DeviceResources(DeviceLimits.forThisJvm());
         this.engines = new RnicEngine[]{ new RnicEngine(port, regions, sink, clock) };
     }
@@ -84,6 +88,7 @@ public final class RnicDevice
         final DeviceLimits limits)
     {
         JvmFlags.check(); // before the engines' first Agrona buffer, which fails without the flags
+        this.asyncEvents = EventRing.allocate();
         this.resources = new DeviceResources(limits);
         if (shards < 1 || shards > 64)
         {
