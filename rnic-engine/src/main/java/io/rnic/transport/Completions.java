@@ -33,6 +33,9 @@ final class Completions
         {
             counters.increment(TransportCounter.RDMA_SENDS);
         }
+        // the slot first: an application that sees the completion may post again at once, into room it must find
+        // (the engine's decoded copy of the request stays intact until this thread decodes that slot again)
+        qp.sq.release(position);
         if (signaled || status != WcStatus.SUCCESS)
         {
             offer(qp.sendCq, qp, wqe.wrId, status, WrOpcode.completionOpcode(wqe.opcode), byteLength, 0, 0, 0, 0);
@@ -54,7 +57,6 @@ final class Completions
                 qp.reqPsn = Psn.next(qp.wqeLastPsn[slot]);
             }
         }
-        qp.sq.release(position);
         qp.sqOldest = position + 1;
         if (qp.sqSentEnd < qp.sqOldest)
         {
@@ -77,8 +79,8 @@ final class Completions
         {
             counters.increment(TransportCounter.RDMA_RECVS);
         }
+        qp.releaseRecvWqe(); // before the completion, as a send's slot
         offer(qp.recvCq, qp, wqe.wrId, status, opcode, byteLength, immediate, sourceQp, flags, networkHeaderType);
-        qp.releaseRecvWqe();
         qp.recvOffset = 0;
         qp.recvInProgress = false;
     }
