@@ -44,6 +44,59 @@ class ArchitectureTest
         slices().matching("io.rnic.(**)").should().beFreeOfCycles().check(classes);
     }
 
+    /**
+     * The same rule over the sources' imports: a compile-time constant is inlined into the class that reads it, so
+     * ArchUnit, which reads class files, cannot see a package that takes only constants from another.
+     */
+    @Test
+    void shouldHaveNoCycleBetweenPackagesInTheSourcesImports() throws java.io.IOException
+    {
+        final java.util.Map<String, java.util.Set<String>> uses = new java.util.TreeMap<>();
+        final java.util.regex.Pattern imported = java.util.regex.Pattern.compile(
+            "^import (?:static )?(io\\.rnic(?:\\.[a-z][a-z0-9]*)*)\\.[A-Z]", java.util.regex.Pattern.MULTILINE);
+        final java.nio.file.Path root = java.nio.file.Path.of("..").toAbsolutePath().normalize();
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root))
+        {
+            for (final java.nio.file.Path file : (Iterable<java.nio.file.Path>)files
+                .filter(f -> f.toString().endsWith(".java") && f.toString().contains("/src/main/java/") &&
+                    !f.toString().contains("/target/"))::iterator)
+            {
+                final String source = java.nio.file.Files.readString(file);
+                final java.util.regex.Matcher pkg = java.util.regex.Pattern.compile("^package ([a-z.0-9]+);",
+                    java.util.regex.Pattern.MULTILINE).matcher(source);
+                if (!pkg.find())
+                {
+                    continue;
+                }
+                final java.util.Set<String> used = uses.computeIfAbsent(pkg.group(1), k -> new java.util.TreeSet<>());
+                final java.util.regex.Matcher m = imported.matcher(source);
+                while (m.find())
+                {
+                    if (!m.group(1).equals(pkg.group(1)))
+                    {
+                        used.add(m.group(1));
+                    }
+                }
+            }
+        }
+        assertTrue(uses.size() > 30, "only " + uses.size() + " packages found under " + root);
+        for (final String from : uses.keySet())
+        {
+            // depth-first from each package: reaching it again is a cycle
+            final java.util.Deque<String> todo = new java.util.ArrayDeque<>(uses.get(from));
+            final java.util.Set<String> seen = new java.util.HashSet<>();
+            while (!todo.isEmpty())
+            {
+                final String next = todo.pop();
+                assertTrue(!next.equals(from), "a cycle through " + from + " in the sources' imports");
+                if (seen.add(next))
+                {
+                    todo.addAll(uses.getOrDefault(next, java.util.Set.of()));
+                }
+            }
+        }
+    }
+
     @Test
     void shouldKeepTheEngineFreeOfPortsAndTools()
     {

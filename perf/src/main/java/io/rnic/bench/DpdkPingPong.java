@@ -11,6 +11,7 @@ import io.rnic.tools.UsageException;
 import io.rnic.tools.options.CommandLine;
 import io.rnic.tools.options.GivenOption;
 import io.rnic.tools.options.OptionHelp;
+import io.rnic.tools.options.ToolDefaults;
 import org.HdrHistogram.Histogram;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -38,9 +39,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class DpdkPingPong implements AutoCloseable
 {
     /** The frame of a 64-byte RDMA WRITE over IPv4: Ethernet 14, IPv4 20, UDP 8, BTH 12, RETH 16, data 64, ICRC 4. */
-    public static final int FRAME_BYTES_DEFAULT = 138;
-    public static final int FRAME_BYTES_MIN = 60;
-    public static final int FRAME_BYTES_MAX = 1514;
+    public static final int FRAME_BYTES_DEFAULT = ToolDefaults.DPDK_PINGPONG_FRAME_BYTES;
+    public static final int FRAME_BYTES_MIN = ToolDefaults.DPDK_PINGPONG_FRAME_BYTES_MIN;
+    public static final int FRAME_BYTES_MAX = ToolDefaults.DPDK_PINGPONG_FRAME_BYTES_MAX;
     /** IEEE 802's local experimental EtherType 1: no stack on either side claims it. */
     static final int ETHER_TYPE = 0x88B5;
     public static final String SYNOPSIS = OptionHelp.synopsis("dpdk-pingpong", "");

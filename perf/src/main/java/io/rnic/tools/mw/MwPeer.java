@@ -29,6 +29,7 @@ import io.rnic.verbs.WcOpcode;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
+import io.rnic.tools.options.ToolDefaults;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -60,7 +61,7 @@ public final class MwPeer
     public static final String SYNOPSIS = OptionHelp.synopsis("mw-peer", "SERVER");
     public static final String DETAILS = String.join("\n", OptionHelp.help("mw-peer"),
         "SERVER is where deploy/interop/mw_peer runs (its TCP exchange listens on -p, 18516).");
-    public static final int PORT_DEFAULT = 18516;
+    public static final int PORT_DEFAULT = ToolDefaults.MW_PEER_PORT;
     private static final int REGION_BYTES = 64 * 1024;
     private static final int W1_OFFSET = 4096;
     private static final int W2_OFFSET = 16384;

@@ -1,16 +1,11 @@
 package io.rnic.tools.options;
 
-import io.rnic.bench.DpdkPingPong;
 import io.rnic.datapath.agent.IdleStrategies;
 import io.rnic.datapath.driver.ClientQuotas;
 import io.rnic.tools.Arguments;
 import io.rnic.tools.InterfaceState;
 import io.rnic.tools.QpLayout;
 import io.rnic.tools.ToolKind;
-import io.rnic.tools.mw.MwPeer;
-import io.rnic.tools.perftest.PerftestFlags;
-import io.rnic.tools.perftest.ToolOptions;
-import io.rnic.tools.rping.Rping;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.ScatterGatherList;
@@ -77,9 +72,9 @@ public enum CliOption
             "addresses, then the other IPv6 (devinfo -v lists them; default: the first IPv4 GID, else the first; " +
             "mw-peer 1)")),
     PORT(number("PORT", 1, 65535, "-p").in(TOOLS.or(of("rping", "mw-peer")))
-        .help("where the peers meet: the TCP exchange's port (the tools, default " + ToolOptions.DEFAULT_TCP_PORT +
-            "; mw-peer " + MwPeer.PORT_DEFAULT + "; --port N too), the RDMA CM's with -R and for rping (default " +
-            Rping.PORT_DEFAULT + ")")),
+        .help("where the peers meet: the TCP exchange's port (the tools, default " + ToolDefaults.PERFTEST_TCP_PORT +
+            "; mw-peer " + ToolDefaults.MW_PEER_PORT + "; --port N too), the RDMA CM's with -R and for rping (default " +
+            ToolDefaults.RPING_PORT + ")")),
     QPS(number("QPS", 1, 256, "-q", "--qp").in(PERFTEST.or(of("srq-pingpong")))
         .help("QPs (default 1; srq-pingpong 16)")),
     RDMA_CM(flag("-R", "--rdma-cm").in(PERFTEST)
@@ -163,7 +158,7 @@ public enum CliOption
     REPORT_GBITS(flag("--report_gbits", "--report-gbits").in(PERFTEST)
         .help("bandwidth in Gb/sec instead of MB/sec (2^20 bytes), as perftest's")),
     OUT_JSON(flag("--out_json", "--out-json").in(PERFTEST)
-        .help("also write perftest's JSON report to " + ToolOptions.OUT_JSON_DEFAULT + " (working directory)")),
+        .help("also write perftest's JSON report to " + ToolDefaults.PERFTEST_OUT_JSON + " (working directory)")),
     OUT_JSON_FILE(file("PATH", "--out_json_file", "--out-json-file").in(PERFTEST)
         .help("... to PATH instead")),
     REPORT_UNSORTED(flag("-U", "--report-unsorted").in(LATENCY)
@@ -172,7 +167,7 @@ public enum CliOption
         .help("run for a time: perftest's warm-up, measurement and cool-down (a quarter each side, whole seconds); " +
             "iterations count in the measurement only")),
     RUN_INFINITELY(flag("--run_infinitely", "--run-infinitely").in(BANDWIDTH)
-        .help("a line every -D seconds (" + ToolOptions.RUN_INFINITELY_PERIOD_DEFAULT_S + ") until SIGINT or " +
+        .help("a line every -D seconds (" + ToolDefaults.RUN_INFINITELY_PERIOD_S + ") until SIGINT or " +
             "SIGTERM")),
     ALL_SIZES(flag("-a", "--all").in(SIZED)
         .help("every size from 2 B to 8 MiB, one line each (RC and UC; not -c UD)")),
@@ -185,7 +180,7 @@ public enum CliOption
     // perftest's letters (perftest 4.5's perftest_parameters.c)
     CONNECTION(text("TYPE", "-c", "--connection").in(PERFTEST).helpOnly()
         .help("RC (default), UC (WRITE and SEND) or UD (SEND), the same on both sides")),
-    INLINE_SIZE(number("N", 0, PerftestFlags.MAX_INLINE, "-I", "--inline_size")
+    INLINE_SIZE(number("N", 0, ToolDefaults.PERFTEST_MAX_INLINE, "-I", "--inline_size")
         .in(PERFTEST.and(tools(kind -> kind.operation() == ToolKind.Operation.WRITE ||
             kind.operation() == ToolKind.Operation.SEND))).helpOnly()
         .help("accepted and without effect: inline saves a NIC's DMA read of the payload; a software engine reads " +
@@ -204,7 +199,7 @@ public enum CliOption
         .helpOnly().help("wait for completion events (the CQ's notification) instead of polling each cycle")),
     POST_LIST(number("N", 1, 8192, "-l", "--post_list").in(BANDWIDTH).helpOnly()
         .help("post N send WRs together (default 1); -Q defaults to N")),
-    CQ_MOD(number("N", 1, PerftestFlags.MAX_CQ_MOD, "-Q", "--cq-mod").in(BANDWIDTH).helpOnly()
+    CQ_MOD(number("N", 1, ToolDefaults.PERFTEST_MAX_CQ_MOD, "-Q", "--cq-mod").in(BANDWIDTH).helpOnly()
         .byDefault("half of -t, at most 64")
         .help("signal one send in N")),
     LIMIT_BW(decimal("MBPS", 0, Double.MAX_VALUE, "-w", "--limit_bw").in(BANDWIDTH).helpOnly()
@@ -249,8 +244,8 @@ public enum CliOption
         .help("client: the source address to bind to (one of the port's addresses)")),
     RPING_COUNT(number("COUNT", 0, Integer.MAX_VALUE, "-C").in(of("rping")).byDefault("0: until stopped")
         .help("pings")),
-    RPING_SIZE(size("SIZE", Rping.MIN_SIZE, Rping.MAX_SIZE, "-S").in(of("rping"))
-        .byDefault(String.valueOf(Rping.SIZE_DEFAULT)).help("the ping's size")),
+    RPING_SIZE(size("SIZE", ToolDefaults.RPING_MIN_SIZE, ToolDefaults.RPING_MAX_SIZE, "-S").in(of("rping"))
+        .byDefault(String.valueOf(ToolDefaults.RPING_SIZE)).help("the ping's size")),
     RPING_TOS(number("TOS", 0, 255, "-t").in(of("rping")).byDefault("0")
         .help("the type of service of the connection (rdma_set_option RDMA_OPTION_ID_TOS), as ucmatose's -t " +
             "(rdma-core 44's rping has none): the client's REQ carries it as the traffic class, and both QPs' " +
@@ -323,8 +318,8 @@ public enum CliOption
     CC_SIM_OUT(directory("DIR", "--out").in(of("cc-sim")).byDefault("rnic-cc-sim in the temporary directory")
         .help("where the CSV and the HTML plot are written")),
     PINGPONG_SERVER(flag("--server").in(of("dpdk-pingpong")).help("send every frame back (MACs swapped)")),
-    FRAME_BYTES(size("FRAME_BYTES", DpdkPingPong.FRAME_BYTES_MIN, DpdkPingPong.FRAME_BYTES_MAX, "-l")
-        .in(of("dpdk-pingpong")).byDefault(DpdkPingPong.FRAME_BYTES_DEFAULT + ": a 64-byte RDMA WRITE's frame")
+    FRAME_BYTES(size("FRAME_BYTES", ToolDefaults.DPDK_PINGPONG_FRAME_BYTES_MIN, ToolDefaults.DPDK_PINGPONG_FRAME_BYTES_MAX, "-l")
+        .in(of("dpdk-pingpong")).byDefault(ToolDefaults.DPDK_PINGPONG_FRAME_BYTES + ": a 64-byte RDMA WRITE's frame")
         .help("frame length")),
 
     // answered by the launcher before a command parses

@@ -4,6 +4,7 @@ import io.rnic.tools.ToolKind;
 import io.rnic.tools.UsageException;
 import io.rnic.tools.options.GivenOption;
 import io.rnic.verbs.QpType;
+import io.rnic.tools.options.ToolDefaults;
 
 /**
  * The flags perftest and rdma-core's pingpongs users reach for, with the letters, long names, defaults and refusals
@@ -18,9 +19,9 @@ import io.rnic.verbs.QpType;
 public final class PerftestFlags
 {
     /** perftest's {@code MAX_INLINE}. */
-    public static final int MAX_INLINE = 1024;
+    public static final int MAX_INLINE = ToolDefaults.PERFTEST_MAX_INLINE;
     /** perftest's {@code MIN_CQ_MOD} and {@code MAX_CQ_MOD}. */
-    public static final int MAX_CQ_MOD = 1024;
+    public static final int MAX_CQ_MOD = ToolDefaults.PERFTEST_MAX_CQ_MOD;
 
     /** {@code -c}: the QP type, null for the tool's own (RC, or the pingpong's). */
     public QpType connection;

@@ -14,6 +14,7 @@ import io.rnic.tools.options.OptionHelp;
 import io.rnic.transport.LocalPort;
 import io.rnic.verbs.MemoryRegionTable;
 import io.rnic.verbs.QpType;
+import io.rnic.tools.options.ToolDefaults;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +30,7 @@ import static io.rnic.tools.Arguments.number;
  */
 public final class ToolOptions
 {
-    public static final int DEFAULT_TCP_PORT = 18515;
+    public static final int DEFAULT_TCP_PORT = ToolDefaults.PERFTEST_TCP_PORT;
     /** The largest {@code -s}: the option table's ({@link CliOption#SIZE}). */
     public static final int MAX_SIZE_BYTES = (int)CliOption.SIZE.max();
 
@@ -115,7 +116,7 @@ public final class ToolOptions
     /** {@code --out_json} or {@code --out_json_file PATH}: perftest's JSON report, written there; null: none. */
     public Path outJson;
     /** perftest's file for {@code --out_json} without a file: in the working directory, as perftest writes it. */
-    public static final String OUT_JSON_DEFAULT = "perftest_out.json";
+    public static final String OUT_JSON_DEFAULT = ToolDefaults.PERFTEST_OUT_JSON;
     /** {@code -U}: print every latency sample, unsorted then sorted (perftest's -U implies -H), before its line. */
     public boolean reportAllLatencies;
     /**
@@ -127,7 +128,7 @@ public final class ToolOptions
     /** {@code --run_infinitely}: a bandwidth client reports every -D seconds until SIGINT or SIGTERM. */
     public boolean runInfinitely;
     /** perftest's period of --run_infinitely's reports without -D. */
-    public static final int RUN_INFINITELY_PERIOD_DEFAULT_S = 5;
+    public static final int RUN_INFINITELY_PERIOD_DEFAULT_S = ToolDefaults.RUN_INFINITELY_PERIOD_S;
     /** {@code -a}: every size from 2 B to {@link #ALL_SIZES_MAX_BYTES}, powers of two, one line each. */
     public boolean allSizes;
     /** perftest's largest size with -a (its MAX_SIZE): 8 MiB. */

@@ -36,6 +36,7 @@ import io.rnic.verbs.WcOpcode;
 import io.rnic.verbs.WcStatus;
 import io.rnic.verbs.WorkCompletion;
 import io.rnic.verbs.WrOpcode;
+import io.rnic.tools.options.ToolDefaults;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -62,12 +63,12 @@ public final class Rping
     /** What {@code rnic help rping} adds: the flags as rping has them, and where ours differ. */
     public static final String DETAILS = String.join("\n", OptionHelp.help("rping"),
         "A server (-s) without -a listens on the port's first IPv4 address; a client (-c) needs -a.");
-    public static final int PORT_DEFAULT = 7174;
-    public static final int SIZE_DEFAULT = 64;
+    public static final int PORT_DEFAULT = ToolDefaults.RPING_PORT;
+    public static final int SIZE_DEFAULT = ToolDefaults.RPING_SIZE;
     /** rping's RPING_MSG_FMT; its minimum size leaves room for it with INT_MAX and the NUL. */
     static final String MESSAGE_FORMAT = "rdma-ping-%d: ";
-    public static final int MIN_SIZE = 26;
-    public static final int MAX_SIZE = 64 * 1024;
+    public static final int MIN_SIZE = ToolDefaults.RPING_MIN_SIZE;
+    public static final int MAX_SIZE = ToolDefaults.RPING_MAX_SIZE;
     static final int INFO_BYTES = 16;
 
     private static final long RECV_WR_ID = 1;
